@@ -1,0 +1,72 @@
+package dev.gdasync.gdsync.concurrent;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An idle strategy that spins, then yields, then parks with a doubling park time up to a bound.
+ *
+ * <p>One instance belongs to one thread: it keeps that thread's position in the spin, yield and park
+ * phases. {@link #idle()} is called once per empty poll; {@link #reset()} when work was found. The
+ * park time never exceeds {@link BackoffPolicy#maxParkNanos()}, so a thread that polls memory for
+ * work written by plain stores (a GPU, a kernel thread, another process) notices it within that
+ * bound even when it is fully backed off.
+ */
+public final class BackoffIdler {
+    private final long spins;
+    private final long yields;
+    private final long minParkNanos;
+    private final long maxParkNanos;
+    private long count;
+    private long parkNanos;
+
+    /**
+     * Creates an idler following a policy.
+     *
+     * @param policy how long each phase lasts
+     */
+    public BackoffIdler(BackoffPolicy policy) {
+        this.spins = policy.spins();
+        this.yields = policy.yields();
+        this.minParkNanos = policy.minParkNanos();
+        this.maxParkNanos = policy.maxParkNanos();
+        reset();
+    }
+
+    /** Starts again from the spin phase; call it after finding work. */
+    public void reset() {
+        count = 0;
+        parkNanos = minParkNanos;
+    }
+
+    /** Idles once: a spin-wait hint, a yield or a park, depending on how long this thread has idled. */
+    public void idle() {
+        if (count < spins) {
+            count++;
+            Thread.onSpinWait();
+        } else if (count < spins + yields) {
+            count++;
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(parkNanos);
+            parkNanos = Math.min(parkNanos << 1, maxParkNanos);
+        }
+    }
+
+    /**
+     * Idles once if no work was done, otherwise resets.
+     *
+     * @param workCount how much work the last poll found
+     */
+    public void idle(int workCount) {
+        if (workCount > 0) {
+            reset();
+        } else {
+            idle();
+        }
+    }
+
+    /** @return whether this thread has reached the park phase */
+    public boolean isParking() {
+        return count >= spins + yields;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.gdasync.gdsync.descriptor;
+
+import dev.gdasync.gdsync.memop.Memop;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.nic.SendRequest;
+import dev.gdasync.gdsync.nic.WaitRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * One unit of prepared work for a stream (LibGDSync's {@code gds_descriptor_t}). A list of descriptors
+ * is translated into one batch of memops by {@link Descriptors}.
+ */
+public sealed interface Descriptor {
+
+    /**
+     * Rings a prepared send.
+     *
+     * @param request the send
+     */
+    record Send(SendRequest request) implements Descriptor {
+        /** @throws NullPointerException if the request is null */
+        public Send {
+            Objects.requireNonNull(request, "request");
+        }
+    }
+
+    /**
+     * Waits for a completion and releases it to the CPU.
+     *
+     * @param request the wait
+     */
+    record Wait(WaitRequest request) implements Descriptor {
+        /** @throws NullPointerException if the request is null */
+        public Wait {
+            Objects.requireNonNull(request, "request");
+        }
+    }
+
+    /**
+     * Waits until a 32-bit word satisfies a condition.
+     *
+     * @param word      the word
+     * @param value     the operand
+     * @param condition the condition
+     * @param flags     0 or {@link DescriptorFlags#WAIT_POST_FLUSH}
+     */
+    record WaitValue32(MemoryWord word, int value, WaitCondition condition, int flags) implements Descriptor {
+        /** @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown */
+        public WaitValue32 {
+            Objects.requireNonNull(word, "word");
+            Objects.requireNonNull(condition, "condition");
+            if (word.width() != 4) {
+                throw new IllegalArgumentException("WAIT_VALUE32 needs a 32-bit word, got " + word);
+            }
+            DescriptorFlags.check(flags, DescriptorFlags.WAIT_POST_FLUSH, "WAIT_VALUE32");
+        }
+    }
+
+    /**
+     * Writes a 32-bit word.
+     *
+     * @param word  the word
+     * @param value the value
+     * @param flags 0 or {@link DescriptorFlags#WRITE_PRE_BARRIER}
+     */
+    record WriteValue32(MemoryWord word, int value, int flags) implements Descriptor {
+        /** @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown */
+        public WriteValue32 {
+            Objects.requireNonNull(word, "word");
+            if (word.width() != 4) {
+                throw new IllegalArgumentException("WRITE_VALUE32 needs a 32-bit word, got " + word);
+            }
+            DescriptorFlags.check(flags, DescriptorFlags.WRITE_PRE_BARRIER, "WRITE_VALUE32");
+        }
+    }
+
+    /**
+     * Copies up to {@value Memop#MAX_WRITE_MEMORY_BYTES} staged bytes; the array is copied at once.
+     *
+     * @param target the destination segment
+     * @param offset the offset in it
+     * @param data   the bytes
+     * @param flags  {@link DescriptorFlags#WRITE_MEMORY_PRE_BARRIER} and/or {@link DescriptorFlags#WRITE_MEMORY_POST_BARRIER}
+     */
+    record WriteMemory(MemorySegment target, long offset, byte[] data, int flags) implements Descriptor {
+        /** @throws IllegalArgumentException if the data are too long, out of bounds, or a flag is unknown */
+        public WriteMemory {
+            DescriptorFlags.check(flags, DescriptorFlags.WRITE_MEMORY_PRE_BARRIER | DescriptorFlags.WRITE_MEMORY_POST_BARRIER,
+                    "WRITE_MEMORY");
+            // Validates bounds and size, and stages the bytes.
+            data = new Memop.WriteMemory(target, offset, data, false).data();
+        }
+
+        /** @return a copy of the staged bytes */
+        @Override
+        public byte[] data() {
+            return data.clone();
+        }
+    }
+}

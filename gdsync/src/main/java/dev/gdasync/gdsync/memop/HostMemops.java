@@ -1,0 +1,155 @@
+package dev.gdasync.gdsync.memop;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+
+import java.lang.invoke.VarHandle;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Executes memops on the calling thread: the engine of host streams and of CPU descriptor posts.
+ *
+ * <p>Writes with a barrier are release stores (every earlier write of the thread is visible first);
+ * writes without one are opaque stores. Waits read with acquire semantics, so whatever was written
+ * before the awaited value is visible after the wait. A wait spins, then yields, then parks, and fails
+ * with a {@link WaitTimeoutException} after the policy's timeout.
+ */
+public final class HostMemops {
+    private static final BooleanSupplier NEVER = () -> false;
+    private static final int TIME_CHECK_MASK = 0x3ff;
+
+    private HostMemops() {
+    }
+
+    /**
+     * Executes a batch in order.
+     *
+     * @param batch   the memops
+     * @param policy  how waits wait
+     * @param idler   this thread's idler, reset before each wait
+     * @param aborted polled while waiting; a wait ends with {@link WaitAbortedException} once it is true
+     * @throws WaitTimeoutException if a wait times out
+     * @throws WaitAbortedException if {@code aborted} became true during a wait
+     */
+    public static void execute(MemopBatch batch, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        for (int i = 0, n = batch.size(); i < n; i++) {
+            execute(batch.get(i), policy, idler, aborted);
+        }
+    }
+
+    /**
+     * Executes a batch in order on a thread that cannot be aborted.
+     *
+     * @param batch  the memops
+     * @param policy how waits wait
+     * @throws WaitTimeoutException if a wait times out
+     */
+    public static void execute(MemopBatch batch, WaitPolicy policy) {
+        execute(batch, policy, new BackoffIdler(policy.backoff()), NEVER);
+    }
+
+    /**
+     * Executes one memop.
+     *
+     * @param op      the memop
+     * @param policy  how a wait waits
+     * @param idler   this thread's idler
+     * @param aborted polled while waiting
+     * @throws WaitTimeoutException if a wait times out
+     * @throws WaitAbortedException if {@code aborted} became true during a wait
+     */
+    public static void execute(Memop op, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        switch (op) {
+            case Memop.Write32 w -> w.target().set32(w.value(), w.barrier());
+            case Memop.Write64 w -> {
+                w.target().set64(w.value(), w.barrier());
+                if (w.doorbell() != null) {
+                    w.doorbell().ring();
+                }
+            }
+            case Memop.Wait32 w -> await32(w.target(), w.value(), w.condition(), policy, idler, aborted);
+            case Memop.Wait64 w -> await64(w.target(), w.value(), w.condition(), policy, idler, aborted);
+            case Memop.WriteMemory w -> {
+                if (w.barrier()) {
+                    VarHandle.releaseFence();
+                }
+                w.copyTo(w.target(), w.offset());
+            }
+            case Memop.Barrier b -> VarHandle.fullFence();
+        }
+    }
+
+    /**
+     * Waits until a 32-bit word satisfies a condition.
+     *
+     * @param word    the word
+     * @param value   the operand
+     * @param cond    the condition
+     * @param policy  how to wait
+     * @param idler   this thread's idler
+     * @param aborted polled while waiting
+     * @throws WaitTimeoutException if the policy's timeout passes first
+     * @throws WaitAbortedException if {@code aborted} becomes true first
+     */
+    public static void await32(MemoryWord word, int value, WaitCondition cond, WaitPolicy policy,
+                               BackoffIdler idler, BooleanSupplier aborted) {
+        int seen = word.getAcquire32();
+        if (cond.test(seen, value)) {
+            return;
+        }
+        idler.reset();
+        long start = System.nanoTime();
+        for (int i = 1; ; i++) {
+            idler.idle();
+            seen = word.getAcquire32();
+            if (cond.test(seen, value)) {
+                return;
+            }
+            if ((i & TIME_CHECK_MASK) == 0 || idler.isParking()) {
+                checkDeadline(word, cond, value, seen, start, policy, aborted);
+            }
+        }
+    }
+
+    /**
+     * Waits until a 64-bit word satisfies a condition.
+     *
+     * @param word    the word
+     * @param value   the operand
+     * @param cond    the condition
+     * @param policy  how to wait
+     * @param idler   this thread's idler
+     * @param aborted polled while waiting
+     * @throws WaitTimeoutException if the policy's timeout passes first
+     * @throws WaitAbortedException if {@code aborted} becomes true first
+     */
+    public static void await64(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
+                               BackoffIdler idler, BooleanSupplier aborted) {
+        long seen = word.getAcquire64();
+        if (cond.test(seen, value)) {
+            return;
+        }
+        idler.reset();
+        long start = System.nanoTime();
+        for (int i = 1; ; i++) {
+            idler.idle();
+            seen = word.getAcquire64();
+            if (cond.test(seen, value)) {
+                return;
+            }
+            if ((i & TIME_CHECK_MASK) == 0 || idler.isParking()) {
+                checkDeadline(word, cond, value, seen, start, policy, aborted);
+            }
+        }
+    }
+
+    private static void checkDeadline(MemoryWord word, WaitCondition cond, long value, long seen, long start,
+                                      WaitPolicy policy, BooleanSupplier aborted) {
+        if (aborted.getAsBoolean()) {
+            throw new WaitAbortedException("wait on " + word + " abandoned: its executor is shutting down");
+        }
+        long waited = System.nanoTime() - start;
+        if (waited >= policy.timeoutNanos()) {
+            throw new WaitTimeoutException(word, cond, value, seen, waited);
+        }
+    }
+}

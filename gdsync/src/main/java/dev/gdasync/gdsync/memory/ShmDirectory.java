@@ -1,0 +1,413 @@
+package dev.gdasync.gdsync.memory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * This process's directory of shared-memory files for one job.
+ *
+ * <p>Layout: {@code <base>/gdasync-<user>/job-<job>/p<pid>-<start>-<nonce>/}, every directory 0700 and
+ * every file 0600, so only the same user's processes map them. The base is {@code /dev/shm} (or the
+ * directory named by {@value #BASE_PROPERTY} / {@value #BASE_ENV}). Closing removes the process
+ * directory, and the job directory once it is empty. Opening first removes the directories of dead
+ * processes (a crash leaves them behind): a directory is stale when no process has its pid, or the
+ * process with that pid started at another time.
+ */
+public final class ShmDirectory implements AutoCloseable {
+    /** System property naming the base directory. */
+    public static final String BASE_PROPERTY = "gdasync.shm.dir";
+    /** Environment variable naming the base directory. */
+    public static final String BASE_ENV = "GDASYNC_SHM_DIR";
+
+    private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Pattern PROCESS_DIR = Pattern.compile("p(\\d+)-(\\d+)-([0-9a-f]+)");
+    private static final FileAttribute<Set<PosixFilePermission>> DIR_0700 =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+    private static final FileAttribute<Set<PosixFilePermission>> FILE_0600 =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final long PAGE = 4096;
+
+    private final Path root;
+    private final Path jobDir;
+    private final Path processDir;
+    private final String jobId;
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final List<HostRegion> regions = new ArrayList<>();
+    private boolean open = true;
+
+    private ShmDirectory(Path root, Path jobDir, Path processDir, String jobId) {
+        this.root = root;
+        this.jobDir = jobDir;
+        this.processDir = processDir;
+        this.jobId = jobId;
+    }
+
+    /**
+     * Opens this process's directory for a job under the default base.
+     *
+     * @param jobId the job, {@code [A-Za-z0-9_.-]{1,64}}
+     * @return the directory
+     * @throws IllegalArgumentException if the job id is malformed
+     * @throws UncheckedIOException     if the directories cannot be made
+     */
+    public static ShmDirectory open(String jobId) {
+        return open(defaultBase(), jobId);
+    }
+
+    /**
+     * Opens this process's directory for a job under a base directory, after removing stale
+     * directories of dead processes.
+     *
+     * @param base  the base directory (for example {@code /dev/shm})
+     * @param jobId the job, {@code [A-Za-z0-9_.-]{1,64}}
+     * @return the directory
+     * @throws IllegalArgumentException if the job id is malformed
+     * @throws UncheckedIOException     if the directories cannot be made
+     */
+    public static ShmDirectory open(Path base, String jobId) {
+        if (jobId == null || !JOB_ID.matcher(jobId).matches()) {
+            throw new IllegalArgumentException("job id must match [A-Za-z0-9_.-]{1,64}, got '" + jobId + "'");
+        }
+        Path root = userRoot(base);
+        cleanStale(root);
+        Path jobDir = root.resolve("job-" + jobId);
+        String name = "p" + ProcessHandle.current().pid() + "-" + currentStartMillis() + "-"
+                + HexFormat.of().toHexDigits(RANDOM.nextInt());
+        // A concurrent cleaner may remove an empty job directory between our mkdir calls: retry.
+        for (int attempt = 0; ; attempt++) {
+            try {
+                createDirectory(root);
+                createDirectory(jobDir);
+                Path processDir = Files.createDirectory(jobDir.resolve(name), DIR_0700);
+                return new ShmDirectory(root, jobDir, processDir, jobId);
+            } catch (NoSuchFileException e) {
+                if (attempt == 10) {
+                    throw new UncheckedIOException("could not create " + jobDir.resolve(name), e);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not create " + jobDir.resolve(name), e);
+            }
+        }
+    }
+
+    /** @return the base directory from the property, the environment, {@code /dev/shm} or the temp dir */
+    public static Path defaultBase() {
+        String configured = System.getProperty(BASE_PROPERTY);
+        if (configured == null || configured.isBlank()) {
+            configured = System.getenv(BASE_ENV);
+        }
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured);
+        }
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            return shm;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * @param base a base directory
+     * @return the current user's directory under it
+     */
+    public static Path userRoot(Path base) {
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+        return base.resolve("gdasync-" + user);
+    }
+
+    /**
+     * Removes the directories of dead processes under a user root, and job directories left empty.
+     *
+     * @param root a directory from {@link #userRoot(Path)}
+     * @return the number of process directories removed
+     */
+    public static int cleanStale(Path root) {
+        if (!Files.isDirectory(root)) {
+            return 0;
+        }
+        int removed = 0;
+        try (DirectoryStream<Path> jobs = Files.newDirectoryStream(root, "job-*")) {
+            for (Path job : jobs) {
+                removed += cleanJob(job);
+            }
+        } catch (IOException e) {
+            // A concurrent cleaner may remove what we list; the next open tries again.
+        }
+        return removed;
+    }
+
+    private static int cleanJob(Path job) throws IOException {
+        int removed = 0;
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(job)) {
+            for (Path p : processes) {
+                Matcher m = PROCESS_DIR.matcher(p.getFileName().toString());
+                if (m.matches() && !isAlive(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)))) {
+                    deleteTree(p);
+                    removed++;
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return removed;
+        }
+        deleteIfEmpty(job);
+        return removed;
+    }
+
+    /**
+     * Whether a process is alive: it exists and, when both start times are known, started when recorded.
+     *
+     * @param pid         the pid
+     * @param startMillis its recorded start time, or 0 if unknown
+     * @return whether it is the same live process
+     */
+    public static boolean isAlive(long pid, long startMillis) {
+        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        if (h.isEmpty() || !h.get().isAlive()) {
+            return false;
+        }
+        if (startMillis == 0) {
+            return true;
+        }
+        Optional<Instant> start = h.get().info().startInstant();
+        return start.isEmpty() || start.get().toEpochMilli() == startMillis;
+    }
+
+    /** @return this process's start time in epoch milliseconds, or 0 if unknown */
+    public static long currentStartMillis() {
+        return ProcessHandle.current().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    }
+
+    /** @return the job's id */
+    public String jobId() {
+        return jobId;
+    }
+
+    /** @return the job's directory */
+    public Path jobDirectory() {
+        return jobDir;
+    }
+
+    /** @return this process's directory */
+    public Path processDirectory() {
+        return processDir;
+    }
+
+    /** @return the user root all jobs live under */
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * Allocates a host region in a new shared-memory file. Its length is rounded up to a page.
+     *
+     * @param bytes the length, {@code > 0}
+     * @return the region, zero-filled
+     * @throws IllegalArgumentException if the length is not positive
+     * @throws IllegalStateException    if the directory is closed
+     * @throws UncheckedIOException     if the file cannot be made
+     */
+    public HostRegion allocate(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("region length must be > 0, got " + bytes);
+        }
+        long size = (bytes + PAGE - 1) & -PAGE;
+        long id;
+        synchronized (this) {
+            requireOpen();
+            id = nextId.getAndIncrement();
+        }
+        Path file = processDir.resolve("region-" + id);
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment segment = createAndMap(file, size, arena);
+            HostRegion region = new HostRegion(id, file, arena, segment, this);
+            synchronized (this) {
+                if (!open) {
+                    region.close();
+                    throw new IllegalStateException("shared-memory directory " + processDir + " is closed");
+                }
+                regions.add(region);
+            }
+            return region;
+        } catch (RuntimeException e) {
+            if (arena.scope().isAlive()) {
+                arena.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Creates a new 0600 file in this process's directory and maps it read-write.
+     *
+     * @param name  the file name
+     * @param bytes its size
+     * @param arena the arena owning the mapping
+     * @return the mapping, zero-filled
+     * @throws UncheckedIOException if the file exists or cannot be made
+     */
+    public MemorySegment createFile(String name, long bytes, Arena arena) {
+        synchronized (this) {
+            requireOpen();
+        }
+        return createAndMap(processDir.resolve(name), bytes, arena);
+    }
+
+    /**
+     * @param name a file name
+     * @return its path in this process's directory
+     */
+    public Path file(String name) {
+        return processDir.resolve(name);
+    }
+
+    /**
+     * Maps an existing file, typically a peer's, read-write or read-only.
+     *
+     * @param path     the file
+     * @param writable whether to map it writable
+     * @param arena    the arena owning the mapping
+     * @return the mapping of the whole file
+     * @throws UncheckedIOException if the file cannot be opened
+     */
+    public static MemorySegment mapExisting(Path path, boolean writable, Arena arena) {
+        try (FileChannel ch = writable
+                ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                : FileChannel.open(path, StandardOpenOption.READ)) {
+            return ch.map(writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not map " + path, e);
+        }
+    }
+
+    private static MemorySegment createAndMap(Path file, long bytes, Arena arena) {
+        try {
+            Files.createFile(file, FILE_0600);
+        } catch (FileAlreadyExistsException e) {
+            throw new UncheckedIOException("shared-memory file " + file + " already exists", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create shared-memory file " + file, e);
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            // Write zeros rather than extend a sparse file: on a full tmpfs the write fails here with
+            // ENOSPC, where touching a sparse mapping later would kill the process with SIGBUS.
+            ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(bytes, 1 << 20));
+            for (long pos = 0; pos < bytes; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - pos));
+                pos += ch.write(zeros, pos);
+            }
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // the original failure is the one to report
+            }
+            throw new UncheckedIOException("could not size or map shared-memory file " + file
+                    + " to " + bytes + " bytes (is the shared-memory file system full?)", e);
+        }
+    }
+
+    private void requireOpen() {
+        if (!open) {
+            throw new IllegalStateException("shared-memory directory " + processDir + " is closed");
+        }
+    }
+
+    /**
+     * Closes every region allocated here, removes this process's directory and, if it is then empty,
+     * the job directory. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        List<HostRegion> toClose;
+        synchronized (this) {
+            if (!open) {
+                return;
+            }
+            open = false;
+            toClose = new ArrayList<>(regions);
+            regions.clear();
+        }
+        for (HostRegion r : toClose) {
+            r.close();
+        }
+        try {
+            deleteTree(processDir);
+            deleteIfEmpty(jobDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not remove " + processDir, e);
+        }
+    }
+
+    /**
+     * Forgets a region closed by its user, so that close does not close it again.
+     *
+     * @param region the region
+     */
+    synchronized void forget(HostRegion region) {
+        regions.remove(region);
+    }
+
+    private static void createDirectory(Path dir) throws IOException {
+        try {
+            Files.createDirectory(dir, DIR_0700);
+        } catch (FileAlreadyExistsException e) {
+            if (!Files.isDirectory(dir)) {
+                throw e;
+            }
+        }
+    }
+
+    private static void deleteIfEmpty(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (DirectoryNotEmptyException e) {
+            // still used by another process of the job
+        } catch (IOException e) {
+            // another process removed or is using it
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (NoSuchFileException e) {
+            // removed concurrently
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ShmDirectory{" + processDir + "}";
+    }
+}

@@ -1,0 +1,39 @@
+package dev.gdasync.gdsync.nic;
+
+/**
+ * A completion queue: a ring of CQEs whose validity word for entry n is known in advance, so a wait
+ * on it can be prepared before the completion exists.
+ *
+ * <p>CPU-side calls are not thread-safe: one thread at a time polls and prepares waits (verbs'
+ * single-threaded resource domain, as LibGDSync creates).
+ */
+public interface CompletionQueue {
+
+    /** @return a name for messages, such as "recv CQ of QP 3" */
+    String name();
+
+    /** @return the number of entries */
+    int depth();
+
+    /**
+     * Reaps the next completion if it has arrived and is not held by a prepared, unreleased wait.
+     *
+     * @param out filled with the completion
+     * @return 1 if a completion was reaped, else 0
+     */
+    int poll(Completion out);
+
+    /** @return completions reaped so far */
+    long polled();
+
+    /**
+     * Prepares a wait for the next CQE (LibGDSync's {@code gds_prepare_wait_cq}): the k-th wait of a
+     * completion queue is for its k-th CQE. Prepare each wait before its CQE can be reaped, that is,
+     * when posting the work that produces it.
+     *
+     * @return the wait
+     * @throws IllegalStateException if {@link #poll} already reaped that CQE, or no outstanding work
+     *                               will produce it
+     */
+    WaitRequest prepareWait();
+}

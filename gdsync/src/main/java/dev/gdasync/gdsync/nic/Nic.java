@@ -1,0 +1,67 @@
+package dev.gdasync.gdsync.nic;
+
+import dev.gdasync.gdsync.memory.Region;
+
+/**
+ * A NIC provider instance: the device context and protection domain of verbs in one object. Regions,
+ * registrations and queue pairs belong to it and die with it.
+ */
+public interface Nic extends AutoCloseable {
+
+    /** @return the provider and instance, for messages */
+    String name();
+
+    /**
+     * Allocates host memory that this NIC can register and that peers can reach.
+     *
+     * @param bytes the length
+     * @return the region
+     * @throws IllegalArgumentException if the length is not positive
+     */
+    Region allocateHost(long bytes);
+
+    /**
+     * Registers part of a region.
+     *
+     * @param region the region
+     * @param offset start of the range in the region
+     * @param length length of the range, {@code > 0}
+     * @param access {@link Access} flags
+     * @return the registration
+     * @throws IllegalArgumentException if the range is outside the region, the flags are invalid, or the
+     *                                  region cannot be registered with this NIC
+     * @throws IllegalStateException    if the registration table is full
+     */
+    MemoryRegion register(Region region, long offset, long length, int access);
+
+    /**
+     * Registers a whole region.
+     *
+     * @param region the region
+     * @param access {@link Access} flags
+     * @return the registration
+     */
+    default MemoryRegion register(Region region, int access) {
+        return register(region, 0, region.length(), access);
+    }
+
+    /**
+     * Deregisters; both keys stop working at once.
+     *
+     * @param mr the registration
+     * @throws IllegalArgumentException if it is not this NIC's or was already deregistered
+     */
+    void deregister(MemoryRegion mr);
+
+    /**
+     * Creates a queue pair with its two completion queues.
+     *
+     * @param config sizes
+     * @return the queue pair, in state {@link QpState#RESET}
+     */
+    QueuePair createQueuePair(QueuePairConfig config);
+
+    /** Closes every queue pair, registration and region of this NIC. */
+    @Override
+    void close();
+}

@@ -1,0 +1,94 @@
+package dev.gdasync.gdsync.nic;
+
+/**
+ * A reliable connected queue pair with dedicated send and receive completion queues.
+ *
+ * <p>Two ways to drive it. The CPU posts with {@link #postSend} and {@link #postRecv} and polls the
+ * completion queues. Or the CPU prepares: {@link #prepareSend} writes the work request and returns the
+ * memops that ring it, {@link #prepareWaitCq} returns the memops that wait for a completion, and a
+ * stream or a kernel executes them later. CPU-side calls are not thread-safe: one thread at a time
+ * drives a queue pair.
+ */
+public interface QueuePair extends AutoCloseable {
+
+    /** @return the queue pair number, unique in its NIC */
+    int number();
+
+    /** @return the state */
+    QpState state();
+
+    /** @return why the queue pair entered the error state, or {@link ErrorDetail#NONE} */
+    ErrorDetail errorDetail();
+
+    /** @return the sizes it was made with */
+    QueuePairConfig config();
+
+    /** @return the descriptor a peer connects with */
+    Endpoint endpoint();
+
+    /**
+     * Connects to a peer's queue pair; each side connects with the other's endpoint.
+     *
+     * @param remote the peer's endpoint
+     * @throws IllegalArgumentException if the endpoint is malformed or of another provider
+     * @throws IllegalStateException    if already connected or closed
+     */
+    void connect(Endpoint remote);
+
+    /** @return the send completion queue */
+    CompletionQueue sendCq();
+
+    /** @return the receive completion queue */
+    CompletionQueue recvCq();
+
+    /**
+     * Posts a receive.
+     *
+     * @param wr the request; its buffers must be registered with LOCAL_WRITE
+     * @throws IllegalArgumentException if a buffer is not inside a registered region with LOCAL_WRITE
+     * @throws QueueFullException       if the receive queue is full
+     * @throws IllegalStateException    if the queue pair is closed
+     */
+    void postRecv(RecvWorkRequest wr);
+
+    /**
+     * Posts a send and rings its doorbell from the calling thread; the work runs at once.
+     *
+     * @param wr the request
+     * @throws IllegalArgumentException if the request is malformed or a local buffer is not registered
+     * @throws QueueFullException       if the send queue, or the send completion queue for a signaled request, is full
+     * @throws IllegalStateException    if not connected, or prepared sends are still unrung
+     */
+    void postSend(SendWorkRequest wr);
+
+    /**
+     * Writes a send into the send queue without ringing it.
+     *
+     * @param wr the request
+     * @return the prepared send and the memops that ring it
+     * @throws IllegalArgumentException if the request is malformed or a local buffer is not registered
+     * @throws QueueFullException       if the send queue, or the send completion queue for a signaled request, is full
+     * @throws IllegalStateException    if not connected
+     */
+    SendRequest prepareSend(SendWorkRequest wr);
+
+    /**
+     * Prepares a wait for the next CQE of one of this queue pair's completion queues.
+     *
+     * @param cq {@link #sendCq()} or {@link #recvCq()}
+     * @return the wait
+     * @throws IllegalArgumentException if the completion queue is not this queue pair's
+     * @throws IllegalStateException    if no outstanding work will produce that CQE
+     */
+    WaitRequest prepareWaitCq(CompletionQueue cq);
+
+    /** @return free send queue entries */
+    int sendQueueFree();
+
+    /** @return free receive queue entries */
+    int recvQueueFree();
+
+    /** Closes the queue pair; outstanding work is flushed and the peer sees it closed. */
+    @Override
+    void close();
+}

@@ -1,0 +1,75 @@
+package dev.gdasync.gdsync.stream;
+
+import dev.gdasync.gdsync.descriptor.Descriptor;
+import dev.gdasync.gdsync.memop.MemopBatch;
+
+import java.util.List;
+
+/**
+ * An ordered queue of work executed by something other than the caller: a host thread
+ * ({@link HostStream}) or a GPU stream. Work runs in submission order; a failure fails the stream,
+ * which then rejects new work and reports the original cause.
+ */
+public interface Stream extends AutoCloseable {
+
+    /** @return the stream's name */
+    String name();
+
+    /**
+     * Queues a batch of memops.
+     *
+     * @param batch the memops
+     * @throws StreamFailedException if the stream has failed
+     * @throws IllegalStateException if the stream is closed
+     */
+    void post(MemopBatch batch);
+
+    /**
+     * Posts descriptors as one batch: sends are checked against their queue pair's prepare order and
+     * waits against being posted twice, all before anything is queued.
+     *
+     * @param descriptors the descriptors, in order
+     * @throws StreamFailedException if the stream has failed
+     * @throws IllegalStateException if the stream is closed, or the descriptors break an order rule
+     */
+    void post(List<? extends Descriptor> descriptors);
+
+    /**
+     * Queues a host task, the host stream's kernel.
+     *
+     * @param task the task; an exception it throws fails the stream
+     * @throws StreamFailedException if the stream has failed
+     * @throws IllegalStateException if the stream is closed
+     */
+    void launch(Runnable task);
+
+    /**
+     * Queues an event that completes when the stream reaches it.
+     *
+     * @return the event
+     * @throws StreamFailedException if the stream has failed
+     */
+    Event record();
+
+    /**
+     * Makes the stream wait until an event (of any stream) completes before running later work.
+     *
+     * @param event the event
+     * @throws StreamFailedException if the stream has failed
+     */
+    void waitEvent(Event event);
+
+    /**
+     * Blocks until everything queued so far has run.
+     *
+     * @throws StreamFailedException if the stream failed, with the original cause
+     */
+    void synchronize();
+
+    /** @return the first failure, or null while the stream is healthy */
+    Throwable failure();
+
+    /** Stops the stream: work still queued is abandoned and its events fail. Closing twice does nothing. */
+    @Override
+    void close();
+}

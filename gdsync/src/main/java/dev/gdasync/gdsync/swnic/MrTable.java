@@ -1,0 +1,107 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memory.HostRegion;
+
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+
+import static dev.gdasync.gdsync.swnic.Layouts.LONG;
+import static dev.gdasync.gdsync.swnic.Layouts.INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The owner's side of the memory-region table in the node file. Peers read the table to check the
+ * rkeys and lkeys they are given; this class is the only writer.
+ *
+ * <p>A key is a slot number in its low 16 bits and 48 random bits above. Keys are never reused, so a
+ * stale or forged key fails the check even when its slot holds a new registration.
+ */
+final class MrTable {
+    private final MemorySegment node;
+    private final int capacity;
+    private final ShmMemoryRegion[] slots;
+    private final int[] freeSlots;
+    private final SecureRandom random = new SecureRandom();
+    private int freeCount;
+
+    MrTable(MemorySegment node, int capacity) {
+        this.node = node;
+        this.capacity = capacity;
+        this.slots = new ShmMemoryRegion[capacity];
+        this.freeSlots = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            freeSlots[i] = capacity - 1 - i;
+        }
+        this.freeCount = capacity;
+    }
+
+    synchronized ShmMemoryRegion register(SoftwareNic nic, HostRegion region, long offset, long length, int access) {
+        if (freeCount == 0) {
+            throw new IllegalStateException("memory-region table of " + nic.name() + " is full (" + capacity
+                    + " registrations): deregister some or raise SwNicConfig.mrCapacity");
+        }
+        int slot = freeSlots[--freeCount];
+        long lkey = newKey(slot);
+        long rkey;
+        do {
+            rkey = newKey(slot);
+        } while (rkey == lkey);
+        ShmMemoryRegion mr = new ShmMemoryRegion(nic, region, offset, length, access, lkey, rkey, slot);
+        long e = entry(slot);
+        node.set(JAVA_LONG, e + Layouts.Mr.OFF_ADDRESS, mr.address());
+        node.set(JAVA_LONG, e + Layouts.Mr.OFF_LENGTH, length);
+        node.set(JAVA_LONG, e + Layouts.Mr.OFF_REGION_ID, region.id());
+        node.set(JAVA_LONG, e + Layouts.Mr.OFF_REGION_OFFSET, offset);
+        INT.setRelease(node, e + Layouts.Mr.OFF_ACCESS, access);
+        // Keys last: a reader that sees a key sees the fields written before it.
+        LONG.setRelease(node, e + Layouts.Mr.OFF_LKEY, lkey);
+        LONG.setRelease(node, e + Layouts.Mr.OFF_RKEY, rkey);
+        slots[slot] = mr;
+        return mr;
+    }
+
+    synchronized void deregister(ShmMemoryRegion mr) {
+        int slot = mr.slot();
+        if (slots[slot] != mr) {
+            throw new IllegalArgumentException(mr + " is not registered (deregistered twice?)");
+        }
+        mr.invalidate();
+        long e = entry(slot);
+        // Keys first: from here no peer check passes.
+        LONG.setVolatile(node, e + Layouts.Mr.OFF_RKEY, 0L);
+        LONG.setVolatile(node, e + Layouts.Mr.OFF_LKEY, 0L);
+        slots[slot] = null;
+        freeSlots[freeCount++] = slot;
+    }
+
+    /**
+     * Finds a live registration of this NIC by lkey; safe from any thread.
+     *
+     * @param lkey a key
+     * @return the region, or null if no live registration has that lkey
+     */
+    ShmMemoryRegion byLkey(long lkey) {
+        int slot = (int) (lkey & Layouts.Mr.SLOT_MASK);
+        if (slot >= capacity) {
+            return null;
+        }
+        ShmMemoryRegion mr = slots[slot];
+        return mr != null && mr.lkey() == lkey && mr.isValid() ? mr : null;
+    }
+
+    synchronized int size() {
+        return capacity - freeCount;
+    }
+
+    private long newKey(int slot) {
+        long high;
+        do {
+            high = random.nextLong() >>> Layouts.Mr.SLOT_BITS;
+        } while (high == 0);
+        return (high << Layouts.Mr.SLOT_BITS) | slot;
+    }
+
+    private static long entry(int slot) {
+        return Layouts.Node.MR_TABLE + slot * Layouts.Mr.SIZE;
+    }
+}

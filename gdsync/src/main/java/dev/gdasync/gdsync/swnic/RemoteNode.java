@@ -1,0 +1,218 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.nic.ErrorDetail;
+
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.gdasync.gdsync.swnic.Layouts.INT;
+import static dev.gdasync.gdsync.swnic.Layouts.LONG;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A peer process as this process sees it: its node file (mapped read-only), the region files it
+ * registered (mapped on first use), and whether it is still alive.
+ *
+ * <p>Key checks read the peer's MR table on every access, so a deregistration takes effect at once;
+ * what a key resolved to is cached per table slot, and the cache is only used while the key in the
+ * table is still the same key.
+ */
+final class RemoteNode {
+    private final Path directory;
+    private final long pid;
+    private final long startMillis;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment node;
+    private final int mrCapacity;
+    private final ResolvedMr[] resolved;
+    private final ConcurrentHashMap<Long, MemorySegment> regions = new ConcurrentHashMap<>();
+    private volatile ErrorDetail gone;
+    private int references;
+    private final ProcessHandle handle;
+    private int checks;
+    private static final int START_TIME_CHECK_EVERY = 50;
+
+    /** What a key resolved to: the MR's bounds and access, and the mapping of its region file. */
+    record ResolvedMr(long lkey, long rkey, long address, long length, int access, MemorySegment region,
+                      long regionOffset) {
+        boolean contains(long addr, long bytes) {
+            return addr >= address && bytes >= 0 && bytes <= length && addr - address <= length - bytes;
+        }
+
+        long segmentOffset(long addr) {
+            return regionOffset + (addr - address);
+        }
+    }
+
+    RemoteNode(Path directory, long pid, long startMillis) {
+        this.directory = directory;
+        this.pid = pid;
+        this.startMillis = startMillis;
+        try {
+            this.node = ShmDirectory.mapExisting(directory.resolve("node"), false, arena);
+        } catch (UncheckedIOException e) {
+            arena.close();
+            throw new IllegalArgumentException("cannot reach the peer at " + directory + ": its node file is missing"
+                    + " (the peer closed, or it runs on another host)", e);
+        }
+        try {
+            if (node.byteSize() < Layouts.PAGE || node.get(JAVA_LONG, Layouts.Node.OFF_MAGIC) != Layouts.Node.MAGIC) {
+                throw new IllegalArgumentException("peer node file " + directory.resolve("node") + " is not a gdasync node file");
+            }
+            int version = node.get(JAVA_INT, Layouts.Node.OFF_VERSION);
+            if (version != Layouts.VERSION) {
+                throw new IllegalArgumentException("peer at " + directory + " speaks shared-memory format " + version
+                        + ", this process speaks " + Layouts.VERSION);
+            }
+            if (node.get(JAVA_LONG, Layouts.Node.OFF_PID) != pid) {
+                throw new IllegalArgumentException("peer node file " + directory + " belongs to pid "
+                        + node.get(JAVA_LONG, Layouts.Node.OFF_PID) + ", the endpoint names pid " + pid);
+            }
+            this.mrCapacity = node.get(JAVA_INT, Layouts.Node.OFF_MR_CAPACITY);
+            if (node.byteSize() < Layouts.Node.size(mrCapacity)) {
+                throw new IllegalArgumentException("peer node file " + directory + " is truncated");
+            }
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        this.resolved = new ResolvedMr[mrCapacity];
+        this.handle = ShmDirectory.isAlive(pid, startMillis) ? ProcessHandle.of(pid).orElse(null) : null;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    long pid() {
+        return pid;
+    }
+
+    Arena arena() {
+        return arena;
+    }
+
+    /** @return why the peer is gone, or null while it is alive */
+    ErrorDetail gone() {
+        return gone;
+    }
+
+    /**
+     * Checks whether the peer closed or died; once gone it stays gone.
+     *
+     * @return why it is gone, or null if alive
+     */
+    ErrorDetail checkLiveness() {
+        ErrorDetail g = gone;
+        if (g != null) {
+            return g;
+        }
+        if ((int) INT.getAcquire(node, Layouts.Node.OFF_STATE) == Layouts.Node.STATE_CLOSED) {
+            g = ErrorDetail.PEER_CLOSED;
+        } else if (handle == null || !handle.isAlive()) {
+            g = ErrorDetail.PEER_DEAD;
+        } else if (++checks % START_TIME_CHECK_EVERY == 0 && !ShmDirectory.isAlive(pid, startMillis)) {
+            // The start time (a /proc read) catches a pid reused by another process; rarely needed.
+            g = ErrorDetail.PEER_DEAD;
+        }
+        if (g != null) {
+            gone = g;
+        }
+        return g;
+    }
+
+    /**
+     * Resolves an rkey the peer handed out.
+     *
+     * @param rkey the key
+     * @return the registration, or null if no live registration has that rkey
+     */
+    ResolvedMr resolveRkey(long rkey) {
+        return resolve(rkey, Layouts.Mr.OFF_RKEY);
+    }
+
+    /**
+     * Resolves an lkey of the peer (its posted receive buffers).
+     *
+     * @param lkey the key
+     * @return the registration, or null if no live registration has that lkey
+     */
+    ResolvedMr resolveLkey(long lkey) {
+        return resolve(lkey, Layouts.Mr.OFF_LKEY);
+    }
+
+    private ResolvedMr resolve(long key, long keyOffset) {
+        int slot = (int) (key & Layouts.Mr.SLOT_MASK);
+        if (key == 0 || slot >= mrCapacity) {
+            return null;
+        }
+        long e = Layouts.Node.MR_TABLE + slot * Layouts.Mr.SIZE;
+        if ((long) LONG.getAcquire(node, e + keyOffset) != key) {
+            return null;
+        }
+        ResolvedMr cached = resolved[slot];
+        if (cached != null && (keyOffset == Layouts.Mr.OFF_RKEY ? cached.rkey() : cached.lkey()) == key) {
+            return cached;
+        }
+        long lkey = (long) LONG.getAcquire(node, e + Layouts.Mr.OFF_LKEY);
+        long rkey = (long) LONG.getAcquire(node, e + Layouts.Mr.OFF_RKEY);
+        long address = node.get(JAVA_LONG, e + Layouts.Mr.OFF_ADDRESS);
+        long length = node.get(JAVA_LONG, e + Layouts.Mr.OFF_LENGTH);
+        long regionId = node.get(JAVA_LONG, e + Layouts.Mr.OFF_REGION_ID);
+        long regionOffset = node.get(JAVA_LONG, e + Layouts.Mr.OFF_REGION_OFFSET);
+        int access = node.get(JAVA_INT, e + Layouts.Mr.OFF_ACCESS);
+        VarHandle.acquireFence();
+        if ((long) LONG.getAcquire(node, e + keyOffset) != key) {
+            return null; // deregistered while we read
+        }
+        MemorySegment region = region(regionId);
+        if (region == null || regionOffset < 0 || length < 0 || regionOffset > region.byteSize() - length) {
+            return null;
+        }
+        ResolvedMr r = new ResolvedMr(lkey, rkey, address, length, access, region, regionOffset);
+        resolved[slot] = r;
+        return r;
+    }
+
+    private MemorySegment region(long regionId) {
+        MemorySegment seg = regions.get(regionId);
+        if (seg != null) {
+            return seg;
+        }
+        try {
+            return regions.computeIfAbsent(regionId,
+                    id -> ShmDirectory.mapExisting(directory.resolve("region-" + id), true, arena));
+        } catch (UncheckedIOException | IllegalStateException e) {
+            return null; // the region file is gone: the peer closed the region
+        }
+    }
+
+    /** Counts a queue pair that uses this peer. */
+    synchronized void retain() {
+        references++;
+    }
+
+    /**
+     * Releases a queue pair's use; the last one unmaps everything.
+     *
+     * @return whether this was the last use
+     */
+    synchronized boolean release() {
+        if (--references == 0) {
+            arena.close();
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "peer pid " + pid + " at " + directory;
+    }
+}

@@ -1,0 +1,168 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memop.Memop;
+import dev.gdasync.gdsync.memop.MemopBatch;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.nic.Completion;
+import dev.gdasync.gdsync.nic.CompletionOpcode;
+import dev.gdasync.gdsync.nic.CompletionQueue;
+import dev.gdasync.gdsync.nic.CompletionStatus;
+import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.WaitRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.LongSupplier;
+
+import static dev.gdasync.gdsync.swnic.Layouts.INT;
+
+/**
+ * One of a queue pair's two dedicated completion queues, in the queue pair's file.
+ *
+ * <p>Entry n lives in slot {@code n & (depth - 1)}; its validity word becomes n + 1 when it is
+ * written. Next to the ring is a release word per slot: a prepared wait writes n + 1 there after its
+ * executor passed the wait, and until then {@link #poll} keeps the entry from the CPU (LibGDSync's
+ * peek). The CPU frees a slot by polling it.
+ */
+final class ShmCompletionQueue implements CompletionQueue {
+    private static final VarHandle POLLED;
+
+    static {
+        try {
+            POLLED = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "polled", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final MemorySegment seg;
+    private final long ring;
+    private final long release;
+    private final int depth;
+    private final int mask;
+    private final LongSupplier expected;
+    private final String expectedWhat;
+    private final MemoryWord[] validityWords;
+    private final MemoryWord[] releaseWords;
+    /** Entries reaped by the CPU; written by the polling thread, read by executors. */
+    @SuppressWarnings("unused")
+    private volatile long polled;
+    /** End of the range of entries covered by prepared waits (CPU thread only). */
+    private long waitsPrepared;
+
+    /**
+     * @param name         for messages
+     * @param seg          the queue pair file
+     * @param ring         offset of the CQE ring
+     * @param release      offset of the release words
+     * @param depth        entries
+     * @param expected     how many CQEs outstanding work will have produced once it completes
+     * @param expectedWhat what {@code expected} counts, for messages
+     */
+    ShmCompletionQueue(String name, MemorySegment seg, long ring, long release, int depth, LongSupplier expected,
+                       String expectedWhat) {
+        this.name = name;
+        this.seg = seg;
+        this.ring = ring;
+        this.release = release;
+        this.depth = depth;
+        this.mask = depth - 1;
+        this.expected = expected;
+        this.expectedWhat = expectedWhat;
+        this.validityWords = new MemoryWord[depth];
+        this.releaseWords = new MemoryWord[depth];
+        for (int i = 0; i < depth; i++) {
+            validityWords[i] = MemoryWord.word32(seg, slot(i) + Layouts.Cqe.OFF_VALIDITY, "validity word of " + name + " slot " + i);
+            releaseWords[i] = MemoryWord.word32(seg, release + i * 4L, "release word of " + name + " slot " + i);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    @Override
+    public long polled() {
+        return (long) POLLED.getAcquire(this);
+    }
+
+    @Override
+    public int poll(Completion out) {
+        long index = (long) POLLED.getOpaque(this);
+        int s = (int) (index & mask);
+        long off = slot(s);
+        if (!Cqes.isWritten(seg, off, index)) {
+            return 0;
+        }
+        if (index < waitsPrepared && (int) INT.getAcquire(seg, release + s * 4L) != (int) (index + 1)) {
+            return 0; // a prepared wait has not released this entry yet
+        }
+        Cqes.read(seg, off, index, out);
+        POLLED.setRelease(this, index + 1);
+        return 1;
+    }
+
+    @Override
+    public WaitRequest prepareWait() {
+        long next = waitsPrepared;
+        long reaped = polled();
+        if (next < reaped) {
+            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": poll() already"
+                    + " reaped it (and " + (reaped - next - 1) + " after it). The k-th wait of a completion queue is for"
+                    + " its k-th CQE, so prepare each wait before its CQE can be reaped, or reap with a wait's"
+                    + " releaseOnCpu()");
+        }
+        long limit = expected.getAsLong();
+        if (next >= limit) {
+            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": only "
+                    + limit + " " + expectedWhat + " so far, so no work will produce it (waits are prepared in CQE"
+                    + " order, after the work that completes them)");
+        }
+        waitsPrepared = next + 1;
+        int s = (int) (next & mask);
+        int value = (int) (next + 1);
+        return new ShmWaitRequest(this, next, MemopBatch.of(
+                new Memop.Wait32(validityWords[s], value, WaitCondition.GEQ),
+                new Memop.Write32(releaseWords[s], value, true)));
+    }
+
+    /** @return the offset of slot {@code s} */
+    long slot(int s) {
+        return ring + (long) s * Layouts.Cqe.SIZE;
+    }
+
+    /** @return the offset of the slot of entry {@code index} */
+    long slotOf(long index) {
+        return slot((int) (index & mask));
+    }
+
+    MemorySegment segment() {
+        return seg;
+    }
+
+    /** Writes a local CQE (executor or flusher of the owning queue pair). */
+    void write(long index, long wrId, int byteLength, int imm, boolean hasImm, int qpn, CompletionOpcode opcode,
+               CompletionStatus status, ErrorDetail detail, long wqeIndex) {
+        Cqes.write(seg, slotOf(index), index, wrId, byteLength, imm, hasImm, qpn, opcode, status, detail, wqeIndex);
+    }
+
+    boolean isWritten(long index) {
+        return Cqes.isWritten(seg, slotOf(index), index);
+    }
+
+    /** A prepared wait of this completion queue. */
+    private static final class ShmWaitRequest extends WaitRequest {
+        ShmWaitRequest(ShmCompletionQueue cq, long index, MemopBatch memops) {
+            super(cq, index, memops);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.nic.Access;
+import dev.gdasync.gdsync.nic.MemoryRegion;
+
+import java.lang.foreign.MemorySegment;
+
+/** A memory region of the software NIC: a range of a host region with a slot in the shared MR table. */
+final class ShmMemoryRegion implements MemoryRegion {
+    private final SoftwareNic nic;
+    private final HostRegion region;
+    private final long offset;
+    private final long length;
+    private final int access;
+    private final long lkey;
+    private final long rkey;
+    private final int slot;
+    private final MemorySegment segment;
+    private volatile boolean valid = true;
+
+    ShmMemoryRegion(SoftwareNic nic, HostRegion region, long offset, long length, int access, long lkey, long rkey, int slot) {
+        this.nic = nic;
+        this.region = region;
+        this.offset = offset;
+        this.length = length;
+        this.access = access;
+        this.lkey = lkey;
+        this.rkey = rkey;
+        this.slot = slot;
+        this.segment = region.segment().asSlice(offset, length);
+    }
+
+    SoftwareNic nic() {
+        return nic;
+    }
+
+    int slot() {
+        return slot;
+    }
+
+    void invalidate() {
+        valid = false;
+    }
+
+    /** @return whether the registration was not yet deregistered */
+    boolean isRegistered() {
+        return valid;
+    }
+
+    @Override
+    public Region region() {
+        return region;
+    }
+
+    HostRegion hostRegion() {
+        return region;
+    }
+
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public long address() {
+        return region.address() + offset;
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    @Override
+    public int access() {
+        return access;
+    }
+
+    @Override
+    public long lkey() {
+        return lkey;
+    }
+
+    @Override
+    public long rkey() {
+        return rkey;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid && region.isOpen();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /**
+     * @param address first byte
+     * @param bytes   length
+     * @return whether [address, address + bytes) lies inside this region
+     */
+    boolean contains(long address, long bytes) {
+        long start = address();
+        return address >= start && bytes >= 0 && bytes <= length && address - start <= length - bytes;
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRegion{region=" + region.id() + ", offset=" + offset + ", bytes=" + length
+                + ", access=" + Access.describe(access) + ", lkey=0x" + Long.toHexString(lkey)
+                + ", rkey=0x" + Long.toHexString(rkey) + (valid ? "" : ", deregistered") + "}";
+    }
+}

@@ -1,0 +1,752 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memop.Doorbell;
+import dev.gdasync.gdsync.memop.Memop;
+import dev.gdasync.gdsync.memop.MemopBatch;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.nic.Access;
+import dev.gdasync.gdsync.nic.CompletionOpcode;
+import dev.gdasync.gdsync.nic.CompletionQueue;
+import dev.gdasync.gdsync.nic.CompletionStatus;
+import dev.gdasync.gdsync.nic.Endpoint;
+import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.Opcode;
+import dev.gdasync.gdsync.nic.QpState;
+import dev.gdasync.gdsync.nic.QueueFullException;
+import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.nic.RecvWorkRequest;
+import dev.gdasync.gdsync.nic.ScatterGatherList;
+import dev.gdasync.gdsync.nic.SendFlags;
+import dev.gdasync.gdsync.nic.SendRequest;
+import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.nic.WaitRequest;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static dev.gdasync.gdsync.swnic.Layouts.INT;
+import static dev.gdasync.gdsync.swnic.Layouts.LONG;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A queue pair of the software NIC, in a shared-memory file its peer maps.
+ *
+ * <p>Three kinds of thread touch it. The owner's CPU thread posts, prepares and polls (one at a time).
+ * An executor runs rung work requests: the thread that rang by a call (CPU post, host stream), or the
+ * agent when the doorbell was rung by a plain store; an execution lock makes them take turns, and a
+ * ringer that finds the lock taken leaves its work to the holder, which checks the doorbell record
+ * again after unlocking. The peer's executor claims entries of this queue pair's receive queue and
+ * writes its receive CQEs.
+ */
+final class ShmQueuePair implements QueuePair {
+    private static final VarHandle LOCK;
+    private static final VarHandle EXECUTED;
+    private static final VarHandle SQ_PRODUCED;
+    private static final VarHandle RQ_POSTED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            LOCK = l.findVarHandle(ShmQueuePair.class, "lock", int.class);
+            EXECUTED = l.findVarHandle(ShmQueuePair.class, "executed", long.class);
+            SQ_PRODUCED = l.findVarHandle(ShmQueuePair.class, "sqProduced", long.class);
+            RQ_POSTED = l.findVarHandle(ShmQueuePair.class, "rqPosted", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final SoftwareNic nic;
+    private final int qpn;
+    private final QueuePairConfig config;
+    private final long token;
+    private final Arena arena;
+    private final Path file;
+    final MemorySegment seg;
+    final Layouts.Qp layout;
+    private final int sqMask;
+    private final int rqMask;
+    final ShmCompletionQueue sendCq;
+    final ShmCompletionQueue recvCq;
+    private final MemoryWord dbrecWord;
+    private final MemoryWord doorbellWord;
+    private final Doorbell doorbellCall = this::ring;
+    private final WqeExecutor executor;
+    private final Endpoint endpoint;
+    private final Object flushLock = new Object();
+
+    private volatile QpState state = QpState.RESET;
+    private volatile ErrorDetail errorDetail = ErrorDetail.NONE;
+    volatile RemoteQp remote;
+
+    // Owner CPU thread; the two counters others read are published with release stores (no fence on
+    // the hot path), and read by others with acquire loads.
+    private long sqProduced;
+    private long sqPosted;
+    private Object boundExecutor;
+    private long signaledPrepared;
+    private long rqPosted;
+
+    // Executors, under the lock.
+    @SuppressWarnings("unused")
+    private volatile int lock;
+    @SuppressWarnings("unused")
+    private volatile long executed;
+    private long sendCqProduced;
+    private ErrorDetail pendingHeadError;
+    private volatile boolean stalled;
+    private volatile long storeRingExpected;
+
+    /** How long the agent leaves freshly rung work to the thread that rang it. */
+    static final long RING_GRACE_NANOS = 50_000;
+    // Agent thread only.
+    private int agentSeenDbrec;
+    private long agentSeenAt;
+
+    ShmQueuePair(SoftwareNic nic, int qpn, QueuePairConfig config, long token) {
+        this.nic = nic;
+        this.qpn = qpn;
+        this.config = config;
+        this.token = token;
+        this.layout = new Layouts.Qp(config.sendDepth(), config.recvDepth(), config.sendCqDepth());
+        this.arena = Arena.ofShared();
+        String name = "qp-" + qpn;
+        this.file = nic.directory().file(name);
+        try {
+            this.seg = nic.directory().createFile(name, layout.size, arena);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        seg.set(JAVA_INT, Layouts.Qp.OFF_VERSION, Layouts.VERSION);
+        seg.set(JAVA_INT, Layouts.Qp.OFF_QPN, qpn);
+        seg.set(JAVA_INT, Layouts.Qp.OFF_SEND_DEPTH, config.sendDepth());
+        seg.set(JAVA_INT, Layouts.Qp.OFF_RECV_DEPTH, config.recvDepth());
+        seg.set(JAVA_INT, Layouts.Qp.OFF_SEND_CQ_DEPTH, config.sendCqDepth());
+        seg.set(JAVA_LONG, Layouts.Qp.OFF_TOKEN, token);
+        INT.setRelease(seg, Layouts.Qp.OFF_STATE, QpState.RESET.code());
+        LONG.setRelease(seg, Layouts.Qp.OFF_MAGIC, Layouts.Qp.MAGIC);
+        this.sqMask = config.sendDepth() - 1;
+        this.rqMask = config.recvDepth() - 1;
+        this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
+        this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
+        this.sendCq = new ShmCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
+                config.sendCqDepth(), () -> signaledPrepared, "signaled sends");
+        this.recvCq = new ShmCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
+                config.recvDepth(), () -> (long) RQ_POSTED.getAcquire(this), "receives posted");
+        this.executor = new WqeExecutor(this);
+        this.endpoint = new ShmEndpoint(nic.directory().processDirectory(), ProcessHandle.current().pid(),
+                nic.startMillis(), qpn, token, config.sendDepth(), config.recvDepth(), config.sendCqDepth()).encode();
+    }
+
+    @Override
+    public int number() {
+        return qpn;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    @Override
+    public ErrorDetail errorDetail() {
+        return errorDetail;
+    }
+
+    @Override
+    public QueuePairConfig config() {
+        return config;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    long token() {
+        return token;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public synchronized void connect(Endpoint remoteEndpoint) {
+        if (state == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " is closed");
+        }
+        if (remote != null) {
+            throw new IllegalStateException("queue pair " + qpn + " is already connected to " + remote);
+        }
+        ShmEndpoint ep = ShmEndpoint.decode(remoteEndpoint);
+        if (ep.token() == token) {
+            throw new IllegalArgumentException("queue pair " + qpn + " cannot connect to itself");
+        }
+        RemoteNode node = nic.retainRemoteNode(ep);
+        RemoteQp r;
+        try {
+            r = new RemoteQp(node, ep);
+        } catch (RuntimeException e) {
+            nic.releaseRemoteNode(node);
+            throw e;
+        }
+        LONG.setRelease(seg, Layouts.Qp.OFF_REMOTE_TOKEN, ep.token());
+        remote = r;
+        if (state == QpState.RESET) {
+            setState(QpState.READY);
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWorkRequest wr) {
+        requireNotClosed();
+        ScatterGatherList sgl = wr.sgl();
+        for (int i = 0; i < sgl.count(); i++) {
+            ShmMemoryRegion mr = localBuffer(sgl, i, "receive");
+            if ((mr.access() & Access.LOCAL_WRITE) == 0) {
+                throw new IllegalArgumentException("receive sge " + i + ": " + mr + " lacks LOCAL_WRITE");
+            }
+        }
+        sgl.totalLength();
+        long posted = rqPosted;
+        if (posted - recvCq.polled() >= config.recvDepth()) {
+            throw new QueueFullException("receive queue of QP " + qpn + " is full (" + config.recvDepth()
+                    + " receives not yet reaped): poll the receive CQ first");
+        }
+        long e = layout.rq + (posted & rqMask) * Layouts.Rqe.SIZE;
+        seg.set(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID, wr.wrId());
+        seg.set(JAVA_INT, e + Layouts.Rqe.OFF_NUM_SGE, sgl.count());
+        for (int i = 0; i < sgl.count(); i++) {
+            long s = e + Layouts.Rqe.OFF_SGE + i * Layouts.Sge.SIZE;
+            seg.set(JAVA_LONG, s + Layouts.Sge.OFF_ADDR, sgl.address(i));
+            seg.set(JAVA_LONG, s + Layouts.Sge.OFF_LKEY, sgl.lkey(i));
+            seg.set(JAVA_INT, s + Layouts.Sge.OFF_LENGTH, sgl.length(i));
+        }
+        INT.setRelease(seg, e + Layouts.Rqe.OFF_SEQ, (int) (posted + 1));
+        RQ_POSTED.setRelease(this, posted + 1);
+        if (state == QpState.ERROR) {
+            flushReceives();
+        }
+    }
+
+    @Override
+    public void postSend(SendWorkRequest wr) {
+        requireSendable();
+        if (sqPosted != sqProduced) {
+            throw new IllegalStateException("queue pair " + qpn + " has " + (sqProduced - sqPosted)
+                    + " prepared sends not yet posted; a CPU post would ring them out of prepare order");
+        }
+        if (dbrecWord.getAcquire32() != (int) sqPosted) {
+            throw new IllegalStateException("queue pair " + qpn + " has sends posted to " + boundExecutor
+                    + " that it has not rung yet; a CPU post would ring them early");
+        }
+        int length = validate(wr);
+        checkSpace(wr.signaled());
+        long seq = sqProduced;
+        writeWqe(seq, wr, length);
+        SQ_PRODUCED.setRelease(this, seq + 1);
+        sqPosted = seq + 1;
+        if (wr.signaled()) {
+            signaledPrepared++;
+        }
+        dbrecWord.set32((int) (seq + 1), true);
+        doorbellWord.set64(doorbellValue(seq), false);
+        ring();
+    }
+
+    @Override
+    public SendRequest prepareSend(SendWorkRequest wr) {
+        requireSendable();
+        int length = validate(wr);
+        checkSpace(wr.signaled());
+        long seq = sqProduced;
+        writeWqe(seq, wr, length);
+        SQ_PRODUCED.setRelease(this, seq + 1);
+        if (wr.signaled()) {
+            signaledPrepared++;
+        }
+        MemopBatch ring = MemopBatch.of(
+                new Memop.Write32(dbrecWord, (int) (seq + 1), true),
+                new Memop.Write64(doorbellWord, doorbellValue(seq), false, doorbellCall));
+        return new ShmSendRequest(this, seq, ring, wr.signaled());
+    }
+
+    @Override
+    public WaitRequest prepareWaitCq(CompletionQueue cq) {
+        if (cq != sendCq && cq != recvCq) {
+            throw new IllegalArgumentException(cq.name() + " is not a completion queue of queue pair " + qpn);
+        }
+        return cq.prepareWait();
+    }
+
+    @Override
+    public int sendQueueFree() {
+        return (int) (config.sendDepth() - ((long) SQ_PRODUCED.getAcquire(this) - (long) EXECUTED.getAcquire(this)));
+    }
+
+    @Override
+    public int recvQueueFree() {
+        return (int) (config.recvDepth() - ((long) RQ_POSTED.getAcquire(this) - recvCq.polled()));
+    }
+
+    /** The doorbell value: this queue pair's number and the new producer index, as a ctrl segment would carry. */
+    private long doorbellValue(long seq) {
+        return ((long) qpn << 32) | ((seq + 1) & 0xffffffffL);
+    }
+
+    private void requireNotClosed() {
+        if (state == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " is closed");
+        }
+    }
+
+    private void requireSendable() {
+        QpState s = state;
+        if (s == QpState.RESET) {
+            throw new IllegalStateException("queue pair " + qpn + " is not connected: call connect(peer endpoint) first");
+        }
+        if (s == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " is closed");
+        }
+    }
+
+    private ShmMemoryRegion localBuffer(ScatterGatherList sgl, int i, String what) {
+        ShmMemoryRegion mr = nic.localMr(sgl.lkey(i));
+        if (mr == null) {
+            throw new IllegalArgumentException(what + " sge " + i + ": lkey 0x" + Long.toHexString(sgl.lkey(i))
+                    + " matches no live memory region of " + nic.name());
+        }
+        if (!mr.contains(sgl.address(i), sgl.length(i))) {
+            throw new IllegalArgumentException(what + " sge " + i + ": [0x" + Long.toHexString(sgl.address(i))
+                    + ", +" + sgl.length(i) + ") is outside " + mr);
+        }
+        return mr;
+    }
+
+    /** Checks a send work request completely; returns its payload length. */
+    private int validate(SendWorkRequest wr) {
+        Opcode op = wr.opcode();
+        int flags = wr.flags();
+        if ((flags & ~SendFlags.ALL) != 0) {
+            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
+        }
+        ScatterGatherList sgl = wr.sgl();
+        int length = sgl.totalLength();
+        if ((flags & SendFlags.INLINE) != 0) {
+            if (op != Opcode.SEND && op != Opcode.SEND_WITH_IMM && op != Opcode.RDMA_WRITE && op != Opcode.RDMA_WRITE_WITH_IMM) {
+                throw new IllegalArgumentException("INLINE applies to SEND and RDMA_WRITE, not " + op);
+            }
+            if (length > Layouts.Wqe.MAX_INLINE) {
+                throw new IllegalArgumentException("INLINE payload of " + length + " bytes exceeds the inline limit of "
+                        + Layouts.Wqe.MAX_INLINE + " bytes");
+            }
+        }
+        if (op.isAtomic()) {
+            if (sgl.count() != 1 || sgl.length(0) != 8) {
+                throw new IllegalArgumentException(op + " needs exactly one 8-byte local buffer for the original value, got "
+                        + sgl.count() + " buffers of " + length + " bytes");
+            }
+            if ((wr.remoteAddress() & 7) != 0) {
+                throw new IllegalArgumentException(op + " remote address 0x" + Long.toHexString(wr.remoteAddress())
+                        + " is not 8-byte aligned");
+            }
+        }
+        for (int i = 0; i < sgl.count(); i++) {
+            ShmMemoryRegion mr = localBuffer(sgl, i, "send");
+            if (op.writesLocal() && (mr.access() & Access.LOCAL_WRITE) == 0) {
+                throw new IllegalArgumentException("send sge " + i + ": " + op + " writes the local buffer but " + mr
+                        + " lacks LOCAL_WRITE");
+            }
+        }
+        return length;
+    }
+
+    private void checkSpace(boolean signaled) {
+        long ex = (long) EXECUTED.getAcquire(this);
+        if (sqProduced - ex >= config.sendDepth()) {
+            throw new QueueFullException("send queue of QP " + qpn + " is full: " + config.sendDepth()
+                    + " requests not yet executed (prepared requests wait for their executor to ring them)");
+        }
+        // One entry stays free for the error completion of an unsignaled request.
+        if (signaled && signaledPrepared - sendCq.polled() >= config.sendCqDepth() - 1) {
+            throw new QueueFullException("send CQ of QP " + qpn + " is full: " + (signaledPrepared - sendCq.polled())
+                    + " signaled completions not yet reaped: poll the send CQ first");
+        }
+    }
+
+    private void writeWqe(long seq, SendWorkRequest wr, int length) {
+        long w = layout.sq + (seq & sqMask) * Layouts.Wqe.SIZE;
+        ScatterGatherList sgl = wr.sgl();
+        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID, wr.wrId());
+        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE, (byte) wr.opcode().code());
+        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS, (byte) wr.flags());
+        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_NUM_SGE, (byte) sgl.count());
+        seg.set(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH, length);
+        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_REMOTE_ADDR, wr.remoteAddress());
+        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY, wr.rkey());
+        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_COMPARE_ADD, wr.compareAdd());
+        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_SWAP, wr.swap());
+        seg.set(JAVA_INT, w + Layouts.Wqe.OFF_IMM, wr.immediate());
+        if ((wr.flags() & SendFlags.INLINE) != 0) {
+            long dst = w + Layouts.Wqe.OFF_DATA;
+            for (int i = 0; i < sgl.count(); i++) {
+                ShmMemoryRegion mr = nic.localMr(sgl.lkey(i));
+                MemorySegment.copy(mr.segment(), sgl.address(i) - mr.address(), seg, dst, sgl.length(i));
+                dst += sgl.length(i);
+            }
+        } else {
+            for (int i = 0; i < sgl.count(); i++) {
+                long s = w + Layouts.Wqe.OFF_DATA + i * Layouts.Sge.SIZE;
+                seg.set(JAVA_LONG, s + Layouts.Sge.OFF_ADDR, sgl.address(i));
+                seg.set(JAVA_LONG, s + Layouts.Sge.OFF_LKEY, sgl.lkey(i));
+                seg.set(JAVA_INT, s + Layouts.Sge.OFF_LENGTH, sgl.length(i));
+            }
+        }
+    }
+
+    // ---- post order (called through ShmSendRequest) ----
+
+    void checkPostOrder(ShmSendRequest r, int earlierInBatch, Object executorRef) {
+        long next = sqPosted + earlierInBatch;
+        if (r.sequence() != next) {
+            throw new IllegalStateException("send request #" + r.sequence() + " of QP " + qpn
+                    + " posted out of prepare order: request #" + next + " must be posted first");
+        }
+        if (boundExecutor != null && boundExecutor != executorRef && (long) EXECUTED.getAcquire(this) < sqPosted) {
+            throw new IllegalStateException("queue pair " + qpn + " has sends posted to " + boundExecutor
+                    + " that are not rung yet; post request #" + r.sequence() + " to the same executor, or after they ran");
+        }
+    }
+
+    void posted(Object executorRef) {
+        sqPosted++;
+        boundExecutor = executorRef;
+    }
+
+    void expectStoreRing(long sequence) {
+        if (storeRingExpected < sequence + 1) {
+            storeRingExpected = sequence + 1;
+        }
+        nic.wakeAgent();
+    }
+
+    boolean isExecuted(long sequence) {
+        return (long) EXECUTED.getAcquire(this) > sequence;
+    }
+
+    // ---- execution ----
+
+    /** Rings by a call: runs the rung work on this thread unless another executor holds the lock. */
+    void ring() {
+        for (;;) {
+            if (!LOCK.compareAndSet(this, 0, 1)) {
+                return; // the holder re-checks the doorbell record after unlocking
+            }
+            boolean stuck;
+            try {
+                stuck = drain();
+            } finally {
+                LOCK.setRelease(this, 0);
+            }
+            if (stuck || dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * The agent's poll: runs work rung by plain stores, and retries a stalled send.
+     *
+     * <p>A doorbell record that moved may have been rung by a call whose ringer is about to run the
+     * work itself; the agent leaves such work alone for {@link #RING_GRACE_NANOS} so that it never
+     * races a ringer (and never steals a core from it). Work whose plain-store ring was announced,
+     * and stalled sends, it runs at once.
+     *
+     * @param now the agent's clock
+     * @return 1 if work ran, else 0
+     */
+    int agentPoll(long now) {
+        if (state == QpState.CLOSED) {
+            return 0;
+        }
+        int db = dbrecWord.getAcquire32();
+        long ex = (long) EXECUTED.getAcquire(this);
+        if (db == (int) ex) {
+            return 0;
+        }
+        if (!stalled && storeRingExpected <= ex) {
+            if (db != agentSeenDbrec) {
+                agentSeenDbrec = db;
+                agentSeenAt = now;
+                return 0;
+            }
+            if (now - agentSeenAt < RING_GRACE_NANOS) {
+                return 0;
+            }
+        }
+        if (!LOCK.compareAndSet(this, 0, 1)) {
+            return 0;
+        }
+        boolean stuck;
+        try {
+            stuck = drain();
+        } finally {
+            LOCK.setRelease(this, 0);
+        }
+        return stuck ? 0 : 1;
+    }
+
+    /** @return whether the agent should poll eagerly for this queue pair */
+    boolean needsHotPolling() {
+        return stalled || storeRingExpected > (long) EXECUTED.getAcquire(this);
+    }
+
+    /**
+     * Executes every rung, unexecuted request in order. Caller holds the lock.
+     *
+     * @return true if the head request is stalled (the peer posted no receive yet)
+     */
+    private boolean drain() {
+        for (;;) {
+            long ex = (long) EXECUTED.getOpaque(this);
+            int pending = dbrecWord.getAcquire32() - (int) ex;
+            // A doorbell record behind the executed index is a late ring of already-run work; one ahead
+            // of what was written is clamped to what exists.
+            pending = (int) Math.min(pending, (long) SQ_PRODUCED.getAcquire(this) - ex);
+            if (pending <= 0) {
+                if (stalled) {
+                    stalled = false;
+                }
+                return false;
+            }
+            for (int i = 0; i < pending; i++) {
+                long index = ex + i;
+                if (state != QpState.READY) {
+                    flushWqe(index);
+                } else if (executor.execute(index) == WqeExecutor.STALLED) {
+                    stalled = true;
+                    return true;
+                }
+                EXECUTED.setRelease(this, index + 1);
+            }
+            if (stalled) {
+                stalled = false;
+            }
+        }
+    }
+
+    private void flushWqe(long index) {
+        long w = layout.sq + (index & sqMask) * Layouts.Wqe.SIZE;
+        int flags = seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS);
+        ErrorDetail head = pendingHeadError;
+        if (head != null) {
+            pendingHeadError = null;
+            completeSend(index, CompletionStatus.RETRY_EXC_ERR, head, 0, true);
+        } else if ((flags & SendFlags.SIGNALED) != 0) {
+            completeSend(index, CompletionStatus.WR_FLUSH_ERR, ErrorDetail.FLUSHED, 0, true);
+        }
+    }
+
+    /**
+     * Writes the send CQE of request {@code index} if it is signaled or failed. Caller holds the lock.
+     */
+    void completeSend(long index, CompletionStatus status, ErrorDetail detail, int byteLength, boolean force) {
+        long w = layout.sq + (index & sqMask) * Layouts.Wqe.SIZE;
+        int flags = seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS);
+        if (!force && status == CompletionStatus.SUCCESS && (flags & SendFlags.SIGNALED) == 0) {
+            return;
+        }
+        long cqe = sendCqProduced++;
+        Opcode op = Opcode.ofCode(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
+        sendCq.write(cqe, seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID), byteLength, 0, false, qpn,
+                CompletionOpcode.of(op), status, detail, index);
+    }
+
+    /** @return the send queue entry offset of request {@code index} */
+    long wqe(long index) {
+        return layout.sq + (index & sqMask) * Layouts.Wqe.SIZE;
+    }
+
+    // ---- errors ----
+
+    /** Moves to the error state (once) and flushes posted receives; sends flush as they are drained. */
+    void enterError(ErrorDetail detail) {
+        synchronized (flushLock) {
+            if (state != QpState.READY && state != QpState.RESET) {
+                return;
+            }
+            errorDetail = detail;
+            INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, detail.code());
+            setState(QpState.ERROR);
+        }
+        flushReceives();
+    }
+
+    /** The peer is gone or broken: error the queue pair and fail every outstanding request. */
+    void peerGone(ErrorDetail why) {
+        if (state != QpState.READY) {
+            return;
+        }
+        synchronized (flushLock) {
+            if (state != QpState.READY) {
+                return;
+            }
+            errorDetail = why;
+            INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, why.code());
+            setState(QpState.ERROR);
+        }
+        // The head send gets the reason, the rest a flush: drain under the lock so no executor races us.
+        lockExecution();
+        try {
+            if (dbrecWord.getAcquire32() != (int) (long) EXECUTED.getOpaque(this)) {
+                pendingHeadError = why;
+            }
+            drain();
+            pendingHeadError = null;
+        } finally {
+            LOCK.setRelease(this, 0);
+        }
+        flushReceives();
+    }
+
+    /**
+     * Completes every posted receive no executor has claimed with a flush error. If the peer died, also
+     * completes receives it claimed but never finished.
+     */
+    void flushReceives() {
+        synchronized (flushLock) {
+            long posted = (long) RQ_POSTED.getAcquire(this);
+            for (;;) {
+                long c = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
+                if (c >= posted) {
+                    break;
+                }
+                if (LONG.compareAndSet(seg, Layouts.Qp.OFF_RQ_CLAIMED, c, c + 1)) {
+                    completeRecvLocally(c, CompletionStatus.WR_FLUSH_ERR, errorDetail);
+                }
+            }
+            RemoteQp r = remote;
+            if (r != null && r.node().gone() == ErrorDetail.PEER_DEAD) {
+                long claimed = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
+                for (long n = recvCq.polled(); n < claimed; n++) {
+                    if (!recvCq.isWritten(n)) {
+                        completeRecvLocally(n, CompletionStatus.WR_FLUSH_ERR, ErrorDetail.PEER_DEAD);
+                    }
+                }
+            }
+        }
+    }
+
+    private void completeRecvLocally(long index, CompletionStatus status, ErrorDetail detail) {
+        long e = layout.rq + (index & rqMask) * Layouts.Rqe.SIZE;
+        recvCq.write(index, seg.get(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID), 0, 0, false, qpn, CompletionOpcode.RECV,
+                status, detail, index);
+    }
+
+    /** Sweep step of the agent: notices a peer that died, closed or broke. */
+    void checkPeer() {
+        RemoteQp r = remote;
+        if (r == null || state != QpState.READY) {
+            return;
+        }
+        ErrorDetail why = r.unusable();
+        if (why == null && r.stateCode() == QpState.READY.code()) {
+            long connected = r.connectedToken();
+            if (connected != 0 && connected != token) {
+                why = ErrorDetail.PEER_QP_ERROR;
+            }
+        }
+        if (why != null) {
+            peerGone(why);
+        }
+    }
+
+    private void setState(QpState s) {
+        state = s;
+        INT.setRelease(seg, Layouts.Qp.OFF_STATE, s.code());
+    }
+
+    private void lockExecution() {
+        while (!LOCK.compareAndSet(this, 0, 1)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() {
+        RemoteQp r;
+        synchronized (this) {
+            if (state == QpState.CLOSED) {
+                return;
+            }
+            synchronized (flushLock) {
+                setState(QpState.CLOSED);
+            }
+            r = remote;
+        }
+        nic.forget(this);
+        // Wait for any executor to finish and keep the lock: nothing runs on this queue pair again.
+        lockExecution();
+        arena.close();
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // the directory is removed when the NIC closes
+        }
+        if (r != null) {
+            nic.releaseRemoteNode(r.node());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair{" + qpn + ", " + state + (state == QpState.ERROR ? " (" + errorDetail.text() + ")" : "")
+                + (remote != null ? ", peer " + remote : "") + "}";
+    }
+
+    /** A prepared send of this queue pair. */
+    static final class ShmSendRequest extends SendRequest {
+        private final ShmQueuePair qp;
+
+        ShmSendRequest(ShmQueuePair qp, long sequence, MemopBatch memops, boolean signaled) {
+            super(qp, sequence, memops, signaled);
+            this.qp = qp;
+        }
+
+        @Override
+        public void expectPlainStoreRing() {
+            qp.expectStoreRing(sequence());
+        }
+
+        @Override
+        public boolean isExecuted() {
+            return qp.isExecuted(sequence());
+        }
+
+        @Override
+        protected void checkPostOrder(int earlierInBatch, Object executorRef) {
+            qp.checkPostOrder(this, earlierInBatch, executorRef);
+        }
+
+        @Override
+        protected void posted(Object executorRef) {
+            qp.posted(executorRef);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.nic.Access;
+import dev.gdasync.gdsync.nic.MemoryRegion;
+import dev.gdasync.gdsync.nic.Nic;
+import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.QueuePairConfig;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.gdasync.gdsync.swnic.Layouts.INT;
+import static dev.gdasync.gdsync.swnic.Layouts.LONG;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The software NIC over shared memory: the NIC model with no NIC, between processes of one node.
+ *
+ * <p>Each NIC owns a directory of shared-memory files (its node file with the memory-region table,
+ * its queue pairs, its host regions) that its peers map. A send is executed by the sender: it copies
+ * the payload straight into the receiver's posted buffer or target region and writes the receiver's
+ * CQE (one copy, no receiver thread). Work rung by a call runs on the ringing thread; work rung by a
+ * plain store is found by the NIC's {@link Agent}, which also watches peers' liveness.
+ */
+public final class SoftwareNic implements Nic {
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final SwNicConfig config;
+    private final String name;
+    private final ShmDirectory directory;
+    private final long startMillis;
+    private final Arena nodeArena = Arena.ofShared();
+    private final MemorySegment node;
+    private final MrTable mrTable;
+    private final Agent agent;
+    private final SecureRandom random = new SecureRandom();
+    private final AtomicInteger nextQpn = new AtomicInteger(1);
+    private final List<ShmQueuePair> queuePairs = new ArrayList<>();
+    private final Map<String, RemoteNode> remoteNodes = new HashMap<>();
+    private volatile boolean open = true;
+
+    private SoftwareNic(SwNicConfig config) {
+        this.config = config;
+        this.name = "swnic" + INSTANCES.incrementAndGet() + "@" + ProcessHandle.current().pid();
+        this.directory = ShmDirectory.open(config.shmBase(), config.jobId());
+        this.startMillis = ShmDirectory.currentStartMillis();
+        try {
+            this.node = directory.createFile("node", Layouts.Node.size(config.mrCapacity()), nodeArena);
+        } catch (RuntimeException e) {
+            nodeArena.close();
+            directory.close();
+            throw e;
+        }
+        node.set(JAVA_INT, Layouts.Node.OFF_VERSION, Layouts.VERSION);
+        node.set(JAVA_INT, Layouts.Node.OFF_MR_CAPACITY, config.mrCapacity());
+        node.set(JAVA_LONG, Layouts.Node.OFF_PID, ProcessHandle.current().pid());
+        node.set(JAVA_LONG, Layouts.Node.OFF_START_MILLIS, startMillis);
+        INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_ALIVE);
+        LONG.setRelease(node, Layouts.Node.OFF_MAGIC, Layouts.Node.MAGIC);
+        this.mrTable = new MrTable(node, config.mrCapacity());
+        this.agent = new Agent(this);
+        agent.start();
+    }
+
+    /**
+     * Opens a software NIC: its shared-memory directory (after removing stale ones of dead processes)
+     * and its agent thread.
+     *
+     * @param config settings
+     * @return the NIC
+     */
+    public static SoftwareNic open(SwNicConfig config) {
+        return new SoftwareNic(config);
+    }
+
+    /**
+     * Opens a software NIC with {@link SwNicConfig#defaults()}.
+     *
+     * @return the NIC
+     */
+    public static SoftwareNic open() {
+        return open(SwNicConfig.defaults());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** @return the settings */
+    public SwNicConfig config() {
+        return config;
+    }
+
+    /** @return the shared-memory directory of this NIC */
+    public ShmDirectory directory() {
+        return directory;
+    }
+
+    long startMillis() {
+        return startMillis;
+    }
+
+    @Override
+    public HostRegion allocateHost(long bytes) {
+        requireOpen();
+        return directory.allocate(bytes);
+    }
+
+    @Override
+    public MemoryRegion register(Region region, long offset, long length, int access) {
+        requireOpen();
+        Access.validate(access);
+        if (!(region instanceof HostRegion host) || !host.path().getParent().equals(directory.processDirectory())) {
+            throw new IllegalArgumentException(region + " was not allocated by " + name
+                    + ": peers can only reach regions from this NIC's allocateHost");
+        }
+        if (!host.isOpen()) {
+            throw new IllegalArgumentException(region + " is closed");
+        }
+        if (offset < 0 || length <= 0 || offset > host.length() - length) {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
+        }
+        ShmMemoryRegion mr = mrTable.register(this, host, offset, length, access);
+        // Closing the region ends its registrations, so no key outlives the memory it names.
+        host.addCloseListener(() -> {
+            if (open && mr.isRegistered()) {
+                mrTable.deregister(mr);
+            }
+        });
+        return mr;
+    }
+
+    @Override
+    public void deregister(MemoryRegion mr) {
+        requireOpen();
+        if (!(mr instanceof ShmMemoryRegion shm) || shm.nic() != this) {
+            throw new IllegalArgumentException(mr + " is not a memory region of " + name);
+        }
+        mrTable.deregister(shm);
+    }
+
+    /** @return live registrations */
+    public int registrations() {
+        return mrTable.size();
+    }
+
+    ShmMemoryRegion localMr(long lkey) {
+        return mrTable.byLkey(lkey);
+    }
+
+    @Override
+    public QueuePair createQueuePair(QueuePairConfig qpConfig) {
+        ShmQueuePair qp;
+        synchronized (this) {
+            requireOpen();
+            long token;
+            do {
+                token = random.nextLong();
+            } while (token == 0);
+            qp = new ShmQueuePair(this, nextQpn.getAndIncrement(), qpConfig, token);
+            queuePairs.add(qp);
+        }
+        agent.add(qp);
+        return qp;
+    }
+
+    synchronized RemoteNode retainRemoteNode(ShmEndpoint ep) {
+        requireOpen();
+        String key = ep.directory().toString();
+        RemoteNode n = remoteNodes.get(key);
+        if (n == null) {
+            n = new RemoteNode(ep.directory(), ep.pid(), ep.startMillis());
+            remoteNodes.put(key, n);
+        }
+        n.retain();
+        return n;
+    }
+
+    synchronized void releaseRemoteNode(RemoteNode n) {
+        if (n.release()) {
+            remoteNodes.remove(n.directory().toString());
+        }
+    }
+
+    void forget(ShmQueuePair qp) {
+        agent.remove(qp);
+        synchronized (this) {
+            queuePairs.remove(qp);
+        }
+    }
+
+    void wakeAgent() {
+        agent.wake();
+    }
+
+    /** Agent step: checks peers' liveness and queue pairs' health. */
+    void sweep() {
+        List<RemoteNode> nodes;
+        List<ShmQueuePair> qps;
+        synchronized (this) {
+            nodes = new ArrayList<>(remoteNodes.values());
+            qps = new ArrayList<>(queuePairs);
+        }
+        for (RemoteNode n : nodes) {
+            n.checkLiveness();
+        }
+        for (ShmQueuePair qp : qps) {
+            qp.checkPeer();
+        }
+    }
+
+    private void requireOpen() {
+        if (!open) {
+            throw new IllegalStateException(name + " is closed");
+        }
+    }
+
+    /**
+     * Closes every queue pair (peers see them closed), stops the agent, marks this node closed and removes
+     * its shared-memory files. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        List<ShmQueuePair> qps;
+        synchronized (this) {
+            if (!open) {
+                return;
+            }
+            open = false;
+            qps = new ArrayList<>(queuePairs);
+        }
+        INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_CLOSED);
+        for (ShmQueuePair qp : qps) {
+            qp.close();
+        }
+        agent.stop();
+        directory.close();
+        nodeArena.close();
+    }
+
+    /** @return whether the NIC is open */
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public String toString() {
+        return "SoftwareNic{" + name + ", " + directory.processDirectory() + "}";
+    }
+}

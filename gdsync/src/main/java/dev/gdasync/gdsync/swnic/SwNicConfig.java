@@ -1,0 +1,106 @@
+package dev.gdasync.gdsync.swnic;
+
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.memory.ShmDirectory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link SoftwareNic}.
+ *
+ * @param jobId             the job whose shared-memory directory holds this NIC's files
+ * @param shmBase           the base directory of shared-memory files
+ * @param rnrTimeout        how long a SEND waits for the peer to post a receive (and for the peer
+ *                          to connect) before it completes with RNR_RETRY_EXC_ERR
+ * @param livenessInterval  how often the agent checks that connected peers are alive
+ * @param mrCapacity        the most memory regions registered at once, at most 65536
+ * @param agentIdle         how the agent idles when nothing is expected
+ * @param agentHotIdle      how the agent idles while a doorbell rung by a plain store is expected or a
+ *                          send waits for a receive
+ */
+public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Duration livenessInterval,
+                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle) {
+
+    /** Environment variable with the default job id. */
+    public static final String JOB_ENV = "GDASYNC_JOB_ID";
+    /** System property with the default receiver-not-ready timeout in milliseconds. */
+    public static final String RNR_TIMEOUT_PROPERTY = "gdasync.swnic.rnr.timeout.ms";
+
+    /**
+     * @throws IllegalArgumentException if a duration is not positive or the capacity is out of range
+     */
+    public SwNicConfig {
+        Objects.requireNonNull(jobId, "jobId");
+        Objects.requireNonNull(shmBase, "shmBase");
+        Objects.requireNonNull(agentIdle, "agentIdle");
+        Objects.requireNonNull(agentHotIdle, "agentHotIdle");
+        if (rnrTimeout.isNegative() || rnrTimeout.isZero()) {
+            throw new IllegalArgumentException("rnrTimeout must be positive, got " + rnrTimeout);
+        }
+        if (livenessInterval.isNegative() || livenessInterval.isZero()) {
+            throw new IllegalArgumentException("livenessInterval must be positive, got " + livenessInterval);
+        }
+        if (mrCapacity < 1 || mrCapacity > Layouts.Mr.MAX_CAPACITY) {
+            throw new IllegalArgumentException("mrCapacity must be in [1, " + Layouts.Mr.MAX_CAPACITY + "], got " + mrCapacity);
+        }
+    }
+
+    /**
+     * Defaults: the job from {@value #JOB_ENV} (or one of this process alone), the default shared-memory
+     * base, a 30 s receiver-not-ready timeout (or {@value #RNR_TIMEOUT_PROPERTY}), liveness checks every
+     * 20 ms, 4096 memory regions.
+     *
+     * @return the configuration
+     */
+    public static SwNicConfig defaults() {
+        String job = System.getenv(JOB_ENV);
+        if (job == null || job.isBlank()) {
+            job = "p" + ProcessHandle.current().pid();
+        }
+        long rnrMs = Long.getLong(RNR_TIMEOUT_PROPERTY, 30_000);
+        return new SwNicConfig(job, ShmDirectory.defaultBase(), Duration.ofMillis(rnrMs), Duration.ofMillis(20),
+                4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000));
+    }
+
+    /**
+     * @param jobId the job
+     * @return this configuration for another job
+     */
+    public SwNicConfig withJobId(String jobId) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+    }
+
+    /**
+     * @param shmBase the base directory
+     * @return this configuration with another shared-memory base
+     */
+    public SwNicConfig withShmBase(Path shmBase) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+    }
+
+    /**
+     * @param rnrTimeout the timeout
+     * @return this configuration with another receiver-not-ready timeout
+     */
+    public SwNicConfig withRnrTimeout(Duration rnrTimeout) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+    }
+
+    /**
+     * @param livenessInterval the interval
+     * @return this configuration with another liveness interval
+     */
+    public SwNicConfig withLivenessInterval(Duration livenessInterval) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+    }
+
+    /**
+     * @param mrCapacity the capacity
+     * @return this configuration with another memory-region capacity
+     */
+    public SwNicConfig withMrCapacity(int mrCapacity) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+    }
+}
