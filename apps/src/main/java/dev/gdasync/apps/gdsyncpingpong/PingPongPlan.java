@@ -46,6 +46,10 @@ record PingPongPlan(List<String> rings, List<Integer> sizes, int iters, int repe
         String job = "bench-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                System.out.println(USAGE);
+                System.exit(0);
+            }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(a + " needs a value");
             }

@@ -1,0 +1,320 @@
+package dev.gdasync.gdsync.ki;
+
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.SendRequest;
+import dev.gdasync.gdsync.nic.WaitRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A KI descriptor table: prepared sends and waits exported for the threads of a kernel (or the host KI
+ * executor), which ring and wait themselves (LibGDSync's {@code gds_mlx5_get_send_info} /
+ * {@code gds_mlx5_get_wait_info}, LibMP's {@code mp::mlx5::get_descriptors}).
+ *
+ * <p>Exporting a send posts it: the table is its executor, so the prepare-order rule applies as for a
+ * stream, and the provider is told its doorbell will be rung by a plain store. Exporting a wait posts it
+ * too. Nothing is posted until {@link Builder#writeTo} succeeds.
+ */
+public final class KiTable {
+    private final MemorySegment segment;
+    private final int sends;
+    private final int waits;
+
+    private KiTable(MemorySegment segment, int sends, int waits) {
+        this.segment = segment;
+        this.sends = sends;
+        this.waits = waits;
+    }
+
+    /**
+     * @param addresses how the table's executor names memory words
+     * @return an empty builder
+     */
+    public static Builder builder(DeviceAddressMap addresses) {
+        return new Builder(addresses);
+    }
+
+    /**
+     * Reads a table written by {@link Builder#writeTo}.
+     *
+     * @param segment the table's memory
+     * @return a view of it
+     * @throws IllegalArgumentException if the magic, version or sizes do not match this layout
+     */
+    public static KiTable read(MemorySegment segment) {
+        if (segment.byteSize() < KiTableLayout.HEADER.byteSize()) {
+            throw new IllegalArgumentException("a KI table needs at least " + KiTableLayout.HEADER.byteSize() + " bytes");
+        }
+        int magic = (int) KiTableLayout.H_MAGIC.get(segment, 0L);
+        if (magic != KiTableLayout.MAGIC) {
+            throw new IllegalArgumentException("not a KI table: magic 0x" + Integer.toHexString(magic));
+        }
+        short version = (short) KiTableLayout.H_VERSION.get(segment, 0L);
+        if (version != KiTableLayout.VERSION) {
+            throw new IllegalArgumentException("KI table version " + version + ", this library reads " + KiTableLayout.VERSION);
+        }
+        int sends = (int) KiTableLayout.H_SEND_COUNT.get(segment, 0L);
+        int waits = (int) KiTableLayout.H_WAIT_COUNT.get(segment, 0L);
+        long total = (long) KiTableLayout.H_TOTAL_BYTES.get(segment, 0L);
+        if (sends < 0 || waits < 0 || total != KiTableLayout.bytes(sends, waits) || total > segment.byteSize()
+                || (short) KiTableLayout.H_HEADER_BYTES.get(segment, 0L) != KiTableLayout.HEADER.byteSize()
+                || (int) KiTableLayout.H_SEND_ENTRY_BYTES.get(segment, 0L) != KiTableLayout.SEND.byteSize()
+                || (int) KiTableLayout.H_WAIT_ENTRY_BYTES.get(segment, 0L) != KiTableLayout.WAIT.byteSize()
+                || (int) KiTableLayout.H_SEND_OFFSET.get(segment, 0L) != KiTableLayout.HEADER.byteSize()
+                || (int) KiTableLayout.H_WAIT_OFFSET.get(segment, 0L)
+                != KiTableLayout.HEADER.byteSize() + sends * KiTableLayout.SEND.byteSize()) {
+            throw new IllegalArgumentException("KI table header is inconsistent with its layout or its segment of "
+                    + segment.byteSize() + " bytes");
+        }
+        return new KiTable(segment.asSlice(0, total), sends, waits);
+    }
+
+    /** @return the table's memory */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** @return send entries */
+    public int sendCount() {
+        return sends;
+    }
+
+    /** @return wait entries */
+    public int waitCount() {
+        return waits;
+    }
+
+    /**
+     * @param i entry index
+     * @return send entry i
+     */
+    public SendEntry send(int i) {
+        long base = sendBase(i);
+        return new SendEntry((long) KiTableLayout.S_DBREC_ADDR.get(segment, base),
+                (int) KiTableLayout.S_DBREC_VALUE.get(segment, base),
+                (int) KiTableLayout.S_FLAGS.get(segment, base),
+                (long) KiTableLayout.S_DB_ADDR.get(segment, base),
+                (long) KiTableLayout.S_DB_VALUE.get(segment, base));
+    }
+
+    /**
+     * @param i entry index
+     * @return wait entry i
+     */
+    public WaitEntry waitEntry(int i) {
+        long base = waitBase(i);
+        return new WaitEntry((long) KiTableLayout.W_WORD_ADDR.get(segment, base),
+                (int) KiTableLayout.W_VALUE.get(segment, base),
+                WaitCondition.ofCode((int) KiTableLayout.W_COND.get(segment, base)),
+                (long) KiTableLayout.W_FLAG_ADDR.get(segment, base),
+                (int) KiTableLayout.W_FLAG_VALUE.get(segment, base));
+    }
+
+    private long sendBase(int i) {
+        Objects.checkIndex(i, sends);
+        return KiTableLayout.HEADER.byteSize() + i * KiTableLayout.SEND.byteSize();
+    }
+
+    private long waitBase(int i) {
+        Objects.checkIndex(i, waits);
+        return KiTableLayout.HEADER.byteSize() + sends * KiTableLayout.SEND.byteSize() + i * KiTableLayout.WAIT.byteSize();
+    }
+
+    /**
+     * A send entry: store {@code dbrecValue} at {@code dbrecAddress}, fence, store {@code doorbellValue}
+     * at {@code doorbellAddress}.
+     *
+     * @param dbrecAddress    the doorbell record
+     * @param dbrecValue      its new value
+     * @param flags           {@link KiTableLayout#SEND_SIGNALED}, {@link KiTableLayout#SEND_FENCE_SYSTEM}
+     * @param doorbellAddress the doorbell
+     * @param doorbellValue   the value to ring it with
+     */
+    public record SendEntry(long dbrecAddress, int dbrecValue, int flags, long doorbellAddress, long doorbellValue) {
+    }
+
+    /**
+     * A wait entry: wait until the word satisfies the condition, then (if {@code flagAddress != 0})
+     * store {@code flagValue} at {@code flagAddress} to release the CQE to the CPU.
+     *
+     * @param wordAddress the word
+     * @param value       the operand
+     * @param condition   the condition
+     * @param flagAddress the release word, or 0 for a plain word wait
+     * @param flagValue   the release value
+     */
+    public record WaitEntry(long wordAddress, int value, WaitCondition condition, long flagAddress, int flagValue) {
+    }
+
+    /** Collects entries, then writes the table and posts what it exports. */
+    public static final class Builder {
+        private final DeviceAddressMap addresses;
+        private final List<SendRequest> sends = new ArrayList<>();
+        private final List<Object> waits = new ArrayList<>();
+        private final Map<QueuePair, Integer> sendsPerQp = new IdentityHashMap<>();
+        private final Map<WaitRequest, Boolean> waitRequests = new IdentityHashMap<>();
+        private boolean written;
+
+        private Builder(DeviceAddressMap addresses) {
+            this.addresses = Objects.requireNonNull(addresses, "addresses");
+        }
+
+        /**
+         * Adds a prepared send; it must be the next of its queue pair in prepare order.
+         *
+         * @param request the send
+         * @return its entry index
+         * @throws IllegalStateException if it is already posted or out of prepare order
+         */
+        public int addSend(SendRequest request) {
+            requireOpen();
+            QueuePair qp = request.queuePair();
+            int earlier = sendsPerQp.getOrDefault(qp, 0);
+            request.checkPost(earlier, this);
+            sendsPerQp.put(qp, earlier + 1);
+            sends.add(request);
+            return sends.size() - 1;
+        }
+
+        /**
+         * Adds a prepared CQE wait.
+         *
+         * @param request the wait
+         * @return its entry index
+         * @throws IllegalStateException if it is already posted or already in this table
+         */
+        public int addWait(WaitRequest request) {
+            requireOpen();
+            request.checkPost();
+            if (waitRequests.put(request, Boolean.TRUE) != null) {
+                throw new IllegalStateException(request + " is already in this table");
+            }
+            waits.add(request);
+            return waits.size() - 1;
+        }
+
+        /**
+         * Adds a wait on a plain 32-bit word (a ready flag, LibMP's {@code isem32}), with no release.
+         *
+         * @param word      the word
+         * @param value     the operand
+         * @param condition the condition
+         * @return its entry index
+         */
+        public int addWordWait(MemoryWord word, int value, WaitCondition condition) {
+            requireOpen();
+            Objects.requireNonNull(condition, "condition");
+            if (word.width() != 4) {
+                throw new IllegalArgumentException("a KI word wait needs a 32-bit word, got " + word);
+            }
+            waits.add(new WordWait(word, value, condition));
+            return waits.size() - 1;
+        }
+
+        /** @return the bytes the table will take */
+        public long byteSize() {
+            return KiTableLayout.bytes(sends.size(), waits.size());
+        }
+
+        /**
+         * Writes the table at the start of a segment and posts every exported send and wait.
+         *
+         * @param dest device-visible memory, at least {@link #byteSize()} bytes, 8-byte aligned
+         * @return the table
+         * @throws IllegalArgumentException if the segment is too small or misaligned; nothing is posted then
+         */
+        public KiTable writeTo(MemorySegment dest) {
+            requireOpen();
+            long size = byteSize();
+            if (dest.byteSize() < size) {
+                throw new IllegalArgumentException("the KI table needs " + size + " bytes, the segment has " + dest.byteSize());
+            }
+            if ((dest.address() & 7) != 0) {
+                throw new IllegalArgumentException("the KI table must be 8-byte aligned, got 0x" + Long.toHexString(dest.address()));
+            }
+            // Resolve every address first: a word the executor cannot see fails before anything is written.
+            long[][] sendAddr = new long[sends.size()][];
+            for (int i = 0; i < sends.size(); i++) {
+                SendRequest r = sends.get(i);
+                sendAddr[i] = new long[] {addresses.addressOf(r.doorbellRecord()), addresses.addressOf(r.doorbell())};
+            }
+            long[][] waitAddr = new long[waits.size()][];
+            for (int i = 0; i < waits.size(); i++) {
+                Object w = waits.get(i);
+                waitAddr[i] = w instanceof WaitRequest r
+                        ? new long[] {addresses.addressOf(r.word()), addresses.addressOf(r.releaseWord())}
+                        : new long[] {addresses.addressOf(((WordWait) w).word()), 0};
+            }
+            MemorySegment t = dest.asSlice(0, size);
+            t.fill((byte) 0);
+            long header = KiTableLayout.HEADER.byteSize();
+            KiTableLayout.H_MAGIC.set(t, 0L, KiTableLayout.MAGIC);
+            KiTableLayout.H_VERSION.set(t, 0L, KiTableLayout.VERSION);
+            KiTableLayout.H_HEADER_BYTES.set(t, 0L, (short) header);
+            KiTableLayout.H_SEND_COUNT.set(t, 0L, sends.size());
+            KiTableLayout.H_WAIT_COUNT.set(t, 0L, waits.size());
+            KiTableLayout.H_SEND_OFFSET.set(t, 0L, (int) header);
+            KiTableLayout.H_WAIT_OFFSET.set(t, 0L, (int) (header + sends.size() * KiTableLayout.SEND.byteSize()));
+            KiTableLayout.H_SEND_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.SEND.byteSize());
+            KiTableLayout.H_WAIT_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.WAIT.byteSize());
+            KiTableLayout.H_TOTAL_BYTES.set(t, 0L, size);
+            for (int i = 0; i < sends.size(); i++) {
+                SendRequest r = sends.get(i);
+                long base = header + i * KiTableLayout.SEND.byteSize();
+                KiTableLayout.S_DBREC_ADDR.set(t, base, sendAddr[i][0]);
+                KiTableLayout.S_DBREC_VALUE.set(t, base, r.doorbellRecordValue());
+                KiTableLayout.S_FLAGS.set(t, base, KiTableLayout.SEND_FENCE_SYSTEM | (r.signaled() ? KiTableLayout.SEND_SIGNALED : 0));
+                KiTableLayout.S_DB_ADDR.set(t, base, sendAddr[i][1]);
+                KiTableLayout.S_DB_VALUE.set(t, base, r.doorbellValue());
+            }
+            long waitBase = header + sends.size() * KiTableLayout.SEND.byteSize();
+            for (int i = 0; i < waits.size(); i++) {
+                long base = waitBase + i * KiTableLayout.WAIT.byteSize();
+                Object w = waits.get(i);
+                if (w instanceof WaitRequest r) {
+                    KiTableLayout.W_VALUE.set(t, base, r.value());
+                    KiTableLayout.W_COND.set(t, base, r.condition().code());
+                    KiTableLayout.W_FLAG_VALUE.set(t, base, r.releaseValue());
+                } else {
+                    WordWait ww = (WordWait) w;
+                    KiTableLayout.W_VALUE.set(t, base, ww.value());
+                    KiTableLayout.W_COND.set(t, base, ww.condition().code());
+                }
+                KiTableLayout.W_WORD_ADDR.set(t, base, waitAddr[i][0]);
+                KiTableLayout.W_FLAG_ADDR.set(t, base, waitAddr[i][1]);
+            }
+            for (SendRequest r : sends) {
+                r.markPosted(this);
+                r.expectPlainStoreRing();
+            }
+            for (Object w : waits) {
+                if (w instanceof WaitRequest r) {
+                    r.markPosted();
+                }
+            }
+            written = true;
+            return new KiTable(t, sends.size(), waits.size());
+        }
+
+        private void requireOpen() {
+            if (written) {
+                throw new IllegalStateException("this KI table was already written; start a new builder");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "KI table builder (" + sends.size() + " sends, " + waits.size() + " waits)";
+        }
+    }
+
+    private record WordWait(MemoryWord word, int value, WaitCondition condition) {
+    }
+}

@@ -1,0 +1,124 @@
+package dev.gdasync.gdsync.ki;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemoryLayout.PathElement;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The binary layout of the KI descriptor table: the one definition on the Java side, mirrored by the
+ * CUDA header of the KI device API. Little-endian, naturally aligned, documented in
+ * {@code docs/ki-descriptor-table.md}.
+ *
+ * <pre>
+ * header (64 B)  magic u32 "GKIT" | version u16 | header_bytes u16 | send_count u32 | wait_count u32
+ *                | send_offset u32 | wait_offset u32 | send_entry_bytes u32 | wait_entry_bytes u32
+ *                | total_bytes u64 | reserved[24]
+ * send (32 B)    dbrec_addr u64 | dbrec_value u32 | flags u32 | db_addr u64 | db_value u64
+ * wait (32 B)    word_addr u64 | value u32 | cond u32 | flag_addr u64 | flag_value u32 | reserved u32
+ * </pre>
+ */
+public final class KiTableLayout {
+    /** "GKIT" as little-endian bytes. */
+    public static final int MAGIC = 0x54494B47;
+    /** The layout version; bumped whenever a field moves. */
+    public static final short VERSION = 1;
+
+    /** Send flag: the request writes a completion. */
+    public static final int SEND_SIGNALED = 1;
+    /** Send flag: a system-scope fence must separate the doorbell-record store from the doorbell store. */
+    public static final int SEND_FENCE_SYSTEM = 1 << 1;
+
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** The table header. */
+    public static final StructLayout HEADER = MemoryLayout.structLayout(
+            U32.withName("magic"),
+            U16.withName("version"),
+            U16.withName("header_bytes"),
+            U32.withName("send_count"),
+            U32.withName("wait_count"),
+            U32.withName("send_offset"),
+            U32.withName("wait_offset"),
+            U32.withName("send_entry_bytes"),
+            U32.withName("wait_entry_bytes"),
+            U64.withName("total_bytes"),
+            MemoryLayout.paddingLayout(24)).withName("gds_ki_table_header");
+
+    /** A send entry: the two stores that ring a prepared send. */
+    public static final StructLayout SEND = MemoryLayout.structLayout(
+            U64.withName("dbrec_addr"),
+            U32.withName("dbrec_value"),
+            U32.withName("flags"),
+            U64.withName("db_addr"),
+            U64.withName("db_value")).withName("gds_ki_send");
+
+    /** A wait entry: the word to wait on, and the flag that releases a CQE once the wait passed. */
+    public static final StructLayout WAIT = MemoryLayout.structLayout(
+            U64.withName("word_addr"),
+            U32.withName("value"),
+            U32.withName("cond"),
+            U64.withName("flag_addr"),
+            U32.withName("flag_value"),
+            MemoryLayout.paddingLayout(4)).withName("gds_ki_wait");
+
+    static final VarHandle H_MAGIC = header("magic");
+    static final VarHandle H_VERSION = header("version");
+    static final VarHandle H_HEADER_BYTES = header("header_bytes");
+    static final VarHandle H_SEND_COUNT = header("send_count");
+    static final VarHandle H_WAIT_COUNT = header("wait_count");
+    static final VarHandle H_SEND_OFFSET = header("send_offset");
+    static final VarHandle H_WAIT_OFFSET = header("wait_offset");
+    static final VarHandle H_SEND_ENTRY_BYTES = header("send_entry_bytes");
+    static final VarHandle H_WAIT_ENTRY_BYTES = header("wait_entry_bytes");
+    static final VarHandle H_TOTAL_BYTES = header("total_bytes");
+
+    static final VarHandle S_DBREC_ADDR = send("dbrec_addr");
+    static final VarHandle S_DBREC_VALUE = send("dbrec_value");
+    static final VarHandle S_FLAGS = send("flags");
+    static final VarHandle S_DB_ADDR = send("db_addr");
+    static final VarHandle S_DB_VALUE = send("db_value");
+
+    static final VarHandle W_WORD_ADDR = waitField("word_addr");
+    static final VarHandle W_VALUE = waitField("value");
+    static final VarHandle W_COND = waitField("cond");
+    static final VarHandle W_FLAG_ADDR = waitField("flag_addr");
+    static final VarHandle W_FLAG_VALUE = waitField("flag_value");
+
+    private KiTableLayout() {
+    }
+
+    /**
+     * @param sends send entries
+     * @param waits wait entries
+     * @return the bytes a table with that many entries takes
+     */
+    public static long bytes(int sends, int waits) {
+        return HEADER.byteSize() + sends * SEND.byteSize() + waits * WAIT.byteSize();
+    }
+
+    /**
+     * @param struct a layout of this class
+     * @param field  a field name
+     * @return the field's byte offset in the struct
+     */
+    public static long offsetOf(StructLayout struct, String field) {
+        return struct.byteOffset(PathElement.groupElement(field));
+    }
+
+    private static VarHandle header(String name) {
+        return HEADER.varHandle(PathElement.groupElement(name));
+    }
+
+    private static VarHandle send(String name) {
+        return SEND.varHandle(PathElement.groupElement(name));
+    }
+
+    private static VarHandle waitField(String name) {
+        return WAIT.varHandle(PathElement.groupElement(name));
+    }
+}
