@@ -454,9 +454,20 @@ final class ShmQueuePair implements QueuePair {
 
     /** Rings by a call: runs the rung work on this thread unless another executor holds the lock. */
     void ring() {
+        runRung();
+    }
+
+    /**
+     * Runs rung work until none is left. A thread that finds the lock taken leaves its work to the
+     * holder, so every holder checks the doorbell record again after unlocking.
+     *
+     * @return 1 if this thread ran work to the end, 0 if it found the lock taken or the head request stalled
+     */
+    private int runRung() {
+        int ran = 0;
         for (;;) {
             if (!LOCK.compareAndSet(this, 0, 1)) {
-                return; // the holder re-checks the doorbell record after unlocking
+                return ran;
             }
             boolean stuck;
             try {
@@ -464,8 +475,12 @@ final class ShmQueuePair implements QueuePair {
             } finally {
                 LOCK.setRelease(this, 0);
             }
-            if (stuck || dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
-                return;
+            if (stuck) {
+                return 0;
+            }
+            ran = 1;
+            if (dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
+                return ran;
             }
         }
     }
@@ -500,16 +515,7 @@ final class ShmQueuePair implements QueuePair {
                 return 0;
             }
         }
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            return 0;
-        }
-        boolean stuck;
-        try {
-            stuck = drain();
-        } finally {
-            LOCK.setRelease(this, 0);
-        }
-        return stuck ? 0 : 1;
+        return runRung();
     }
 
     /** @return whether the agent should poll eagerly for this queue pair */
