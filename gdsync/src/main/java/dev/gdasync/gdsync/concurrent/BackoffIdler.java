@@ -48,7 +48,7 @@ public final class BackoffIdler {
             Thread.yield();
         } else {
             LockSupport.parkNanos(parkNanos);
-            parkNanos = Math.min(parkNanos << 1, maxParkNanos);
+            parkNanos = parkNanos > maxParkNanos >> 1 ? maxParkNanos : parkNanos << 1;
         }
     }
 
@@ -63,6 +63,11 @@ public final class BackoffIdler {
         } else {
             idle();
         }
+    }
+
+    /** @return whether this thread is still in the spin phase */
+    public boolean isSpinning() {
+        return count < spins;
     }
 
     /** @return whether this thread has reached the park phase */

@@ -19,6 +19,7 @@ import java.util.Optional;
  * while another is idle (perftest and the OSU benchmarks do the same with taskset). On systems
  * without the call, {@link #isSupported()} is false and pinning does nothing.
  */
+@SuppressWarnings("restricted") // sched_setaffinity is a native call by design
 public final class ThreadAffinity {
     private static final int CPU_SET_BYTES = 128; // glibc's cpu_set_t: 1024 CPUs
     private static final MethodHandle SET;

@@ -99,5 +99,22 @@ public sealed interface Descriptor {
         public byte[] data() {
             return data.clone();
         }
+
+        /** Equal when target, offset, flags and the staged bytes are equal. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WriteMemory w && target.equals(w.target) && offset == w.offset && flags == w.flags
+                    && java.util.Arrays.equals(data, w.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return ((target.hashCode() * 31 + Long.hashCode(offset)) * 31 + java.util.Arrays.hashCode(data)) * 31 + flags;
+        }
+
+        @Override
+        public String toString() {
+            return "WriteMemory[target=" + target + ", offset=" + offset + ", bytes=" + data.length + ", flags=" + flags + "]";
+        }
     }
 }

@@ -69,6 +69,23 @@ public final class Descriptors {
      *                               posted twice; nothing is marked posted then
      */
     public static MemopBatch post(List<? extends Descriptor> descriptors, Object executor) {
+        checkPost(descriptors, executor);
+        MemopBatch batch = translate(descriptors);
+        markPosted(descriptors, executor);
+        return batch;
+    }
+
+    /**
+     * Checks, without changing anything, that descriptors may be posted to an executor: each send is
+     * next in its queue pair's prepare order (counting sends ahead of it in the list), and no wait is
+     * posted twice. An executor that may still refuse the batch checks first, queues the batch, then
+     * calls {@link #markPosted}.
+     *
+     * @param descriptors the descriptors, in order
+     * @param executor    who will execute them
+     * @throws IllegalStateException if an order rule would be broken
+     */
+    public static void checkPost(List<? extends Descriptor> descriptors, Object executor) {
         int n = descriptors.size();
         if (n > SCAN_LIMIT) {
             checkLong(descriptors, executor);
@@ -88,8 +105,16 @@ public final class Descriptors {
                 }
             }
         }
-        MemopBatch batch = translate(descriptors);
-        for (int i = 0; i < n; i++) {
+    }
+
+    /**
+     * Records that an executor took descriptors checked by {@link #checkPost}.
+     *
+     * @param descriptors the descriptors
+     * @param executor    who took them
+     */
+    public static void markPosted(List<? extends Descriptor> descriptors, Object executor) {
+        for (int i = 0, n = descriptors.size(); i < n; i++) {
             Descriptor d = descriptors.get(i);
             if (d instanceof Descriptor.Send s) {
                 s.request().markPosted(executor);
@@ -97,7 +122,6 @@ public final class Descriptors {
                 w.request().markPosted();
             }
         }
-        return batch;
     }
 
     private static final int SCAN_LIMIT = 16;

@@ -104,7 +104,7 @@ public final class HostMemops {
             if (cond.test(seen, value)) {
                 return;
             }
-            if ((i & TIME_CHECK_MASK) == 0 || idler.isParking()) {
+            if ((i & TIME_CHECK_MASK) == 0 || !idler.isSpinning()) {
                 checkDeadline(word, cond, value, seen, start, policy, aborted);
             }
         }
@@ -136,7 +136,7 @@ public final class HostMemops {
             if (cond.test(seen, value)) {
                 return;
             }
-            if ((i & TIME_CHECK_MASK) == 0 || idler.isParking()) {
+            if ((i & TIME_CHECK_MASK) == 0 || !idler.isSpinning()) {
                 checkDeadline(word, cond, value, seen, start, policy, aborted);
             }
         }

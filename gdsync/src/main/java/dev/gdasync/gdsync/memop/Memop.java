@@ -152,6 +152,23 @@ public sealed interface Memop {
             return data.length;
         }
 
+        /** Equal when target, offset, barrier and the staged bytes are equal. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WriteMemory w && target.equals(w.target) && offset == w.offset && barrier == w.barrier
+                    && java.util.Arrays.equals(data, w.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return (target.hashCode() * 31 + Long.hashCode(offset)) * 31 + java.util.Arrays.hashCode(data) + (barrier ? 1 : 0);
+        }
+
+        @Override
+        public String toString() {
+            return "WriteMemory[target=" + target + ", offset=" + offset + ", bytes=" + data.length + ", barrier=" + barrier + "]";
+        }
+
         /**
          * Copies the staged bytes into a segment without exposing the array.
          *

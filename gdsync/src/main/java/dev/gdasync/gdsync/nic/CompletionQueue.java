@@ -36,4 +36,13 @@ public interface CompletionQueue {
      *                               will produce it
      */
     WaitRequest prepareWait();
+
+    /**
+     * Declares that the CQEs reaped so far without waits were meant for the CPU, so the next wait is for
+     * the next CQE not yet reaped. Use it when a completion queue that was only polled starts to be
+     * waited on by a stream or kernel.
+     *
+     * @throws IllegalStateException if a prepared wait's CQE has not been reaped yet
+     */
+    void resyncWaits();
 }

@@ -6,7 +6,11 @@ public final class SendFlags {
     public static final int FENCE = 1;
     /** Write a completion when the request completes (errors always write one). */
     public static final int SIGNALED = 1 << 1;
-    /** Copy the payload into the work request at post time; the buffer is free at once and needs no key. */
+    /**
+     * Copy the payload (at most 192 bytes) into the work request at post time, so the buffer is free at
+     * once. Unlike verbs, the buffer must still name a live lkey of this NIC: Java reads it through its
+     * registration, never through a raw address.
+     */
     public static final int INLINE = 1 << 3;
     /** Every flag. */
     public static final int ALL = FENCE | SIGNALED | INLINE;

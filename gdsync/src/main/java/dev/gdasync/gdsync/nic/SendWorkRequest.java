@@ -72,7 +72,7 @@ public final class SendWorkRequest {
      *
      * @param address the buffer's address
      * @param length  its length
-     * @param lkey    its memory region's lkey (ignored for INLINE)
+     * @param lkey    its memory region's lkey (INLINE buffers too: the payload is read through the registration)
      * @return this
      */
     public SendWorkRequest sge(long address, int length, long lkey) {

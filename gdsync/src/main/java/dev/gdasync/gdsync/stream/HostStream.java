@@ -86,8 +86,10 @@ public final class HostStream implements Stream {
 
     @Override
     public void post(List<? extends Descriptor> descriptors) {
-        requireUsable();
-        enqueue(Descriptors.post(descriptors, this));
+        // Check, queue, then mark posted: if the stream is closed or failed, nothing is marked posted.
+        Descriptors.checkPost(descriptors, this);
+        enqueue(Descriptors.translate(descriptors));
+        Descriptors.markPosted(descriptors, this);
     }
 
     @Override
@@ -137,17 +139,23 @@ public final class HostStream implements Stream {
         if (parked) {
             LockSupport.unpark(thread);
         }
+        // A close that raced this post may have drained the queue already: take the item back and fail
+        // it here, or the stream thread will (whoever removes it), so no event is left pending.
+        if (closing && queue.remove(item)) {
+            discard(item, new IllegalStateException("stream '" + name + "' was closed"));
+            throw new IllegalStateException("stream '" + name + "' is closed");
+        }
     }
 
     private void run() {
         BackoffIdler waitIdler = new BackoffIdler(policy.backoff());
         long idle = 0;
         for (;;) {
+            if (closing) {
+                break; // queued work is dropped, not run: the loop below fails its events
+            }
             Object item = queue.poll();
             if (item == null) {
-                if (closing) {
-                    break;
-                }
                 idle = idleOnce(idle);
                 continue;
             }
@@ -159,6 +167,9 @@ public final class HostStream implements Stream {
             }
             try {
                 execute(item, waitIdler);
+            } catch (WaitAbortedException e) {
+                // close() abandoned a wait: the stream is closed, not failed.
+                discard(item, new IllegalStateException("stream '" + name + "' was closed", e));
             } catch (Throwable t) {
                 if (failure == null) {
                     failure = t;

@@ -39,9 +39,28 @@ final class Agent implements Runnable {
         queuePairs = a;
     }
 
-    synchronized void remove(ShmQueuePair qp) {
-        queuePairs = Arrays.stream(queuePairs).filter(q -> q != qp).toArray(ShmQueuePair[]::new);
+    /**
+     * Stops polling a queue pair and returns once the agent can no longer touch it: any pass that
+     * started before the removal has ended (so the caller may unmap the queue pair's memory).
+     */
+    void remove(ShmQueuePair qp) {
+        synchronized (this) {
+            queuePairs = Arrays.stream(queuePairs).filter(q -> q != qp).toArray(ShmQueuePair[]::new);
+        }
+        if (Thread.currentThread() == thread || !thread.isAlive()) {
+            return;
+        }
+        // Two ends of passes: the one in progress (which may hold the old array) and a complete one.
+        long target = passes + 2;
+        long deadline = System.nanoTime() + QUIESCE_TIMEOUT_NANOS;
+        while (passes < target && thread.isAlive() && System.nanoTime() < deadline) {
+            LockSupport.unpark(thread);
+            LockSupport.parkNanos(10_000);
+        }
     }
+
+    private static final long QUIESCE_TIMEOUT_NANOS = 5_000_000_000L;
+    private volatile long passes;
 
     /** Cuts a park short: a plain-store ring is now expected. */
     void wake() {
@@ -66,18 +85,33 @@ final class Agent implements Runnable {
         while (running) {
             try {
                 nextSweep = pass(cold, hot, nextSweep);
+                passes++;
             } catch (RuntimeException e) {
-                // A bug must not silently stop the NIC: report it and keep serving the other queue pairs.
-                if (!reported) {
-                    reported = true;
-                    System.err.println("gdasync agent of " + nic.name() + " caught an unexpected error; it keeps running");
-                    e.printStackTrace();
-                }
+                passes++;
+                report(e);
             }
         }
     }
 
-    private boolean reported;
+    private long errors;
+    private long lastReportNanos;
+
+    /**
+     * A bug must not silently stop the NIC: the agent reports it and keeps serving the other queue pairs.
+     * The first error prints its stack; later ones a line each, at most one a second.
+     */
+    private void report(RuntimeException e) {
+        errors++;
+        long now = System.nanoTime();
+        if (errors == 1) {
+            System.err.println("gdasync agent of " + nic.name() + " caught an unexpected error; it keeps running");
+            e.printStackTrace();
+            lastReportNanos = now;
+        } else if (now - lastReportNanos >= 1_000_000_000L) {
+            System.err.println("gdasync agent of " + nic.name() + ": unexpected error #" + errors + ": " + e);
+            lastReportNanos = now;
+        }
+    }
 
     private long pass(BackoffIdler cold, BackoffIdler hot, long nextSweep) {
         {

@@ -34,6 +34,7 @@ final class RemoteNode {
     private final ConcurrentHashMap<Long, MemorySegment> regions = new ConcurrentHashMap<>();
     private volatile ErrorDetail gone;
     private int references;
+    private boolean released;
     private final ProcessHandle handle;
     private int checks;
     private static final int START_TIME_CHECK_EVERY = 50;
@@ -108,9 +109,9 @@ final class RemoteNode {
      *
      * @return why it is gone, or null if alive
      */
-    ErrorDetail checkLiveness() {
+    synchronized ErrorDetail checkLiveness() {
         ErrorDetail g = gone;
-        if (g != null) {
+        if (g != null || released) {
             return g;
         }
         if ((int) INT.getAcquire(node, Layouts.Node.OFF_STATE) == Layouts.Node.STATE_CLOSED) {
@@ -205,6 +206,8 @@ final class RemoteNode {
      */
     synchronized boolean release() {
         if (--references == 0) {
+            // Under the monitor: an agent sweep reading the node file finishes before the unmapping.
+            released = true;
             arena.close();
             return true;
         }

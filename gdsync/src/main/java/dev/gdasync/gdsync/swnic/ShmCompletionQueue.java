@@ -119,7 +119,7 @@ final class ShmCompletionQueue implements CompletionQueue {
             throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": poll() already"
                     + " reaped it (and " + (reaped - next - 1) + " after it). The k-th wait of a completion queue is for"
                     + " its k-th CQE, so prepare each wait before its CQE can be reaped, or reap with a wait's"
-                    + " releaseOnCpu()");
+                    + " releaseOnCpu(); if the reaped CQEs were meant for the CPU, call resyncWaits()");
         }
         long limit = expected.getAsLong();
         if (next >= limit) {
@@ -133,6 +133,16 @@ final class ShmCompletionQueue implements CompletionQueue {
         return new ShmWaitRequest(this, next, MemopBatch.of(
                 new Memop.Wait32(validityWords[s], value, WaitCondition.GEQ),
                 new Memop.Write32(releaseWords[s], value, true)));
+    }
+
+    @Override
+    public void resyncWaits() {
+        long reaped = polled();
+        if (waitsPrepared > reaped) {
+            throw new IllegalStateException(name + " has " + (waitsPrepared - reaped)
+                    + " prepared waits whose CQEs are not reaped yet; resync only when none is outstanding");
+        }
+        waitsPrepared = reaped;
     }
 
     /** @return the offset of slot {@code s} */

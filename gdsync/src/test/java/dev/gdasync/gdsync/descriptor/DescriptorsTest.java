@@ -45,7 +45,7 @@ class DescriptorsTest {
     private MemorySegment seg;
     private MemoryWord w32;
     private MemoryWord w64;
-    private NicPair nics;
+    private SenderReceiver nics;
 
     @BeforeEach
     void setUp() {
@@ -65,7 +65,7 @@ class DescriptorsTest {
 
     /** Starts the two NICs for a test that needs real prepared sends and waits. */
     private void startNics() {
-        nics = new NicPair(base, "desc");
+        nics = new SenderReceiver(base, "desc");
     }
 
     private Memop only(Descriptor d) {
@@ -237,12 +237,12 @@ class DescriptorsTest {
     private void assertReceivedInOrder(int n) {
         Completion c = new Completion();
         for (int i = 0; i < n; i++) {
-            assertTrue(NicPair.pollWithin(nics.receiver.recvCq(), c, 5_000), "receive " + i);
+            assertTrue(SenderReceiver.pollWithin(nics.receiver.recvCq(), c, 5_000), "receive " + i);
             assertTrue(c.isSuccess(), c::toString);
             assertEquals(i, c.wrId());
             assertEquals(8, c.byteLength());
             assertEquals(CompletionOpcode.RECV, c.opcode());
-            assertEquals(NicPair.payload(i), nics.received(i));
+            assertEquals(SenderReceiver.payload(i), nics.received(i));
         }
         assertEquals(0, nics.receiver.recvCq().poll(c), "no extra receive");
     }
@@ -370,7 +370,7 @@ class DescriptorsTest {
         // in a long list as well
         List<Descriptor> longList = new ArrayList<>();
         longList.add(new Descriptor.Wait(w));
-        MemoryWord scratch = MemoryWord.word32(nics.senderRegion.segment(), 8L * (NicPair.SLOTS - 1), "scratch");
+        MemoryWord scratch = MemoryWord.word32(nics.senderRegion.segment(), 8L * (SenderReceiver.SLOTS - 1), "scratch");
         for (int i = 0; i < 20; i++) {
             longList.add(new Descriptor.WriteValue32(scratch, i, 0));
         }
@@ -420,13 +420,13 @@ class DescriptorsTest {
         Descriptors.postOnCpu(List.of(new Descriptor.Send(s0)), POLICY);
 
         assertEquals(SendRequest.State.POSTED, s0.state());
-        assertTrue(NicPair.pollWithin(nics.receiver.recvCq(), c, 5_000));
+        assertTrue(SenderReceiver.pollWithin(nics.receiver.recvCq(), c, 5_000));
         assertTrue(c.isSuccess(), c::toString);
         assertEquals(0, c.wrId());
         assertEquals(8, c.byteLength());
-        assertEquals(NicPair.payload(0), nics.received(0));
-        assertTrue(NicPair.within(s0::isExecuted, 5_000));
-        assertTrue(NicPair.pollWithin(nics.sender.sendCq(), c, 5_000));
+        assertEquals(SenderReceiver.payload(0), nics.received(0));
+        assertTrue(SenderReceiver.within(s0::isExecuted, 5_000));
+        assertTrue(SenderReceiver.pollWithin(nics.sender.sendCq(), c, 5_000));
         assertEquals(1000, c.wrId());
         assertEquals(CompletionOpcode.SEND, c.opcode());
     }
@@ -438,13 +438,13 @@ class DescriptorsTest {
         WaitRequest recvWait = nics.receiver.prepareWaitCq(nics.receiver.recvCq());
         Descriptors.postOnCpu(List.of(new Descriptor.Send(nics.prepareSend(0))), POLICY);
         Completion c = new Completion();
-        assertTrue(NicPair.within(recvWait::isSatisfied, 5_000), "the receive CQE arrived");
+        assertTrue(SenderReceiver.within(recvWait::isSatisfied, 5_000), "the receive CQE arrived");
         assertEquals(0, nics.receiver.recvCq().poll(c), "held by the unreleased wait");
 
         Descriptors.postOnCpu(List.of(new Descriptor.Wait(recvWait)), POLICY);
 
         assertEquals(1, nics.receiver.recvCq().poll(c));
         assertEquals(0, c.wrId());
-        assertEquals(NicPair.payload(0), nics.received(0));
+        assertEquals(SenderReceiver.payload(0), nics.received(0));
     }
 }

@@ -181,6 +181,21 @@ class QueuePairRulesTest {
     }
 
     @Test
+    void resyncLetsAPolledQueueStartBeingWaitedOn() {
+        postRecvs(3);
+        p.qa.postSend(send8(1));
+        awaitOne(p.qb.recvCq());
+        p.qb.recvCq().resyncWaits();
+        WaitRequest w = p.qb.prepareWaitCq(p.qb.recvCq());
+        assertEquals(1, w.index());
+        IllegalStateException busy = assertThrows(IllegalStateException.class, () -> p.qb.recvCq().resyncWaits());
+        assertTrue(busy.getMessage().contains("not reaped yet"), busy.getMessage());
+        p.qa.postSend(send8(2));
+        HostMemops.execute(w.memops(), WaitPolicy.defaults());
+        assertEquals(1, awaitOne(p.qb.recvCq()).wrId());
+    }
+
+    @Test
     void waitsOfAnotherQueuePairAreRejected() {
         QueuePair other = p.a.createQueuePair(QueuePairConfig.DEFAULT);
         assertThrows(IllegalArgumentException.class, () -> p.qa.prepareWaitCq(other.recvCq()));

@@ -61,14 +61,28 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child
      */
     public static ChildJvm start(String name, Class<?> mainClass, List<String> args) {
+        return start(name, List.of(), mainClass, args);
+    }
+
+    /**
+     * Starts {@code mainClass} in a new JVM with extra JVM options.
+     *
+     * @param name       a short name for messages and the stderr prefix
+     * @param jvmOptions options placed before the main class (for example -Xint)
+     * @param mainClass  the class whose main runs
+     * @param args       its arguments
+     * @return the running child
+     */
+    public static ChildJvm start(String name, List<String> jvmOptions, Class<?> mainClass, List<String> args) {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>(List.of(java,
                 "--enable-native-access=ALL-UNNAMED",
                 // Children are small: a serial GC and C1 only keep their start cheap on a 2-core machine.
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-Xss1m",
-                "-cp", System.getProperty("java.class.path"),
-                mainClass.getName()));
+                "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(jvmOptions);
+        cmd.add(mainClass.getName());
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("GDASYNC_JOB_ID");

@@ -21,7 +21,7 @@ import java.nio.file.Path;
  * real prepared sends and waits. The sender's message i is the 8 bytes at offset {@code 8 * i} of its
  * region; the receiver's receive i lands at offset {@code 8 * i} of its region.
  */
-public final class NicPair implements AutoCloseable {
+public final class SenderReceiver implements AutoCloseable {
     /** Slots for messages (and receive buffers). */
     public static final int SLOTS = 64;
 
@@ -39,7 +39,7 @@ public final class NicPair implements AutoCloseable {
      * @param base  a temporary directory for the shared-memory files
      * @param jobId the job
      */
-    public NicPair(Path base, String jobId) {
+    public SenderReceiver(Path base, String jobId) {
         SwNicConfig cfg = SwNicConfig.defaults().withShmBase(base).withJobId(jobId);
         senderNic = SoftwareNic.open(cfg);
         receiverNic = SoftwareNic.open(cfg);
