@@ -15,17 +15,17 @@ final class Report {
     private Report() {
     }
 
-    static void print(List<GdsyncPingPong.Result> results, PingPongPlan plan) {
+    static void print(List<Result> results, PingPongPlan plan) {
         System.out.println();
         System.out.println("gdsync ping-pong over the shared-memory software NIC (one-way = round trip / 2, median of "
                 + plan.repetitions() + " runs)");
         System.out.printf(Locale.ROOT, "%-8s %10s %8s %12s %12s%n", "ring", "bytes", "iters", "oneway_us", "MB/s");
-        for (GdsyncPingPong.Result r : results) {
+        for (Result r : results) {
             System.out.printf(Locale.ROOT, "%-8s %10d %8d %12.3f %12.1f%n", r.ring(), r.bytes(), r.iters(),
                     r.oneWayMicros(), r.megabytesPerSecond());
         }
         System.out.println();
-        for (GdsyncPingPong.Result r : results) {
+        for (Result r : results) {
             if (r.bytes() == 8 && r.ring().equals("cpu")) {
                 target("8 B one-way, ring=cpu", r.oneWayMicros(), 0.25);
             }
@@ -33,9 +33,9 @@ final class Report {
                 target("8 B one-way, ring=stream", r.oneWayMicros(), 1.0);
             }
         }
-        GdsyncPingPong.Result copy = find(results, "memcpy", 1 << 20);
+        Result copy = find(results, "memcpy", 1 << 20);
         for (String ring : List.of("cpu", "stream")) {
-            GdsyncPingPong.Result r = find(results, ring, 1 << 20);
+            Result r = find(results, ring, 1 << 20);
             if (r != null && copy != null) {
                 double ratio = r.megabytesPerSecond() / copy.megabytesPerSecond();
                 System.out.printf(Locale.ROOT, "1 MiB ring=%s: %.1f MB/s = %.1f %% of single-thread memcpy (%.1f MB/s), target >= 80 %%: %s%n",
@@ -49,8 +49,8 @@ final class Report {
                 measured <= limit ? "met" : "NOT met");
     }
 
-    private static GdsyncPingPong.Result find(List<GdsyncPingPong.Result> results, String ring, int bytes) {
-        for (GdsyncPingPong.Result r : results) {
+    private static Result find(List<Result> results, String ring, int bytes) {
+        for (Result r : results) {
             if (r.ring().equals(ring) && r.bytes() == bytes) {
                 return r;
             }
@@ -58,10 +58,10 @@ final class Report {
         return null;
     }
 
-    static void writeCsv(List<GdsyncPingPong.Result> results, Path file) {
+    static void writeCsv(List<Result> results, Path file) {
         List<String> lines = new ArrayList<>();
         lines.add(CSV_HEADER);
-        for (GdsyncPingPong.Result r : results) {
+        for (Result r : results) {
             lines.add(String.format(Locale.ROOT, "%s,%d,%d,%.4f,%.1f", r.ring(), r.bytes(), r.iters(), r.oneWayMicros(),
                     r.megabytesPerSecond()));
         }

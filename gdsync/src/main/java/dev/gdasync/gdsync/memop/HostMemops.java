@@ -89,25 +89,12 @@ public final class HostMemops {
      * @param aborted polled while waiting
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
+     * @throws IllegalArgumentException if the word is not 32-bit
      */
     public static void await32(MemoryWord word, int value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted) {
-        int seen = word.getAcquire32();
-        if (cond.test(seen, value)) {
-            return;
-        }
-        idler.reset();
-        long start = System.nanoTime();
-        for (int i = 1; ; i++) {
-            idler.idle();
-            seen = word.getAcquire32();
-            if (cond.test(seen, value)) {
-                return;
-            }
-            if ((i & TIME_CHECK_MASK) == 0 || !idler.isSpinning()) {
-                checkDeadline(word, cond, value, seen, start, policy, aborted);
-            }
-        }
+        requireWidth(word, 4);
+        await(word, value, cond, policy, idler, aborted);
     }
 
     /**
@@ -121,24 +108,39 @@ public final class HostMemops {
      * @param aborted polled while waiting
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
+     * @throws IllegalArgumentException if the word is not 64-bit
      */
     public static void await64(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted) {
-        long seen = word.getAcquire64();
-        if (cond.test(seen, value)) {
+        requireWidth(word, 8);
+        await(word, value, cond, policy, idler, aborted);
+    }
+
+    /** One wait loop for both widths: a 32-bit word is read and compared as an int. */
+    private static void await(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
+                              BackoffIdler idler, BooleanSupplier aborted) {
+        boolean narrow = word.width() == 4;
+        long seen = narrow ? word.getAcquire32() : word.getAcquire64();
+        if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
             return;
         }
         idler.reset();
         long start = System.nanoTime();
         for (int i = 1; ; i++) {
             idler.idle();
-            seen = word.getAcquire64();
-            if (cond.test(seen, value)) {
+            seen = narrow ? word.getAcquire32() : word.getAcquire64();
+            if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
                 return;
             }
             if ((i & TIME_CHECK_MASK) == 0 || !idler.isSpinning()) {
                 checkDeadline(word, cond, value, seen, start, policy, aborted);
             }
+        }
+    }
+
+    private static void requireWidth(MemoryWord word, int width) {
+        if (word.width() != width) {
+            throw new IllegalArgumentException("a " + (width * 8) + "-bit wait needs a " + (width * 8) + "-bit word, got " + word);
         }
     }
 

@@ -4,7 +4,6 @@ import dev.gdasync.gdsync.memop.Doorbell;
 import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
-import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.CompletionStatus;
@@ -16,7 +15,6 @@ import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
-import dev.gdasync.gdsync.nic.ScatterGatherList;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
@@ -50,7 +48,6 @@ final class ShmQueuePair implements QueuePair {
     private static final VarHandle LOCK;
     private static final VarHandle EXECUTED;
     private static final VarHandle SQ_PRODUCED;
-    private static final VarHandle RQ_POSTED;
 
     static {
         try {
@@ -58,7 +55,6 @@ final class ShmQueuePair implements QueuePair {
             LOCK = l.findVarHandle(ShmQueuePair.class, "lock", int.class);
             EXECUTED = l.findVarHandle(ShmQueuePair.class, "executed", long.class);
             SQ_PRODUCED = l.findVarHandle(ShmQueuePair.class, "sqProduced", long.class);
-            RQ_POSTED = l.findVarHandle(ShmQueuePair.class, "rqPosted", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -73,9 +69,10 @@ final class ShmQueuePair implements QueuePair {
     final MemorySegment seg;
     final Layouts.Qp layout;
     private final int sqMask;
-    private final int rqMask;
     final ShmCompletionQueue sendCq;
     final ShmCompletionQueue recvCq;
+    private final WorkRequestEncoder encoder;
+    private final ReceiveQueue receiveQueue;
     private final MemoryWord dbrecWord;
     private final MemoryWord doorbellWord;
     private final Doorbell doorbellCall = this::ring;
@@ -87,13 +84,12 @@ final class ShmQueuePair implements QueuePair {
     private volatile ErrorDetail errorDetail = ErrorDetail.NONE;
     volatile RemoteQp remote;
 
-    // Owner CPU thread; the two counters others read are published with release stores (no fence on
-    // the hot path), and read by others with acquire loads.
+    // Owner CPU thread; sqProduced, which executors read, is published with release stores (no fence
+    // on the hot path).
     private long sqProduced;
     private long sqPosted;
     private Object boundExecutor;
     private long signaledPrepared;
-    private long rqPosted;
 
     // Executors, under the lock.
     @SuppressWarnings("unused")
@@ -135,13 +131,14 @@ final class ShmQueuePair implements QueuePair {
         INT.setRelease(seg, Layouts.Qp.OFF_STATE, QpState.RESET.code());
         LONG.setRelease(seg, Layouts.Qp.OFF_MAGIC, Layouts.Qp.MAGIC);
         this.sqMask = config.sendDepth() - 1;
-        this.rqMask = config.recvDepth() - 1;
         this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
         this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
         this.sendCq = new ShmCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
                 config.sendCqDepth(), () -> signaledPrepared, "signaled sends");
         this.recvCq = new ShmCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
-                config.recvDepth(), () -> (long) RQ_POSTED.getAcquire(this), "receives posted");
+                config.recvDepth(), this::receivesPosted, "receives posted");
+        this.encoder = new WorkRequestEncoder(nic, seg);
+        this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
         this.executor = new WqeExecutor(this);
         this.endpoint = new ShmEndpoint(nic.directory().processDirectory(), ProcessHandle.current().pid(),
                 nic.startMillis(), qpn, token, config.sendDepth(), config.recvDepth(), config.sendCqDepth()).encode();
@@ -216,33 +213,14 @@ final class ShmQueuePair implements QueuePair {
     @Override
     public void postRecv(RecvWorkRequest wr) {
         requireNotClosed();
-        ScatterGatherList sgl = wr.sgl();
-        for (int i = 0; i < sgl.count(); i++) {
-            ShmMemoryRegion mr = localBuffer(sgl, i, "receive");
-            if ((mr.access() & Access.LOCAL_WRITE) == 0) {
-                throw new IllegalArgumentException("receive sge " + i + ": " + mr + " lacks LOCAL_WRITE");
-            }
-        }
-        sgl.totalLength();
-        long posted = rqPosted;
-        if (posted - recvCq.polled() >= config.recvDepth()) {
-            throw new QueueFullException("receive queue of QP " + qpn + " is full (" + config.recvDepth()
-                    + " receives not yet reaped): poll the receive CQ first");
-        }
-        long e = layout.rq + (posted & rqMask) * Layouts.Rqe.SIZE;
-        seg.set(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID, wr.wrId());
-        seg.set(JAVA_INT, e + Layouts.Rqe.OFF_NUM_SGE, sgl.count());
-        for (int i = 0; i < sgl.count(); i++) {
-            long s = e + Layouts.Rqe.OFF_SGE + i * Layouts.Sge.SIZE;
-            seg.set(JAVA_LONG, s + Layouts.Sge.OFF_ADDR, sgl.address(i));
-            seg.set(JAVA_LONG, s + Layouts.Sge.OFF_LKEY, sgl.lkey(i));
-            seg.set(JAVA_INT, s + Layouts.Sge.OFF_LENGTH, sgl.length(i));
-        }
-        INT.setRelease(seg, e + Layouts.Rqe.OFF_SEQ, (int) (posted + 1));
-        RQ_POSTED.setRelease(this, posted + 1);
+        receiveQueue.post(wr);
         if (state == QpState.ERROR) {
             flushReceives();
         }
+    }
+
+    private long receivesPosted() {
+        return receiveQueue.posted();
     }
 
     @Override
@@ -256,10 +234,10 @@ final class ShmQueuePair implements QueuePair {
             throw new IllegalStateException("queue pair " + qpn + " has sends posted to " + boundExecutor
                     + " that it has not rung yet; a CPU post would ring them early");
         }
-        int length = validate(wr);
+        int length = encoder.checkSend(wr);
         checkSpace(wr.signaled());
         long seq = sqProduced;
-        writeWqe(seq, wr, length);
+        encoder.writeWqe(wqe(seq), wr, length);
         SQ_PRODUCED.setRelease(this, seq + 1);
         sqPosted = seq + 1;
         if (wr.signaled()) {
@@ -273,10 +251,10 @@ final class ShmQueuePair implements QueuePair {
     @Override
     public SendRequest prepareSend(SendWorkRequest wr) {
         requireSendable();
-        int length = validate(wr);
+        int length = encoder.checkSend(wr);
         checkSpace(wr.signaled());
         long seq = sqProduced;
-        writeWqe(seq, wr, length);
+        encoder.writeWqe(wqe(seq), wr, length);
         SQ_PRODUCED.setRelease(this, seq + 1);
         if (wr.signaled()) {
             signaledPrepared++;
@@ -302,7 +280,7 @@ final class ShmQueuePair implements QueuePair {
 
     @Override
     public int recvQueueFree() {
-        return (int) (config.recvDepth() - ((long) RQ_POSTED.getAcquire(this) - recvCq.polled()));
+        return receiveQueue.free();
     }
 
     /** The doorbell value: this queue pair's number and the new producer index, as a ctrl segment would carry. */
@@ -326,57 +304,6 @@ final class ShmQueuePair implements QueuePair {
         }
     }
 
-    private ShmMemoryRegion localBuffer(ScatterGatherList sgl, int i, String what) {
-        ShmMemoryRegion mr = nic.localMr(sgl.lkey(i));
-        if (mr == null) {
-            throw new IllegalArgumentException(what + " sge " + i + ": lkey 0x" + Long.toHexString(sgl.lkey(i))
-                    + " matches no live memory region of " + nic.name());
-        }
-        if (!mr.contains(sgl.address(i), sgl.length(i))) {
-            throw new IllegalArgumentException(what + " sge " + i + ": [0x" + Long.toHexString(sgl.address(i))
-                    + ", +" + sgl.length(i) + ") is outside " + mr);
-        }
-        return mr;
-    }
-
-    /** Checks a send work request completely; returns its payload length. */
-    private int validate(SendWorkRequest wr) {
-        Opcode op = wr.opcode();
-        int flags = wr.flags();
-        if ((flags & ~SendFlags.ALL) != 0) {
-            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
-        }
-        ScatterGatherList sgl = wr.sgl();
-        int length = sgl.totalLength();
-        if ((flags & SendFlags.INLINE) != 0) {
-            if (op != Opcode.SEND && op != Opcode.SEND_WITH_IMM && op != Opcode.RDMA_WRITE && op != Opcode.RDMA_WRITE_WITH_IMM) {
-                throw new IllegalArgumentException("INLINE applies to SEND and RDMA_WRITE, not " + op);
-            }
-            if (length > Layouts.Wqe.MAX_INLINE) {
-                throw new IllegalArgumentException("INLINE payload of " + length + " bytes exceeds the inline limit of "
-                        + Layouts.Wqe.MAX_INLINE + " bytes");
-            }
-        }
-        if (op.isAtomic()) {
-            if (sgl.count() != 1 || sgl.length(0) != 8) {
-                throw new IllegalArgumentException(op + " needs exactly one 8-byte local buffer for the original value, got "
-                        + sgl.count() + " buffers of " + length + " bytes");
-            }
-            if ((wr.remoteAddress() & 7) != 0) {
-                throw new IllegalArgumentException(op + " remote address 0x" + Long.toHexString(wr.remoteAddress())
-                        + " is not 8-byte aligned");
-            }
-        }
-        for (int i = 0; i < sgl.count(); i++) {
-            ShmMemoryRegion mr = localBuffer(sgl, i, "send");
-            if (op.writesLocal() && (mr.access() & Access.LOCAL_WRITE) == 0) {
-                throw new IllegalArgumentException("send sge " + i + ": " + op + " writes the local buffer but " + mr
-                        + " lacks LOCAL_WRITE");
-            }
-        }
-        return length;
-    }
-
     private void checkSpace(boolean signaled) {
         long ex = (long) EXECUTED.getAcquire(this);
         if (sqProduced - ex >= config.sendDepth()) {
@@ -387,36 +314,6 @@ final class ShmQueuePair implements QueuePair {
         if (signaled && signaledPrepared - sendCq.polled() >= config.sendCqDepth() - 1) {
             throw new QueueFullException("send CQ of QP " + qpn + " is full: " + (signaledPrepared - sendCq.polled())
                     + " signaled completions not yet reaped: poll the send CQ first");
-        }
-    }
-
-    private void writeWqe(long seq, SendWorkRequest wr, int length) {
-        long w = layout.sq + (seq & sqMask) * Layouts.Wqe.SIZE;
-        ScatterGatherList sgl = wr.sgl();
-        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID, wr.wrId());
-        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE, (byte) wr.opcode().code());
-        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS, (byte) wr.flags());
-        seg.set(JAVA_BYTE, w + Layouts.Wqe.OFF_NUM_SGE, (byte) sgl.count());
-        seg.set(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH, length);
-        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_REMOTE_ADDR, wr.remoteAddress());
-        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY, wr.rkey());
-        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_COMPARE_ADD, wr.compareAdd());
-        seg.set(JAVA_LONG, w + Layouts.Wqe.OFF_SWAP, wr.swap());
-        seg.set(JAVA_INT, w + Layouts.Wqe.OFF_IMM, wr.immediate());
-        if ((wr.flags() & SendFlags.INLINE) != 0) {
-            long dst = w + Layouts.Wqe.OFF_DATA;
-            for (int i = 0; i < sgl.count(); i++) {
-                ShmMemoryRegion mr = nic.localMr(sgl.lkey(i));
-                MemorySegment.copy(mr.segment(), sgl.address(i) - mr.address(), seg, dst, sgl.length(i));
-                dst += sgl.length(i);
-            }
-        } else {
-            for (int i = 0; i < sgl.count(); i++) {
-                long s = w + Layouts.Wqe.OFF_DATA + i * Layouts.Sge.SIZE;
-                seg.set(JAVA_LONG, s + Layouts.Sge.OFF_ADDR, sgl.address(i));
-                seg.set(JAVA_LONG, s + Layouts.Sge.OFF_LKEY, sgl.lkey(i));
-                seg.set(JAVA_INT, s + Layouts.Sge.OFF_LENGTH, sgl.length(i));
-            }
         }
     }
 
@@ -631,38 +528,12 @@ final class ShmQueuePair implements QueuePair {
         flushReceives();
     }
 
-    /**
-     * Completes every posted receive no executor has claimed with a flush error. If the peer died, also
-     * completes receives it claimed but never finished.
-     */
+    /** Flushes the posted receives no executor has claimed (and, if the peer died, those it never finished). */
     void flushReceives() {
         synchronized (flushLock) {
-            long posted = (long) RQ_POSTED.getAcquire(this);
-            for (;;) {
-                long c = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
-                if (c >= posted) {
-                    break;
-                }
-                if (LONG.compareAndSet(seg, Layouts.Qp.OFF_RQ_CLAIMED, c, c + 1)) {
-                    completeRecvLocally(c, CompletionStatus.WR_FLUSH_ERR, errorDetail);
-                }
-            }
             RemoteQp r = remote;
-            if (r != null && r.node().gone() == ErrorDetail.PEER_DEAD) {
-                long claimed = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
-                for (long n = recvCq.polled(); n < claimed; n++) {
-                    if (!recvCq.isWritten(n)) {
-                        completeRecvLocally(n, CompletionStatus.WR_FLUSH_ERR, ErrorDetail.PEER_DEAD);
-                    }
-                }
-            }
+            receiveQueue.flush(errorDetail, r != null && r.node().gone() == ErrorDetail.PEER_DEAD);
         }
-    }
-
-    private void completeRecvLocally(long index, CompletionStatus status, ErrorDetail detail) {
-        long e = layout.rq + (index & rqMask) * Layouts.Rqe.SIZE;
-        recvCq.write(index, seg.get(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID), 0, 0, false, qpn, CompletionOpcode.RECV,
-                status, detail, index);
     }
 
     /** Sweep step of the agent: notices a peer that died, closed or broke. */
