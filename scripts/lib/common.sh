@@ -43,9 +43,9 @@ find_jdk() {
     done
     if [ -z "$best" ]; then
         if [ -n "$found_old" ]; then
-            die "found $found_old, but gdasync compiles for Java release $GDASYNC_JAVA_RELEASE: install a JDK $GDASYNC_JAVA_RELEASE or newer (for example Temurin 25) or set JAVA_HOME to one"
+            die "found $found_old, but gdasync compiles for Java release $GDASYNC_JAVA_RELEASE: install a JDK $GDASYNC_JAVA_RELEASE or newer (for example Temurin $GDASYNC_JAVA_RELEASE) or set JAVA_HOME to one"
         fi
-        die "no JDK $GDASYNC_JAVA_RELEASE or newer found (looked at JAVA_HOME, /usr/lib/jvm, /opt, ~/.sdkman and PATH). gdasync needs Java 22+ for Panama FFM and compiles for release $GDASYNC_JAVA_RELEASE: install a JDK $GDASYNC_JAVA_RELEASE (for example Temurin 25) or set JAVA_HOME to one"
+        die "no JDK $GDASYNC_JAVA_RELEASE or newer found (looked at JAVA_HOME, /usr/lib/jvm, /opt, ~/.sdkman and PATH). gdasync needs Java 22+ for Panama FFM and compiles for release $GDASYNC_JAVA_RELEASE: install a JDK $GDASYNC_JAVA_RELEASE (for example Temurin $GDASYNC_JAVA_RELEASE) or set JAVA_HOME to one"
     fi
     export JAVA_HOME="$best"
     export PATH="$JAVA_HOME/bin:$PATH"
