@@ -88,7 +88,10 @@ public interface QueuePair extends AutoCloseable {
     /** @return free receive queue entries */
     int recvQueueFree();
 
-    /** Closes the queue pair; outstanding work is flushed and the peer sees it closed. */
+    /**
+     * Closes the queue pair. Its outstanding work is abandoned together with its completion queues;
+     * the peer sees it closed and fails what it has outstanding towards it. Closing twice does nothing.
+     */
     @Override
     void close();
 }

@@ -87,18 +87,6 @@ public final class ScatterGatherList {
         return (int) total;
     }
 
-    /**
-     * Copies another list into this one.
-     *
-     * @param other the source
-     */
-    public void copyFrom(ScatterGatherList other) {
-        System.arraycopy(other.address, 0, address, 0, other.count);
-        System.arraycopy(other.length, 0, length, 0, other.count);
-        System.arraycopy(other.lkey, 0, lkey, 0, other.count);
-        count = other.count;
-    }
-
     private void check(int i) {
         if (i < 0 || i >= count) {
             throw new IndexOutOfBoundsException("entry " + i + " of a list with " + count);

@@ -47,9 +47,7 @@ public final class Event {
      * @throws StreamFailedException if the stream failed before reaching it
      */
     public void synchronize() {
-        if (!awaitDone(Long.MAX_VALUE)) {
-            throw new IllegalStateException("unreachable");
-        }
+        awaitDone(Long.MAX_VALUE);
         throwIfFailed();
     }
 

@@ -16,7 +16,8 @@ public interface Stream extends AutoCloseable {
     String name();
 
     /**
-     * Queues a batch of memops.
+     * Queues a batch of memops as they are. Prepared sends and waits should go through
+     * {@link #post(List)}, which enforces their order rules; raw memops are not checked.
      *
      * @param batch the memops
      * @throws StreamFailedException if the stream has failed
