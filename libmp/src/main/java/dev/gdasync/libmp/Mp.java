@@ -1,0 +1,1056 @@
+package dev.gdasync.libmp;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.descriptor.Descriptor;
+import dev.gdasync.gdsync.descriptor.DescriptorFlags;
+import dev.gdasync.gdsync.descriptor.Descriptors;
+import dev.gdasync.gdsync.memop.HostMemops;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.memop.WaitPolicy;
+import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.nic.Access;
+import dev.gdasync.gdsync.nic.Completion;
+import dev.gdasync.gdsync.nic.CompletionStatus;
+import dev.gdasync.gdsync.nic.Endpoint;
+import dev.gdasync.gdsync.nic.Opcode;
+import dev.gdasync.gdsync.nic.QueueFullException;
+import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.SendFlags;
+import dev.gdasync.gdsync.nic.SendRequest;
+import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.stream.Stream;
+import dev.gdasync.gdsync.swnic.SoftwareNic;
+import dev.gdasync.libmp.bootstrap.Bootstrap;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * LibMP in Java: point-to-point and one-sided communication between the ranks of a job, driven by the
+ * CPU ({@link #isend}, {@link #irecv}, {@link #wait}), by a stream ({@link #isendOnStream},
+ * {@link #waitOnStream}) or by a kernel (KI export through {@link MpKiExport}).
+ *
+ * <p>{@link #init} connects a queue pair to every other rank over the software NIC; matching is per peer
+ * and FIFO, as in LibMP. Every request prepares the wait for its completion when it is posted, so any
+ * request can later be waited on by a stream. Buffers live in memory from {@link #allocate}, registered
+ * with {@link #register}. An {@code Mp} is driven by one thread at a time.
+ */
+public final class Mp implements AutoCloseable {
+    private final Bootstrap bootstrap;
+    private final MpConfig config;
+    private final SoftwareNic nic;
+    private final PeerLink[] links;
+    private final List<HostRegion> regions = new ArrayList<>();
+    private final Completion completion = new Completion();
+    private final WaitPolicy cpuWaits;
+    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    private int available;
+    private long nextId = 1;
+    private boolean closed;
+
+    private Mp(Bootstrap bootstrap, MpConfig config) {
+        this.bootstrap = bootstrap;
+        this.config = config;
+        this.available = config.requestPool();
+        this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
+        this.nic = SoftwareNic.open(config.nic().withJobId(bootstrap.jobId()));
+        this.links = new PeerLink[bootstrap.size()];
+        try {
+            connect();
+        } catch (RuntimeException e) {
+            nic.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Joins the job: opens this rank's NIC, connects a queue pair to every other rank through the
+     * bootstrap, and waits for every rank to be connected (LibMP's {@code mp_init}, collective).
+     *
+     * @param bootstrap how the ranks meet; the caller closes it after {@link #close()}
+     * @param config    settings
+     * @return this rank's endpoint of the job
+     */
+    public static Mp init(Bootstrap bootstrap, MpConfig config) {
+        return new Mp(bootstrap, config);
+    }
+
+    /**
+     * Joins the job with {@link MpConfig#defaults()}.
+     *
+     * @param bootstrap how the ranks meet
+     * @return this rank's endpoint of the job
+     */
+    public static Mp init(Bootstrap bootstrap) {
+        return init(bootstrap, MpConfig.defaults());
+    }
+
+    private void connect() {
+        int me = bootstrap.rank();
+        int n = bootstrap.size();
+        List<byte[]> mine = new ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            if (p != me) {
+                QueuePair qp = nic.createQueuePair(config.queuePairs());
+                links[p] = new PeerLink(p, qp);
+                mine.add(qp.endpoint().toBytes());
+            } else {
+                mine.add(new byte[0]);
+            }
+        }
+        List<byte[]> all = bootstrap.allGather(Framing.join(mine));
+        for (int p = 0; p < n; p++) {
+            if (p != me) {
+                List<byte[]> theirs = Framing.split(all.get(p));
+                if (theirs.size() != n) {
+                    throw new IllegalStateException("rank " + p + " published " + theirs.size() + " endpoints for a job of " + n);
+                }
+                links[p].qp.connect(Endpoint.of(theirs.get(me)));
+            }
+        }
+        bootstrap.barrier();
+    }
+
+    /** @return this rank */
+    public int rank() {
+        return bootstrap.rank();
+    }
+
+    /** @return the number of ranks */
+    public int size() {
+        return bootstrap.size();
+    }
+
+    /** @return the NIC under this endpoint */
+    public SoftwareNic nic() {
+        return nic;
+    }
+
+    /** @return the request pool's size */
+    public int requestPoolSize() {
+        return config.requestPool();
+    }
+
+    /** @return requests that can be started now */
+    public int requestsAvailable() {
+        return available;
+    }
+
+    // ---- memory ----
+
+    /**
+     * Allocates shared memory that can be registered and reached by peers.
+     *
+     * @param bytes the length
+     * @return the memory, zero-filled
+     */
+    public MemorySegment allocate(long bytes) {
+        requireOpen();
+        HostRegion r = nic.allocateHost(bytes);
+        regions.add(r);
+        return r.segment();
+    }
+
+    /**
+     * Frees memory from {@link #allocate}; its registrations end with it.
+     *
+     * @param memory the segment {@code allocate} returned
+     * @throws IllegalArgumentException if it did not come from {@code allocate}
+     */
+    public void free(MemorySegment memory) {
+        requireOpen();
+        for (HostRegion r : regions) {
+            if (r.isOpen() && r.segment().address() == memory.address() && r.length() == memory.byteSize()) {
+                regions.remove(r);
+                r.close();
+                return;
+            }
+        }
+        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " was not allocated by this Mp");
+    }
+
+    /**
+     * Registers memory for communication (LibMP's {@code mp_register}): local writes, remote reads,
+     * writes and atomics.
+     *
+     * @param memory memory inside a segment from {@link #allocate}
+     * @return the registration
+     * @throws IllegalArgumentException if the memory is not from {@link #allocate}
+     */
+    public MpRegistration register(MemorySegment memory) {
+        requireOpen();
+        for (HostRegion r : regions) {
+            if (!r.isOpen()) {
+                continue;
+            }
+            long offset = memory.address() - r.address();
+            if (offset >= 0 && memory.byteSize() > 0 && offset <= r.length() - memory.byteSize()) {
+                return new MpRegistration(this, nic.register(r, offset, memory.byteSize(), Access.ALL));
+            }
+        }
+        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
+                + " bytes) is not inside memory from Mp.allocate(): the shared-memory NIC registers only its own regions");
+    }
+
+    /**
+     * Ends a registration.
+     *
+     * @param reg the registration
+     * @throws IllegalArgumentException if it is another Mp's or already deregistered
+     */
+    public void deregister(MpRegistration reg) {
+        requireOpen();
+        requireOwn(reg);
+        if (!reg.isValid()) {
+            throw new IllegalArgumentException(reg + " is already deregistered");
+        }
+        reg.release();
+        nic.deregister(reg.region);
+    }
+
+    // ---- two-sided, CPU ----
+
+    /**
+     * Posts a receive of up to {@code buf.byteSize()} bytes from {@code peer}.
+     *
+     * @param buf  where the message lands
+     * @param peer the sender
+     * @param reg  a registration containing {@code buf}
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest irecv(MemorySegment buf, int peer, MpRegistration reg) {
+        return irecvv(List.of(buf), peer, reg);
+    }
+
+    /**
+     * Posts a receive that scatters into several buffers of one registration (LibMP's {@code mp_irecvv}).
+     *
+     * @param bufs the buffers, filled in order (at most 8)
+     * @param peer the sender
+     * @param reg  a registration containing every buffer
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest irecvv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        PeerLink l = link(peer);
+        long bytes = checkBuffers(bufs, reg);
+        MpRequest r = newRequest(MpRequest.Kind.RECV, peer, bytes, false);
+        try {
+            l.recvWr.reset().wrId(r.id);
+            for (MemorySegment b : bufs) {
+                l.recvWr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
+            }
+            retryFull(() -> l.qp.postRecv(l.recvWr));
+        } catch (RuntimeException e) {
+            available++;
+            throw e;
+        }
+        r.wait = l.qp.prepareWaitCq(l.qp.recvCq());
+        r.state = RequestState.PENDING_NOWAIT;
+        l.recvs.addLast(r);
+        return r;
+    }
+
+    /**
+     * Sends a buffer to {@code peer}; the CPU rings the doorbell now.
+     *
+     * @param buf  the message
+     * @param peer the receiver
+     * @param reg  a registration containing {@code buf}
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest isend(MemorySegment buf, int peer, MpRegistration reg) {
+        return isendv(List.of(buf), peer, reg);
+    }
+
+    /**
+     * Sends several buffers of one registration as one message (LibMP's {@code mp_isendv}).
+     *
+     * @param bufs the buffers, gathered in order (at most 8)
+     * @param peer the receiver
+     * @param reg  a registration containing every buffer
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest isendv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        PeerLink l = link(peer);
+        long bytes = checkBuffers(bufs, reg);
+        MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
+        SendWorkRequest wr = sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
+        try {
+            retryFull(() -> l.qp.postSend(wr));
+        } catch (RuntimeException e) {
+            available++;
+            throw e;
+        }
+        r.wait = l.qp.prepareWaitCq(l.qp.sendCq());
+        r.state = RequestState.PENDING_NOWAIT;
+        l.sends.addLast(r);
+        return r;
+    }
+
+    // ---- completion ----
+
+    /**
+     * Waits for a request to complete and releases it (LibMP's {@code mp_wait}).
+     *
+     * @param r the request
+     * @throws MpException           if it completed with an error or did not complete within the timeout
+     * @throws IllegalStateException if it was already released, never posted, or is a NOWAIT put
+     */
+    public void wait(MpRequest r) {
+        requireWaitable(r);
+        PeerLink l = links[r.peer];
+        releaseOnCpu(l, r);
+        awaitComplete(r);
+        release(r);
+        throwIfFailed(r);
+    }
+
+    /**
+     * Waits for every request and releases them all (LibMP's {@code mp_wait_all}).
+     *
+     * @param requests the requests
+     * @throws MpException if one failed (the first failure is thrown after all were released) or time ran out
+     */
+    public void waitAll(List<MpRequest> requests) {
+        for (MpRequest r : requests) {
+            requireWaitable(r);
+        }
+        for (MpRequest r : requests) {
+            releaseOnCpu(links[r.peer], r);
+        }
+        for (MpRequest r : requests) {
+            awaitComplete(r);
+        }
+        MpRequest failed = null;
+        for (MpRequest r : requests) {
+            release(r);
+            if (failed == null && r.status != CompletionStatus.SUCCESS) {
+                failed = r;
+            }
+        }
+        if (failed != null) {
+            throwIfFailed(failed);
+        }
+    }
+
+    /**
+     * Waits for every request and releases them all.
+     *
+     * @param requests the requests
+     */
+    public void waitAll(MpRequest... requests) {
+        waitAll(List.of(requests));
+    }
+
+    /**
+     * Makes requests progress without waiting (LibMP's {@code mp_progress_all(count, reqs)}): releases
+     * their completions to the CPU, as {@link #wait} would, and reaps. Nothing is released to the pool.
+     *
+     * @param requests posted requests
+     * @return how many of them are complete
+     */
+    public int progress(MpRequest... requests) {
+        for (MpRequest r : requests) {
+            requireWaitable(r);
+            releaseOnCpu(links[r.peer], r);
+        }
+        progress();
+        int complete = 0;
+        for (MpRequest r : requests) {
+            if (r.isComplete()) {
+                complete++;
+            }
+        }
+        return complete;
+    }
+
+    /**
+     * Reaps every completion already released to the CPU: those of requests being waited on by the CPU,
+     * and of requests whose stream passed its wait. A request nobody waits on yet keeps its completion
+     * held (it may still be waited on by a stream); progress it with {@link #progress(MpRequest...)}.
+     *
+     * @return requests completed by this call
+     */
+    public int progress() {
+        requireOpen();
+        int n = 0;
+        for (PeerLink l : links) {
+            if (l != null) {
+                n += l.progress(completion, this);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Reaps completions and says whether a request completed; if it did, releases it (MPI's
+     * {@code MPI_Test}).
+     *
+     * @param r the request
+     * @return whether it completed (and is now released)
+     * @throws MpException if it completed with an error
+     */
+    public boolean test(MpRequest r) {
+        requireWaitable(r);
+        PeerLink l = links[r.peer];
+        releaseOnCpu(l, r);
+        if (!r.isComplete()) {
+            l.progress(completion, this);
+        }
+        if (!r.isComplete()) {
+            return false;
+        }
+        release(r);
+        throwIfFailed(r);
+        return true;
+    }
+
+    // ---- two-sided on a stream (SA) ----
+
+    /**
+     * Sends with the doorbell rung by a stream when it reaches this point (LibMP's
+     * {@code mp_isend_on_stream}). The CPU reaps the completion later with {@link #wait}.
+     *
+     * @param buf    the message
+     * @param peer   the receiver
+     * @param reg    a registration containing {@code buf}
+     * @param stream the stream
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest isendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
+        MpRequest r = sendPrepare(buf, peer, reg);
+        isendPostOnStream(r, stream);
+        return r;
+    }
+
+    /**
+     * Sends with the doorbell rung by a stream, which then also waits for the send's completion
+     * (LibMP's {@code mp_send_on_stream}).
+     *
+     * @param buf    the message
+     * @param peer   the receiver
+     * @param reg    a registration containing {@code buf}
+     * @param stream the stream
+     * @return the request, PENDING
+     */
+    public MpRequest sendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
+        MpRequest r = sendPrepare(buf, peer, reg);
+        sendPostOnStream(r, stream);
+        return r;
+    }
+
+    /**
+     * Prepares a send without ringing it (LibMP's {@code mp_send_prepare}).
+     *
+     * @param buf  the message
+     * @param peer the receiver
+     * @param reg  a registration containing {@code buf}
+     * @return the request, PREPARED
+     */
+    public MpRequest sendPrepare(MemorySegment buf, int peer, MpRegistration reg) {
+        return sendvPrepare(List.of(buf), peer, reg);
+    }
+
+    /**
+     * Prepares a gathering send (LibMP's {@code mp_sendv_prepare}).
+     *
+     * @param bufs the buffers
+     * @param peer the receiver
+     * @param reg  a registration containing every buffer
+     * @return the request, PREPARED
+     */
+    public MpRequest sendvPrepare(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        PeerLink l = link(peer);
+        long bytes = checkBuffers(bufs, reg);
+        MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
+        prepare(l, r, sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg));
+        return r;
+    }
+
+    /**
+     * Rings a prepared send (or put) on a stream, and makes the stream wait for its completion
+     * (LibMP's {@code mp_send_post_on_stream}).
+     *
+     * @param r      a PREPARED request
+     * @param stream the stream
+     */
+    public void sendPostOnStream(MpRequest r, Stream stream) {
+        sendPostAllOnStream(List.of(r), stream);
+    }
+
+    /**
+     * Rings a prepared send (or put) on a stream (LibMP's {@code mp_isend_post_on_stream}).
+     *
+     * @param r      a PREPARED request
+     * @param stream the stream
+     */
+    public void isendPostOnStream(MpRequest r, Stream stream) {
+        isendPostAllOnStream(List.of(r), stream);
+    }
+
+    /**
+     * Rings prepared sends on a stream, then waits for all their completions there, in one batch
+     * (LibMP's {@code mp_send_post_all_on_stream}).
+     *
+     * @param requests PREPARED requests, in prepare order per peer
+     * @param stream   the stream
+     */
+    public void sendPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        List<Descriptor> d = new ArrayList<>(2 * requests.size());
+        for (MpRequest r : requests) {
+            requirePrepared(r);
+            d.add(new Descriptor.Send(r.send));
+        }
+        for (MpRequest r : requests) {
+            if (r.wait != null) {
+                d.add(new Descriptor.Wait(r.wait));
+            }
+        }
+        stream.post(d);
+        for (MpRequest r : requests) {
+            r.state = r.wait != null ? RequestState.PENDING : RequestState.PENDING_NOWAIT;
+        }
+    }
+
+    /**
+     * Rings prepared sends on a stream in one batch (LibMP's {@code mp_isend_post_all_on_stream}).
+     *
+     * @param requests PREPARED requests, in prepare order per peer
+     * @param stream   the stream
+     */
+    public void isendPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        List<Descriptor> d = new ArrayList<>(requests.size());
+        for (MpRequest r : requests) {
+            requirePrepared(r);
+            d.add(new Descriptor.Send(r.send));
+        }
+        stream.post(d);
+        for (MpRequest r : requests) {
+            r.state = RequestState.PENDING_NOWAIT;
+        }
+    }
+
+    /**
+     * Makes a stream wait for a request's completion (LibMP's {@code mp_wait_on_stream}). The CPU still
+     * reaps it later with {@link #wait}.
+     *
+     * @param r      a posted request (PENDING_NOWAIT or COMPLETE)
+     * @param stream the stream
+     */
+    public void waitOnStream(MpRequest r, Stream stream) {
+        waitAllOnStream(List.of(r), stream);
+    }
+
+    /**
+     * Makes a stream wait for several completions, in one batch (LibMP's {@code mp_wait_all_on_stream}).
+     *
+     * @param requests posted requests
+     * @param stream   the stream
+     */
+    public void waitAllOnStream(List<MpRequest> requests, Stream stream) {
+        List<Descriptor> d = new ArrayList<>(requests.size());
+        for (MpRequest r : requests) {
+            requireStreamWaitable(r);
+            d.add(new Descriptor.Wait(r.wait));
+        }
+        stream.post(d);
+        for (MpRequest r : requests) {
+            if (r.state == RequestState.PENDING_NOWAIT) {
+                r.state = RequestState.PENDING;
+            }
+        }
+    }
+
+    // ---- one-sided ----
+
+    /**
+     * Creates a window over this rank's buffer; collective: every rank calls it (LibMP's
+     * {@code mp_window_create}).
+     *
+     * @param buffer memory from {@link #allocate} that peers may put into and get from
+     * @return the window
+     */
+    public MpWindow windowCreate(MemorySegment buffer) {
+        requireOpen();
+        MpRegistration reg = register(buffer);
+        ByteBuffer mine = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(buffer.address()).putLong(reg.rkey()).putLong(buffer.byteSize());
+        List<byte[]> all = bootstrap.allGather(mine.array());
+        int n = size();
+        long[] addr = new long[n];
+        long[] rkey = new long[n];
+        long[] size = new long[n];
+        for (int p = 0; p < n; p++) {
+            ByteBuffer b = ByteBuffer.wrap(all.get(p)).order(ByteOrder.LITTLE_ENDIAN);
+            addr[p] = b.getLong();
+            rkey[p] = b.getLong();
+            size[p] = b.getLong();
+        }
+        return new MpWindow(this, reg, buffer, addr, rkey, size);
+    }
+
+    /**
+     * Destroys a window; collective (LibMP's {@code mp_window_destroy}).
+     *
+     * @param window the window
+     */
+    public void windowDestroy(MpWindow window) {
+        requireOwn(window);
+        if (window.destroyed) {
+            throw new IllegalStateException("the window was already destroyed");
+        }
+        bootstrap.barrier();
+        window.destroyed = true;
+        deregister(window.local);
+    }
+
+    /**
+     * Writes a local buffer into a peer's window, rung by the CPU now (LibMP's {@code mp_iput}).
+     *
+     * @param src          the data
+     * @param reg          a registration containing {@code src}
+     * @param peer         the target rank
+     * @param displacement byte offset in the peer's window
+     * @param window       the window
+     * @param flags        {@link PutFlags}
+     * @return the request, PENDING_NOWAIT (a NOWAIT put releases itself)
+     */
+    public MpRequest iput(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
+        MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
+        postOnCpu(r);
+        return r;
+    }
+
+    /**
+     * Reads from a peer's window into a local buffer, rung by the CPU now (LibMP's {@code mp_iget}).
+     *
+     * @param dst          where the data lands
+     * @param reg          a registration containing {@code dst}
+     * @param peer         the source rank
+     * @param displacement byte offset in the peer's window
+     * @param window       the window
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest iget(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
+        MpRequest r = getPrepare(dst, reg, peer, displacement, window);
+        postOnCpu(r);
+        return r;
+    }
+
+    /**
+     * A put rung by a stream (LibMP's {@code mp_iput_on_stream}).
+     *
+     * @param src          the data
+     * @param reg          a registration containing {@code src}
+     * @param peer         the target rank
+     * @param displacement byte offset in the peer's window
+     * @param window       the window
+     * @param flags        {@link PutFlags}
+     * @param stream       the stream
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest iputOnStream(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
+                                  int flags, Stream stream) {
+        MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
+        isendPostOnStream(r, stream);
+        return r;
+    }
+
+    /**
+     * A get rung by a stream (LibMP's {@code mp_iget_on_stream}).
+     *
+     * @param dst          where the data lands
+     * @param reg          a registration containing {@code dst}
+     * @param peer         the source rank
+     * @param displacement byte offset in the peer's window
+     * @param window       the window
+     * @param stream       the stream
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest igetOnStream(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window,
+                                  Stream stream) {
+        MpRequest r = getPrepare(dst, reg, peer, displacement, window);
+        isendPostOnStream(r, stream);
+        return r;
+    }
+
+    /**
+     * Prepares a put (LibMP's {@code mp_put_prepare}); ring it with {@link #iputPostOnStream}.
+     *
+     * @param src          the data
+     * @param reg          a registration containing {@code src}
+     * @param peer         the target rank
+     * @param displacement byte offset in the peer's window
+     * @param window       the window
+     * @param flags        {@link PutFlags}
+     * @return the request, PREPARED
+     */
+    public MpRequest putPrepare(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
+        PutFlags.check(flags);
+        PeerLink l = link(peer);
+        requireOwn(window);
+        long bytes = checkBuffers(List.of(src), reg);
+        window.checkRange(peer, displacement, bytes);
+        boolean nowait = (flags & PutFlags.NOWAIT) != 0;
+        MpRequest r = newRequest(MpRequest.Kind.PUT, peer, bytes, nowait);
+        int sendFlags = (nowait ? 0 : SendFlags.SIGNALED) | ((flags & PutFlags.INLINE) != 0 ? SendFlags.INLINE : 0);
+        SendWorkRequest wr = sendWr(l, r, Opcode.RDMA_WRITE, sendFlags, List.of(src), reg)
+                .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
+        prepare(l, r, wr);
+        return r;
+    }
+
+    /**
+     * Rings a prepared put on a stream (LibMP's {@code mp_iput_post_on_stream}).
+     *
+     * @param r      a PREPARED put
+     * @param stream the stream
+     */
+    public void iputPostOnStream(MpRequest r, Stream stream) {
+        isendPostOnStream(r, stream);
+    }
+
+    /**
+     * Rings prepared puts on a stream in one batch (LibMP's {@code mp_iput_post_all_on_stream}).
+     *
+     * @param requests PREPARED puts
+     * @param stream   the stream
+     */
+    public void iputPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        isendPostAllOnStream(requests, stream);
+    }
+
+    private MpRequest getPrepare(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
+        PeerLink l = link(peer);
+        requireOwn(window);
+        long bytes = checkBuffers(List.of(dst), reg);
+        window.checkRange(peer, displacement, bytes);
+        MpRequest r = newRequest(MpRequest.Kind.GET, peer, bytes, false);
+        SendWorkRequest wr = sendWr(l, r, Opcode.RDMA_READ, SendFlags.SIGNALED, List.of(dst), reg)
+                .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
+        prepare(l, r, wr);
+        return r;
+    }
+
+    // ---- memory words ----
+
+    /**
+     * Spins on the CPU until a word satisfies a condition (LibMP's {@code mp_wait32}, with EQ meaning
+     * equal).
+     *
+     * @param word      the word
+     * @param value     the operand
+     * @param condition the condition
+     * @throws dev.gdasync.gdsync.memop.WaitTimeoutException after the wait timeout
+     */
+    public void wait32(MemoryWord word, int value, WaitCondition condition) {
+        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false);
+    }
+
+    /**
+     * Makes a stream wait until a word satisfies a condition (LibMP's {@code mp_wait32_on_stream}; GEQ,
+     * EQ and AND keep their meaning, NOR is available too).
+     *
+     * @param word      the word
+     * @param value     the operand
+     * @param condition the condition
+     * @param stream    the stream
+     */
+    public void wait32OnStream(MemoryWord word, int value, WaitCondition condition, Stream stream) {
+        stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH)));
+    }
+
+    /**
+     * Makes a stream write a word, after everything it wrote before (LibMP's {@code mp_write32_on_stream}).
+     *
+     * @param word   the word
+     * @param value  the value
+     * @param stream the stream
+     */
+    public void write32OnStream(MemoryWord word, int value, Stream stream) {
+        stream.post(List.of(new Descriptor.WriteValue32(word, value, DescriptorFlags.WRITE_PRE_BARRIER)));
+    }
+
+    /** @return a new, empty descriptor queue (LibMP's {@code mp_desc_queue_alloc}) */
+    public MpDescQueue descQueue() {
+        requireOpen();
+        return new MpDescQueue(this);
+    }
+
+    /** @return a new KI export of this Mp's requests into a descriptor table */
+    public MpKiExport kiExport() {
+        requireOpen();
+        return new MpKiExport(this);
+    }
+
+    /** Returns once every rank has called it (through the bootstrap). */
+    public void barrier() {
+        requireOpen();
+        bootstrap.barrier();
+    }
+
+    /**
+     * Leaves the job (LibMP's {@code mp_finalize}): a barrier, so that no peer still talks to this rank,
+     * then the NIC closes. Closing twice does nothing. If the barrier fails (a rank died), the NIC is
+     * closed anyway and the barrier's exception is thrown.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            bootstrap.barrier();
+        } finally {
+            nic.close();
+        }
+    }
+
+    // ---- internals ----
+
+    private PeerLink link(int peer) {
+        requireOpen();
+        if (peer < 0 || peer >= links.length) {
+            throw new IllegalArgumentException("unknown peer " + peer + ": ranks are 0.." + (links.length - 1));
+        }
+        PeerLink l = links[peer];
+        if (l == null) {
+            throw new IllegalArgumentException("rank " + peer + " is this rank: Mp connects only to other ranks");
+        }
+        return l;
+    }
+
+    private long checkBuffers(List<MemorySegment> bufs, MpRegistration reg) {
+        requireOwn(reg);
+        if (!reg.isValid()) {
+            throw new IllegalArgumentException(reg + " is deregistered");
+        }
+        if (bufs.isEmpty() || bufs.size() > 8) {
+            throw new IllegalArgumentException("a message has 1 to 8 buffers, got " + bufs.size());
+        }
+        long total = 0;
+        for (MemorySegment b : bufs) {
+            if (!reg.contains(b)) {
+                throw new IllegalArgumentException("buffer [0x" + Long.toHexString(b.address()) + ", +" + b.byteSize()
+                        + ") is not inside " + reg + ": register it first");
+            }
+            total += b.byteSize();
+        }
+        if (total > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a message carries at most " + Integer.MAX_VALUE + " bytes, got " + total);
+        }
+        return total;
+    }
+
+    private MpRequest newRequest(MpRequest.Kind kind, int peer, long bytes, boolean nowait) {
+        if (available == 0) {
+            progress();
+            if (available == 0) {
+                throw new IllegalStateException("request pool exhausted: all " + config.requestPool()
+                        + " requests are outstanding; wait for some (or raise MpConfig.requestPool)");
+            }
+        }
+        available--;
+        MpRequest r = new MpRequest(this, nextId++, kind, peer, bytes, nowait);
+        r.state = RequestState.PREPARED;
+        return r;
+    }
+
+    private static SendWorkRequest sendWr(PeerLink l, MpRequest r, Opcode op, int flags, List<MemorySegment> bufs,
+                                          MpRegistration reg) {
+        SendWorkRequest wr = l.sendWr.reset().opcode(op).flags(flags).wrId(r.id);
+        for (MemorySegment b : bufs) {
+            wr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
+        }
+        return wr;
+    }
+
+    /** Writes a request's work request into the send queue; its pool slot is returned if that fails. */
+    private void prepare(PeerLink l, MpRequest r, SendWorkRequest wr) {
+        try {
+            r.send = retryFull(() -> l.qp.prepareSend(wr));
+        } catch (RuntimeException e) {
+            available++;
+            throw e;
+        }
+        if (r.nowait) {
+            l.unsignaled.addLast(r);
+        } else {
+            r.wait = l.qp.prepareWaitCq(l.qp.sendCq());
+            l.sends.addLast(r);
+        }
+    }
+
+    /** Rings a prepared request on this thread (the CPU as its executor). */
+    private void postOnCpu(MpRequest r) {
+        Descriptors.postOnCpu(List.of(new Descriptor.Send(r.send)), cpuWaits);
+        r.state = RequestState.PENDING_NOWAIT;
+    }
+
+    /** Retries an operation refused for a full queue after reaping, as LibMP does, until the wait timeout. */
+    private <T> T retryFull(java.util.function.Supplier<T> op) {
+        long deadline = System.nanoTime() + config.waitTimeout().toNanos();
+        for (;;) {
+            try {
+                return op.get();
+            } catch (QueueFullException e) {
+                if (progress() == 0) {
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    private void retryFull(Runnable op) {
+        retryFull(() -> {
+            op.run();
+            return null;
+        });
+    }
+
+    /**
+     * Releases to the CPU the CQEs of a request and of every request ahead of it that nobody waits on
+     * on a stream: completions arrive in order, so an earlier CQE held for nobody would block this one.
+     */
+    private void releaseOnCpu(PeerLink l, MpRequest r) {
+        if (r.isComplete() || r.state != RequestState.PENDING_NOWAIT && r.state != RequestState.PENDING) {
+            return;
+        }
+        for (MpRequest q : l.fifo(r)) {
+            if (q.state == RequestState.PREPARED) {
+                throw new IllegalStateException(q.describe() + " was prepared before " + r.describe()
+                        + " and is not posted: its completion comes first, so " + r.describe() + " cannot complete");
+            }
+            if (q.state == RequestState.PENDING_NOWAIT && !q.releasedOnCpu) {
+                q.wait.releaseOnCpu();
+                q.releasedOnCpu = true;
+            }
+            if (q == r) {
+                break;
+            }
+        }
+    }
+
+    private void awaitComplete(MpRequest r) {
+        if (r.isComplete()) {
+            return;
+        }
+        PeerLink l = links[r.peer];
+        idler.reset();
+        long start = System.nanoTime();
+        long timeout = config.waitTimeout().toNanos();
+        for (int i = 0; ; i++) {
+            l.progress(completion, this);
+            if (r.isComplete()) {
+                return;
+            }
+            idler.idle();
+            if ((i & 0xff) == 0 && System.nanoTime() - start > timeout) {
+                throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
+                        + r.describe() + (r.state == RequestState.PENDING
+                        ? ": its completion is held for the stream that waits on it, which has not passed that wait"
+                        : ": no completion arrived (is the peer posting the matching operation?)"), null, null);
+            }
+        }
+    }
+
+    private void release(MpRequest r) {
+        r.state = RequestState.RELEASED;
+        available++;
+    }
+
+    /** A NOWAIT put the NIC executed: nobody waits on it, so it releases itself. */
+    void retire(MpRequest r) {
+        if (r.state != RequestState.RELEASED) {
+            if (r.status == null) {
+                r.status = CompletionStatus.SUCCESS;
+            }
+            release(r);
+        }
+    }
+
+    private static void throwIfFailed(MpRequest r) {
+        if (r.status != CompletionStatus.SUCCESS) {
+            throw new MpException(r.describe() + " failed: " + r.status + " (" + r.detail.text() + ")", r.status, r.detail);
+        }
+    }
+
+    private void requireWaitable(MpRequest r) {
+        requireOwn(r);
+        switch (r.state) {
+            case RELEASED -> throw new IllegalStateException(r.describe() + " was already completed and released:"
+                    + " a request is waited on once");
+            case PREPARED -> throw new IllegalStateException(r.describe() + " is prepared but was never posted");
+            default -> {
+                if (r.nowait) {
+                    throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion and"
+                            + " releases itself once executed");
+                }
+            }
+        }
+    }
+
+    void requirePrepared(MpRequest r) {
+        requireOwn(r);
+        if (r.state != RequestState.PREPARED) {
+            throw new IllegalStateException(r.describe() + " is " + r.state + ", not PREPARED: only a prepared"
+                    + " request can be posted");
+        }
+    }
+
+    void requireStreamWaitable(MpRequest r) {
+        requireWaitable(r);
+        if (r.state == RequestState.PENDING) {
+            throw new IllegalStateException(r.describe() + " is already waited on by a stream");
+        }
+        if (r.wait.state() != dev.gdasync.gdsync.nic.WaitRequest.State.PREPARED) {
+            throw new IllegalStateException("the completion of " + r.describe() + " is already waited on");
+        }
+    }
+
+    void requireOwn(MpRequest r) {
+        Objects.requireNonNull(r, "request");
+        if (r.owner != this) {
+            throw new IllegalArgumentException(r + " belongs to another Mp");
+        }
+    }
+
+    private void requireOwn(MpRegistration reg) {
+        Objects.requireNonNull(reg, "registration");
+        if (reg.owner != this) {
+            throw new IllegalArgumentException(reg + " belongs to another Mp");
+        }
+    }
+
+    private void requireOwn(MpWindow w) {
+        Objects.requireNonNull(w, "window");
+        if (w.owner != this) {
+            throw new IllegalArgumentException("the window belongs to another Mp");
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("Mp of rank " + rank() + " is closed");
+        }
+    }
+
+    SendRequest sendOf(MpRequest r) {
+        return r.send;
+    }
+
+    @Override
+    public String toString() {
+        return "Mp{rank " + rank() + " of " + size() + ", " + nic.name() + "}";
+    }
+}

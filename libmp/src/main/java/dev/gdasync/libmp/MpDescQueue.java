@@ -1,0 +1,133 @@
+package dev.gdasync.libmp;
+
+import dev.gdasync.gdsync.descriptor.Descriptor;
+import dev.gdasync.gdsync.descriptor.DescriptorFlags;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.stream.Stream;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A descriptor queue (LibMP's {@code mp_desc_queue_t}): sends, completion waits and word waits and
+ * writes collected on the CPU, then posted to a stream as one batch. Requests change state when the
+ * queue is posted, not when they are added, so a refused post leaves them as they were.
+ */
+public final class MpDescQueue {
+    private final Mp mp;
+    private final List<Descriptor> descriptors = new ArrayList<>();
+    private final List<MpRequest> sends = new ArrayList<>();
+    private final List<MpRequest> waits = new ArrayList<>();
+
+    MpDescQueue(Mp mp) {
+        this.mp = mp;
+    }
+
+    /**
+     * Adds the ring of a prepared send or put ({@code mp_desc_queue_add_send}).
+     *
+     * @param r a PREPARED request
+     * @return this
+     */
+    public MpDescQueue addSend(MpRequest r) {
+        mp.requirePrepared(r);
+        if (sends.contains(r)) {
+            throw new IllegalStateException(r.describe() + " is already in this queue");
+        }
+        descriptors.add(new Descriptor.Send(r.send));
+        sends.add(r);
+        return this;
+    }
+
+    /**
+     * Adds a wait for a send's, put's or get's completion ({@code mp_desc_queue_add_wait_send}).
+     *
+     * @param r a send, put or get, posted or in this queue
+     * @return this
+     */
+    public MpDescQueue addWaitSend(MpRequest r) {
+        if (r.kind == MpRequest.Kind.RECV) {
+            throw new IllegalArgumentException(r.describe() + " is a receive: use addWaitRecv");
+        }
+        return addWait(r);
+    }
+
+    /**
+     * Adds a wait for a receive's completion ({@code mp_desc_queue_add_wait_recv}).
+     *
+     * @param r a posted receive
+     * @return this
+     */
+    public MpDescQueue addWaitRecv(MpRequest r) {
+        if (r.kind != MpRequest.Kind.RECV) {
+            throw new IllegalArgumentException(r.describe() + " is not a receive: use addWaitSend");
+        }
+        return addWait(r);
+    }
+
+    private MpDescQueue addWait(MpRequest r) {
+        if (r.state == RequestState.PREPARED && sends.contains(r)) {
+            mp.requireOwn(r);
+        } else {
+            mp.requireStreamWaitable(r);
+        }
+        if (r.wait == null) {
+            throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
+        }
+        if (waits.contains(r)) {
+            throw new IllegalStateException("the completion of " + r.describe() + " is already in this queue");
+        }
+        descriptors.add(new Descriptor.Wait(r.wait));
+        waits.add(r);
+        return this;
+    }
+
+    /**
+     * Adds a wait until a word satisfies a condition ({@code mp_desc_queue_add_wait_value32}).
+     *
+     * @param word      the word
+     * @param value     the operand
+     * @param condition the condition
+     * @return this
+     */
+    public MpDescQueue addWaitValue32(MemoryWord word, int value, WaitCondition condition) {
+        descriptors.add(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH));
+        return this;
+    }
+
+    /**
+     * Adds a write of a word ({@code mp_desc_queue_add_write_value32}).
+     *
+     * @param word  the word
+     * @param value the value
+     * @return this
+     */
+    public MpDescQueue addWriteValue32(MemoryWord word, int value) {
+        descriptors.add(new Descriptor.WriteValue32(word, value, DescriptorFlags.WRITE_PRE_BARRIER));
+        return this;
+    }
+
+    /** @return the number of descriptors queued */
+    public int size() {
+        return descriptors.size();
+    }
+
+    /**
+     * Posts everything as one batch on a stream, then empties the queue ({@code mp_desc_queue_post_on_stream}).
+     *
+     * @param stream the stream
+     */
+    public void postOnStream(Stream stream) {
+        stream.post(descriptors);
+        for (MpRequest r : sends) {
+            r.state = RequestState.PENDING_NOWAIT;
+        }
+        for (MpRequest r : waits) {
+            r.state = RequestState.PENDING;
+        }
+        descriptors.clear();
+        sends.clear();
+        waits.clear();
+    }
+}

@@ -1,0 +1,97 @@
+package dev.gdasync.libmp;
+
+import dev.gdasync.gdsync.ki.DeviceAddressMap;
+import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Exports requests into a KI descriptor table for the threads of a kernel (LibMP's
+ * {@code mp::mlx5::get_descriptors}): a prepared send's ring, a posted request's completion wait, a word
+ * wait. Requests change state when the table is written, so a failed write changes nothing.
+ */
+public final class MpKiExport {
+    private final Mp mp;
+    private final KiTable.Builder builder;
+    private final List<MpRequest> sends = new ArrayList<>();
+    private final List<MpRequest> waits = new ArrayList<>();
+
+    MpKiExport(Mp mp) {
+        this(mp, DeviceAddressMap.HOST);
+    }
+
+    MpKiExport(Mp mp, DeviceAddressMap addresses) {
+        this.mp = mp;
+        this.builder = KiTable.builder(addresses);
+    }
+
+    /**
+     * Exports the ring of a prepared send or put.
+     *
+     * @param r a PREPARED request
+     * @return its send entry index
+     */
+    public int addSend(MpRequest r) {
+        mp.requirePrepared(r);
+        int i = builder.addSend(r.send);
+        sends.add(r);
+        return i;
+    }
+
+    /**
+     * Exports the wait for a posted request's completion (or for a send exported in this table).
+     *
+     * @param r the request
+     * @return its wait entry index
+     */
+    public int addWait(MpRequest r) {
+        if (!(r.state == RequestState.PREPARED && sends.contains(r))) {
+            mp.requireStreamWaitable(r);
+        }
+        if (r.wait == null) {
+            throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
+        }
+        int i = builder.addWait(r.wait);
+        waits.add(r);
+        return i;
+    }
+
+    /**
+     * Exports a wait on a plain word (a ready flag).
+     *
+     * @param word      the word
+     * @param value     the operand
+     * @param condition the condition
+     * @return its wait entry index
+     */
+    public int addWordWait(MemoryWord word, int value, WaitCondition condition) {
+        return builder.addWordWait(word, value, condition);
+    }
+
+    /** @return the bytes the table will take */
+    public long byteSize() {
+        return builder.byteSize();
+    }
+
+    /**
+     * Writes the table and moves the exported requests on: sends to PENDING_NOWAIT, waited requests to
+     * PENDING.
+     *
+     * @param dest device-visible memory of at least {@link #byteSize()} bytes
+     * @return the table
+     */
+    public KiTable writeTo(MemorySegment dest) {
+        KiTable t = builder.writeTo(dest);
+        for (MpRequest r : sends) {
+            r.state = RequestState.PENDING_NOWAIT;
+        }
+        for (MpRequest r : waits) {
+            r.state = RequestState.PENDING;
+        }
+        return t;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.gdasync.libmp;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A window for one-sided communication (LibMP's {@code mp_window_t}): every rank's exposed buffer,
+ * known to every rank. Created and destroyed collectively.
+ */
+public final class MpWindow {
+    final Mp owner;
+    final MpRegistration local;
+    final MemorySegment buffer;
+    final long[] addresses;
+    final long[] rkeys;
+    final long[] sizes;
+    boolean destroyed;
+
+    MpWindow(Mp owner, MpRegistration local, MemorySegment buffer, long[] addresses, long[] rkeys, long[] sizes) {
+        this.owner = owner;
+        this.local = local;
+        this.buffer = buffer;
+        this.addresses = addresses;
+        this.rkeys = rkeys;
+        this.sizes = sizes;
+    }
+
+    /** @return this rank's exposed buffer */
+    public MemorySegment buffer() {
+        return buffer;
+    }
+
+    /**
+     * @param rank a rank
+     * @return the size of that rank's exposed buffer
+     */
+    public long size(int rank) {
+        return sizes[rank];
+    }
+
+    /** @return whether the window was destroyed */
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Checks that {@code bytes} at {@code displacement} fit in {@code rank}'s buffer. */
+    void checkRange(int rank, long displacement, long bytes) {
+        if (destroyed) {
+            throw new IllegalStateException("the window was destroyed");
+        }
+        if (displacement < 0 || displacement > sizes[rank] - bytes) {
+            throw new IllegalArgumentException("displacement " + displacement + " + " + bytes
+                    + " bytes is past the window of rank " + rank + " (" + sizes[rank] + " bytes)");
+        }
+    }
+}
