@@ -42,6 +42,9 @@ import java.util.Objects;
  * with {@link #register}. An {@code Mp} is driven by one thread at a time.
  */
 public final class Mp implements AutoCloseable {
+    /** The LibMP API version this class implements, encoded as LibMP does: major << 16 | minor. */
+    public static final int API_VERSION = 2 << 16;
+
     private final Bootstrap bootstrap;
     private final MpConfig config;
     private final SoftwareNic nic;
@@ -173,6 +176,25 @@ public final class Mp implements AutoCloseable {
             }
         }
         throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " was not allocated by this Mp");
+    }
+
+    /**
+     * Finds the allocation a buffer lies in.
+     *
+     * @param memory memory inside a segment from {@link #allocate}
+     * @return that whole segment
+     * @throws IllegalArgumentException if the memory is not from {@link #allocate}
+     */
+    public MemorySegment allocationOf(MemorySegment memory) {
+        requireOpen();
+        for (HostRegion r : regions) {
+            long offset = memory.address() - r.address();
+            if (r.isOpen() && offset >= 0 && offset <= r.length() - memory.byteSize()) {
+                return r.segment();
+            }
+        }
+        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
+                + " bytes) is not inside memory from Mp.allocate()");
     }
 
     /**
@@ -425,6 +447,21 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest isendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
         MpRequest r = sendPrepare(buf, peer, reg);
+        isendPostOnStream(r, stream);
+        return r;
+    }
+
+    /**
+     * A gathering send rung by a stream (LibMP's {@code mp_isendv_on_stream}).
+     *
+     * @param bufs   the buffers, gathered in order (at most 8)
+     * @param peer   the receiver
+     * @param reg    a registration containing every buffer
+     * @param stream the stream
+     * @return the request, PENDING_NOWAIT
+     */
+    public MpRequest isendvOnStream(List<MemorySegment> bufs, int peer, MpRegistration reg, Stream stream) {
+        MpRequest r = sendvPrepare(bufs, peer, reg);
         isendPostOnStream(r, stream);
         return r;
     }
