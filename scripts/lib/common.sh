@@ -70,9 +70,61 @@ run_maven() {
     (cd "$GDASYNC_ROOT" && mvn -B -ntp -Dstyle.color=never "$@")
 }
 
+# MPJ Express, from Debian's libmpj-java: the MPJ bootstrap and the reference ping-pong use it, and
+# libmp compiles against it. Its jars name log4j and commons jars in their manifests' Class-Path, which
+# the JDK resolves beside the real jar file, where Debian has none; a private MPJ_HOME holding real copies
+# of all of them works (symbolic links do not: the JDK follows them). Exports MPJ_HOME and installs
+# mpj.jar into the local Maven repository as dev.gdasync.thirdparty:mpj:$GDASYNC_MPJ_VERSION.
+GDASYNC_MPJ_VERSION=0.44
+ensure_mpj() {
+    local jar=/usr/share/java/mpj.jar
+    if [ ! -f "$jar" ]; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "gdasync: MPJ Express is missing; installing Debian's libmpj-java package" >&2
+            local apt_log
+            apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libmpj-java; } 2>&1) \
+                || { echo "$apt_log" >&2; die "could not install libmpj-java (MPJ Express) with apt-get"; }
+        fi
+        [ -f "$jar" ] || die "MPJ Express is not installed ($jar is missing): install Debian's libmpj-java package (apt-get install libmpj-java, as root) and retry"
+    fi
+    local home="$GDASYNC_ROOT/.tools/mpj-home" stamp
+    stamp="$(readlink -f "$jar")"
+    if [ "$(cat "$home/.complete" 2>/dev/null)" != "$stamp" ] || [ ! -f "$home/lib/starter.jar" ] \
+        || [ ! -f "$home/lib/mpj.jar" ] || [ ! -f "$home/lib/log4j-1.2.jar" ] || [ ! -e "$home/conf" ]; then
+        local tmp="$home.tmp.$$" j
+        rm -rf "$tmp"
+        mkdir -p "$tmp/lib" "$tmp/logs" || die "cannot create $tmp"
+        cp -L /usr/share/mpj/lib/*.jar "$tmp/lib/" || die "cannot copy MPJ Express's jars from /usr/share/mpj/lib"
+        for j in log4j-1.2 commons-cli commons-codec commons-io; do
+            cp -L "/usr/share/java/$j.jar" "$tmp/lib/" \
+                || die "MPJ Express needs /usr/share/java/$j.jar (Debian's libmpj-java depends on it): reinstall libmpj-java"
+        done
+        ln -s /usr/share/mpj/conf "$tmp/conf"
+        echo "$stamp" >"$tmp/.complete"
+        rm -rf "$home"
+        mv "$tmp" "$home" || die "cannot move $tmp to $home"
+    fi
+    export MPJ_HOME="$home"
+    local repo="" settings="$HOME/.m2/settings.xml"
+    if [ -f "$settings" ]; then
+        repo=$(sed -n 's:.*<localRepository>[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*</localRepository>.*:\1:p' "$settings" | head -1) || repo=""
+    fi
+    repo="${repo:-$HOME/.m2/repository}"
+    local installed="$repo/dev/gdasync/thirdparty/mpj/$GDASYNC_MPJ_VERSION/mpj-$GDASYNC_MPJ_VERSION.jar"
+    if [ ! -f "$installed" ] || ! cmp -s "$installed" "$stamp"; then
+        echo "gdasync: installing $jar into the local Maven repository as dev.gdasync.thirdparty:mpj:$GDASYNC_MPJ_VERSION" >&2
+        local log
+        log=$(run_maven -q -N org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file -Dfile="$stamp" \
+            -DgroupId=dev.gdasync.thirdparty -DartifactId=mpj -Dversion="$GDASYNC_MPJ_VERSION" -Dpackaging=jar \
+            -DgeneratePom=true 2>&1) || { echo "$log" >&2; die "could not install $jar into the local Maven repository"; }
+    fi
+}
+
 setup() {
     find_jdk
     ensure_maven
+    ensure_mpj
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.

@@ -1,0 +1,37 @@
+package dev.gdasync.apps.hello;
+
+import dev.gdasync.libmp.bootstrap.BootstrapException;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code scripts/mprun -np N hello}: every rank joins the job through the environment bootstrap, gathers
+ * every rank's pid and prints what it got; a check that the launcher (or srun, or mpirun) and the
+ * rendezvous work.
+ */
+public final class Hello {
+    private Hello() {
+    }
+
+    /**
+     * @param args ignored
+     */
+    public static void main(String[] args) {
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
+            String mine = "pid " + ProcessHandle.current().pid();
+            List<String> all = new ArrayList<>();
+            for (byte[] b : boot.allGather(mine.getBytes(StandardCharsets.UTF_8))) {
+                all.add(new String(b, StandardCharsets.UTF_8));
+            }
+            boot.barrier();
+            System.out.println("rank " + boot.rank() + " of " + boot.size() + " (job " + boot.jobId() + ", from "
+                    + boot.environment().source() + "): " + all);
+        } catch (BootstrapException e) {
+            System.err.println("hello: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+}
