@@ -1,0 +1,51 @@
+package dev.gdasync.libmp.launch;
+
+import dev.gdasync.libmp.testutil.ChildProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * libmp end to end between real processes started by the launcher: every Mp and Comm call with payloads
+ * checked, on 2 and 4 ranks; and a rank killed mid-run.
+ */
+@Timeout(180)
+class MpOverLauncherTest {
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void everyCallWorksBetweenProcesses(int ranks) {
+        try (ChildProcess mprun = MpRunTest.launch("-np", String.valueOf(ranks), "mpexercise", "exercise")) {
+            assertEquals(0, mprun.awaitExit(MpRunTest.WAIT.multipliedBy(2)), mprun.describe());
+            for (int r = 0; r < ranks; r++) {
+                String ok = "[" + r + "] OK rank " + r + " of " + ranks;
+                assertTrue(mprun.stdout().contains(ok), "missing '" + ok + "': " + mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void aRankKilledMidRunFailsTheOthersRequestsClearlyAndTheLauncherExitsNonZero() throws Exception {
+        try (ChildProcess mprun = MpRunTest.launch("-np", "3", "--grace", "10", "mpexercise", "victim", "1")) {
+            List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);
+            long t0 = System.nanoTime();
+            assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
+            int status = mprun.awaitExit(MpRunTest.WAIT);
+            long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+            assertTrue(status != 0, "the launcher must fail: " + mprun.describe());
+            for (int r : new int[] {0, 2}) {
+                String prefix = "[" + r + "] failed clearly after ";
+                assertTrue(mprun.stdout().stream().anyMatch(l -> l.startsWith(prefix) && l.contains("receive from rank 1")
+                        && l.contains("the peer's process is gone")), "rank " + r + " must name the dead peer: " + mprun.describe());
+            }
+            assertTrue(seconds < 10, "the survivors failed within the grace period, well under the timeout: " + seconds + " s");
+            MpRunTest.assertAllGone(pids, mprun.describe());
+        }
+    }
+}
