@@ -121,10 +121,27 @@ ensure_mpj() {
     fi
 }
 
+# The ping-pong's latency plot draws text with Java2D, which needs fontconfig and one font. Installs
+# Debian's smallest set when none is present (as root); otherwise says what is missing.
+ensure_fonts() {
+    if command -v fc-list >/dev/null 2>&1 && [ -n "$(fc-list 2>/dev/null | head -n 1)" ]; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: no font found; installing Debian's fontconfig and fonts-dejavu-core (for plots)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fontconfig fonts-dejavu-core >/dev/null \
+            || die "could not install fontconfig and fonts-dejavu-core with apt-get"
+        return 0
+    fi
+    die "no font is installed (fc-list finds none): plots need fontconfig and a font, for example Debian's fonts-dejavu-core"
+}
+
 setup() {
     find_jdk
     ensure_maven
     ensure_mpj
+    ensure_fonts
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.

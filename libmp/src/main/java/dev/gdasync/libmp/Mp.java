@@ -963,8 +963,13 @@ public final class Mp implements AutoCloseable {
         if (r.isComplete() || r.state != RequestState.PENDING_NOWAIT && r.state != RequestState.PENDING) {
             return;
         }
-        for (MpRequest q : l.fifo(r)) {
+        RequestFifo fifo = l.fifo(r);
+        // Walk from where the last walk stopped: every request is visited once, however waits interleave.
+        long from = Math.max(fifo.head(), fifo.released);
+        for (long p = from; p <= r.fifoPosition; p++) {
+            MpRequest q = fifo.get(p);
             if (q.state == RequestState.PREPARED) {
+                fifo.released = p;
                 throw new IllegalStateException(q.describe() + " was prepared before " + r.describe()
                         + " and is not posted: its completion comes first, so " + r.describe() + " cannot complete");
             }
@@ -972,10 +977,8 @@ public final class Mp implements AutoCloseable {
                 q.wait.releaseOnCpu();
                 q.releasedOnCpu = true;
             }
-            if (q == r) {
-                break;
-            }
         }
+        fifo.released = Math.max(fifo.released, r.fifoPosition + 1);
     }
 
     private void awaitComplete(MpRequest r) {

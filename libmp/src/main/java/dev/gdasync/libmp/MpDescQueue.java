@@ -32,11 +32,12 @@ public final class MpDescQueue {
      */
     public MpDescQueue addSend(MpRequest r) {
         mp.requirePrepared(r);
-        if (sends.contains(r)) {
-            throw new IllegalStateException(r.describe() + " is already in this queue");
+        if (r.stagedSend != null) {
+            throw new IllegalStateException(r.describe() + " is already in " + (r.stagedSend == this ? "this queue" : "another queue or KI export"));
         }
         descriptors.add(new Descriptor.Send(r.send));
         sends.add(r);
+        r.stagedSend = this;
         return this;
     }
 
@@ -67,7 +68,7 @@ public final class MpDescQueue {
     }
 
     private MpDescQueue addWait(MpRequest r) {
-        if (r.state == RequestState.PREPARED && sends.contains(r)) {
+        if (r.state == RequestState.PREPARED && r.stagedSend == this) {
             mp.requireOwn(r);
         } else {
             mp.requireStreamWaitable(r);
@@ -75,11 +76,13 @@ public final class MpDescQueue {
         if (r.wait == null) {
             throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
         }
-        if (waits.contains(r)) {
-            throw new IllegalStateException("the completion of " + r.describe() + " is already in this queue");
+        if (r.stagedWait != null) {
+            throw new IllegalStateException("the completion of " + r.describe() + " is already in "
+                    + (r.stagedWait == this ? "this queue" : "another queue or KI export"));
         }
         descriptors.add(new Descriptor.Wait(r.wait));
         waits.add(r);
+        r.stagedWait = this;
         return this;
     }
 
@@ -108,6 +111,19 @@ public final class MpDescQueue {
         return this;
     }
 
+    /** Drops everything queued without posting it; the requests can be queued again. */
+    public void clear() {
+        for (MpRequest r : sends) {
+            r.stagedSend = null;
+        }
+        for (MpRequest r : waits) {
+            r.stagedWait = null;
+        }
+        descriptors.clear();
+        sends.clear();
+        waits.clear();
+    }
+
     /** @return the number of descriptors queued */
     public int size() {
         return descriptors.size();
@@ -122,9 +138,11 @@ public final class MpDescQueue {
         stream.post(descriptors);
         for (MpRequest r : sends) {
             r.state = RequestState.PENDING_NOWAIT;
+            r.stagedSend = null;
         }
         for (MpRequest r : waits) {
             r.state = RequestState.PENDING;
+            r.stagedWait = null;
         }
         descriptors.clear();
         sends.clear();

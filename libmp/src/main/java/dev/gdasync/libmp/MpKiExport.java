@@ -37,8 +37,12 @@ public final class MpKiExport {
      */
     public int addSend(MpRequest r) {
         mp.requirePrepared(r);
+        if (r.stagedSend != null) {
+            throw new IllegalStateException(r.describe() + " is already in a descriptor queue or KI export");
+        }
         int i = builder.addSend(r.send);
         sends.add(r);
+        r.stagedSend = this;
         return i;
     }
 
@@ -49,14 +53,18 @@ public final class MpKiExport {
      * @return its wait entry index
      */
     public int addWait(MpRequest r) {
-        if (!(r.state == RequestState.PREPARED && sends.contains(r))) {
+        if (!(r.state == RequestState.PREPARED && r.stagedSend == this)) {
             mp.requireStreamWaitable(r);
         }
         if (r.wait == null) {
             throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
         }
+        if (r.stagedWait != null) {
+            throw new IllegalStateException("the completion of " + r.describe() + " is already in a descriptor queue or KI export");
+        }
         int i = builder.addWait(r.wait);
         waits.add(r);
+        r.stagedWait = this;
         return i;
     }
 
@@ -88,9 +96,11 @@ public final class MpKiExport {
         KiTable t = builder.writeTo(dest);
         for (MpRequest r : sends) {
             r.state = RequestState.PENDING_NOWAIT;
+            r.stagedSend = null;
         }
         for (MpRequest r : waits) {
             r.state = RequestState.PENDING;
+            r.stagedWait = null;
         }
         return t;
     }

@@ -37,6 +37,12 @@ public final class MpRequest {
     WaitRequest wait;
     /** Whether the CPU released its CQE (it will not be waited on by a stream). */
     boolean releasedOnCpu;
+    /** Its position in its peer's {@link RequestFifo}. */
+    long fifoPosition;
+    /** The descriptor queue or KI export holding its send ring, until posted; else null. */
+    Object stagedSend;
+    /** The descriptor queue or KI export holding its completion wait, until posted; else null. */
+    Object stagedWait;
     CompletionStatus status;
     ErrorDetail detail;
     int received;

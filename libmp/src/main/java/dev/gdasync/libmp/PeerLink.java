@@ -17,9 +17,9 @@ final class PeerLink {
     final int rank;
     final QueuePair qp;
     /** Signaled sends, puts and gets, in send CQE order. */
-    final ArrayDeque<MpRequest> sends = new ArrayDeque<>();
+    final RequestFifo sends = new RequestFifo();
     /** Receives, in receive CQE order. */
-    final ArrayDeque<MpRequest> recvs = new ArrayDeque<>();
+    final RequestFifo recvs = new RequestFifo();
     /** NOWAIT puts, in send queue order; they retire when the NIC has executed them. */
     final ArrayDeque<MpRequest> unsignaled = new ArrayDeque<>();
     final SendWorkRequest sendWr = new SendWorkRequest();
@@ -31,7 +31,7 @@ final class PeerLink {
     }
 
     /** @return the requests of a kind's completion queue */
-    ArrayDeque<MpRequest> fifo(MpRequest r) {
+    RequestFifo fifo(MpRequest r) {
         return r.kind == MpRequest.Kind.RECV ? recvs : sends;
     }
 
@@ -51,7 +51,7 @@ final class PeerLink {
         return n;
     }
 
-    private int reap(CompletionQueue cq, ArrayDeque<MpRequest> fifo, Completion c) {
+    private int reap(CompletionQueue cq, RequestFifo fifo, Completion c) {
         int n = 0;
         while (cq.poll(c) == 1) {
             MpRequest head = fifo.peekFirst();

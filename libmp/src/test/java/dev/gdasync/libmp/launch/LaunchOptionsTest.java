@@ -54,7 +54,7 @@ class LaunchOptionsTest {
         assertEquals("dev.gdasync.libmp.testutil.RankMain", reg.resolve("testrank"));
         assertEquals(MpRun.class.getName(), reg.resolve(MpRun.class.getName()));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> reg.resolve("nope")).getMessage()
-                .startsWith("unknown application 'nope'; known by short name: testrank"));
+                .startsWith("unknown application 'nope'; known by short name: mpexercise, testrank"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> reg.resolve("a.b.C")).getMessage()
                 .startsWith("the main class a.b.C is not on the class path"));
     }

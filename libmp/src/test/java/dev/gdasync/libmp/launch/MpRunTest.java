@@ -132,7 +132,7 @@ class MpRunTest {
         try (ChildProcess unknown = launch("-np", "2", "nosuchapp");
              ChildProcess missing = launch("-np", "2", "org.example.Missing")) {
             assertEquals(2, unknown.awaitExit(WAIT), unknown.describe());
-            assertTrue(unknown.stderr().getFirst().startsWith("mprun: unknown application 'nosuchapp'; known by short name: testrank"),
+            assertTrue(unknown.stderr().getFirst().startsWith("mprun: unknown application 'nosuchapp'; known by short name: mpexercise, testrank"),
                     unknown.describe());
             assertEquals(2, missing.awaitExit(WAIT), missing.describe());
             assertTrue(missing.stderr().getFirst().startsWith("mprun: the main class org.example.Missing is not on the class path"),

@@ -1,0 +1,162 @@
+package dev.gdasync.apps.pingpong;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * {@code mpj}: rank 0 runs {@link MpjPingPong} under MPJ Express's starter with the multicore device
+ * ({@code java -jar $MPJ_HOME/lib/starter.jar -np 2 -dev multicore -cp CLASSPATH MpjPingPong ...}) as a
+ * child process and reads its results; rank 1 keeps pace at a heartbeat of collectives with rank 0 (a
+ * plain barrier would time out in the bootstrap during a long MPJ run). Both gdasync ranks stay idle
+ * meanwhile, so the MPJ ranks have the CPUs.
+ */
+final class MpjMode {
+    /** The variable naming MPJ Express's home, set by {@code scripts/mprun}. */
+    static final String MPJ_HOME = "MPJ_HOME";
+    private static final long HEARTBEAT_MILLIS = 500;
+
+    private MpjMode() {
+    }
+
+    /**
+     * Checks that MPJ Express can be started: MPJ_HOME is set and holds lib/starter.jar.
+     *
+     * @param mpjHome the value of MPJ_HOME, or null
+     * @return the starter jar
+     * @throws IllegalStateException with what to do
+     */
+    static Path starter(String mpjHome) {
+        if (mpjHome == null || mpjHome.isBlank()) {
+            throw new IllegalStateException("--mode mpj needs MPJ Express: MPJ_HOME is not set. Run the ping-pong with"
+                    + " scripts/mprun, which installs MPJ Express (Debian's libmpj-java) and sets MPJ_HOME, or set"
+                    + " MPJ_HOME to an MPJ Express installation");
+        }
+        Path jar = Path.of(mpjHome, "lib", "starter.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("--mode mpj: MPJ_HOME=" + mpjHome + " has no lib/starter.jar; scripts/mprun"
+                    + " sets up a working MPJ_HOME (.tools/mpj-home), or point MPJ_HOME at an MPJ Express installation");
+        }
+        return jar;
+    }
+
+    /**
+     * Runs the mode on both ranks.
+     *
+     * @param pair    the ranks (for the heartbeat)
+     * @param options the measurement
+     * @param onRow   told of every row as it arrives (rank 0)
+     * @return the rows (rank 0; rank 1 gets an empty list)
+     */
+    static List<Result> run(Pair pair, PingPongOptions options, Consumer<Result> onRow) throws IOException, InterruptedException {
+        if (!pair.initiator) {
+            while (pair.decide(false)) {
+                // rank 0 says the MPJ run goes on
+            }
+            return List.of();
+        }
+        Process child;
+        try {
+            child = start(options);
+        } catch (IOException | RuntimeException e) {
+            pair.decide(false);
+            throw e;
+        }
+        List<Result> rows = Collections.synchronizedList(new ArrayList<>());
+        List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        Thread out = Thread.ofPlatform().daemon().name("mpj-stdout")
+                .start(() -> pump(child, false, System.out, rows, errors, onRow));
+        Thread err = Thread.ofPlatform().daemon().name("mpj-stderr")
+                .start(() -> pump(child, true, System.err, rows, errors, onRow));
+        try {
+            while (!child.waitFor(HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS)) {
+                pair.decide(true);
+            }
+        } finally {
+            if (child.isAlive()) {
+                child.descendants().forEach(ProcessHandle::destroyForcibly);
+                child.destroyForcibly();
+            }
+            pair.decide(false);
+        }
+        out.join(5000);
+        err.join(5000);
+        int status = child.exitValue();
+        if (!errors.isEmpty()) {
+            throw new IllegalStateException("the MPJ Express ping-pong failed: " + String.join("; ", errors));
+        }
+        if (status != 0) {
+            throw new IllegalStateException("the MPJ Express ping-pong exited with status " + status + " (its output is above)");
+        }
+        if (rows.size() != options.sizes().size()) {
+            throw new IllegalStateException("the MPJ Express ping-pong reported " + rows.size() + " of "
+                    + options.sizes().size() + " sizes (its output is above)");
+        }
+        return List.copyOf(rows);
+    }
+
+    private static Process start(PingPongOptions options) throws IOException {
+        Path starter = starter(System.getenv(MPJ_HOME));
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> cmd = new ArrayList<>(List.of(java, "-jar", starter.toString(), "-np", "2", "-dev", "multicore",
+                "-cp", System.getProperty("java.class.path"), MpjPingPong.class.getName()));
+        cmd.addAll(options.measurementArgs());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        // The starter runs the ranks' JVM as plain "java" from PATH: make that this JVM's java, which can
+        // load the classes this build compiled.
+        Path bin = Path.of(java).getParent();
+        if (bin != null) {
+            String path = pb.environment().getOrDefault("PATH", "");
+            pb.environment().put("PATH", bin + (path.isEmpty() ? "" : File.pathSeparator + path));
+            if (bin.getParent() != null) {
+                pb.environment().put("JAVA_HOME", bin.getParent().toString());
+            }
+        }
+        return pb.start();
+    }
+
+    /** Copies the child's output, prefixed, and picks out result and error lines. */
+    private static void pump(Process child, boolean stderr, PrintStream to, List<Result> rows, List<String> errors,
+                             Consumer<Result> onRow) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(
+                stderr ? child.getErrorStream() : child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                if (line.startsWith(MpjPingPong.RESULT + " ")) {
+                    Result row = parse(line);
+                    rows.add(row);
+                    onRow.accept(row);
+                } else if (line.startsWith(MpjPingPong.ERROR + " ")) {
+                    errors.add(line.substring(MpjPingPong.ERROR.length() + 1));
+                } else if (!line.isBlank()) {
+                    to.println("mpj: " + line);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            errors.add("reading the MPJ output failed: " + e);
+        }
+    }
+
+    static Result parse(String line) {
+        String[] f = line.split(" ");
+        if (f.length != 4) {
+            throw new IllegalArgumentException("malformed MPJ result line: " + line);
+        }
+        return new Result("mpj", Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]));
+    }
+
+    static String format(Result r) {
+        return String.format(Locale.ROOT, "%s %d %d %.6f", MpjPingPong.RESULT, r.bytes(), r.iters(), r.oneWayMicros());
+    }
+}

@@ -1,0 +1,200 @@
+package dev.gdasync.apps.pingpong;
+
+import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpConfig;
+import dev.gdasync.libmp.bootstrap.Bootstrap;
+import dev.gdasync.libmp.bootstrap.BootstrapException;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * {@code scripts/mprun -np 2 pingpong --mode host,sa,mpj --sizes 8,4096,1048576 --iters 10000}: two ranks
+ * bounce a message and report the one-way latency of each model (LibMP's ping-pong benchmarks).
+ *
+ * <ul>
+ * <li>{@code host} ({@link HostLoop}): the MPI model, CPU-synchronous {@code irecv}/{@code isend}/{@code wait};</li>
+ * <li>{@code sa} ({@link StreamLoop}): a host stream rings each send and waits for each receive, the CPU posts
+ *     ahead and reaps;</li>
+ * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference.</li>
+ * </ul>
+ * Rank 0 sends first, times, prints the table and the targets, and writes the CSV ({@link Csv}) and the
+ * plot ({@link LatencyPlot}). One-way = round trip / 2, the median of {@code --reps} timed runs after a
+ * time-based warm-up. The ranks meet through {@link EnvBootstrap} (set up by {@code scripts/mprun}).
+ */
+public final class PingPong {
+    private PingPong() {
+    }
+
+    /**
+     * @param args see {@link PingPongOptions#USAGE}
+     */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the ping-pong as one rank.
+     *
+     * @param args the command line
+     * @param out  where rank 0 prints the results
+     * @param err  where errors go
+     * @return the exit status: 0, 1 on a failure, 2 on a wrong command line
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+        // Every rank got the same command line: before the bootstrap, only the launcher's variables say
+        // which rank this is, and rank 0 alone speaks about it.
+        boolean speaker = launcherRank() <= 0;
+        PingPongOptions options;
+        try {
+            options = PingPongOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (speaker) {
+                err.println("pingpong: " + e.getMessage());
+                err.println(PingPongOptions.USAGE);
+            }
+            return 2;
+        }
+        if (options == null) {
+            if (speaker) {
+                out.println(PingPongOptions.USAGE);
+            }
+            return 0;
+        }
+        if (options.modes().contains(PingPongOptions.Mode.MPJ)) {
+            try {
+                MpjMode.starter(System.getenv(MpjMode.MPJ_HOME));
+            } catch (IllegalStateException e) {
+                if (speaker) {
+                    err.println("pingpong: " + e.getMessage());
+                }
+                return 1;
+            }
+        }
+        int rank = -1;
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
+            rank = boot.rank();
+            if (boot.size() != 2) {
+                if (rank == 0) {
+                    err.println("pingpong: runs with exactly 2 ranks (scripts/mprun -np 2 pingpong ...), not " + boot.size());
+                }
+                return 2;
+            }
+            List<Result> rows = measure(boot, options, out);
+            if (rank == 0) {
+                report(rows, options, out);
+            }
+            return 0;
+        } catch (BootstrapException e) {
+            err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + ": " + e.getMessage());
+            return 1;
+        } catch (Pattern.MismatchException e) {
+            err.println("pingpong: " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + " failed: " + e);
+            e.printStackTrace(err);
+            return 1;
+        }
+    }
+
+    private static List<Result> measure(Bootstrap boot, PingPongOptions o, PrintStream out) throws Exception {
+        // Receives are posted far ahead in sa: deeper queues than LibMP's 512.
+        MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
+        List<Result> rows = new ArrayList<>();
+        boolean speak = boot.rank() == 0;
+        // Closed only after a clean run: closing is a barrier, which a failed rank must not wait in while
+        // its peer is stuck in a wait. A failed rank exits instead; its peer's NIC sees it gone and fails
+        // the peer's pending requests.
+        Pair pair = new Pair(boot, Mp.init(boot, config), o.maxBytes());
+        if (speak) {
+            out.println("pingpong: modes " + String.join(",", o.modes().stream().map(PingPongOptions.Mode::label).toList())
+                    + ", sizes " + o.sizes() + ", " + o.iters() + " round trips x " + o.reps() + " runs per size"
+                    + (o.validate() ? ", validated" : "")
+                    + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
+            out.println(machine());
+        }
+        Consumer<Result> progress = r -> out.println(Report.progressLine(r));
+        for (PingPongOptions.Mode mode : o.modes()) {
+            if (speak) {
+                out.printf(Locale.ROOT, "%s: warming up for %.1f s, then %.1f s per size%n", mode.label(),
+                        o.warmupSeconds(), o.warmupSeconds() / 3);
+            }
+            switch (mode) {
+                case HOST -> {
+                    try (HostLoop loop = new HostLoop(pair, o)) {
+                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
+                    }
+                }
+                case SA -> {
+                    try (StreamLoop loop = new StreamLoop(pair, o)) {
+                        if (speak) {
+                            out.println("sa: " + (loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs"
+                                    : "stream threads not pinned"));
+                        }
+                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
+                    }
+                }
+                case MPJ -> rows.addAll(MpjMode.run(pair, o, progress));
+            }
+        }
+        pair.close();
+        return rows;
+    }
+
+    private static void report(List<Result> rows, PingPongOptions o, PrintStream out) {
+        Report.print(rows, o, machine(), out);
+        if (o.csv() != null) {
+            Csv.write(rows, o.csv());
+            out.println("wrote " + o.csv());
+        }
+        if (o.plot() != null) {
+            LatencyPlot.write(rows, o.plot());
+            out.println("wrote " + o.plot());
+        }
+    }
+
+    /** @return this rank as scripts/mprun, Open MPI or Slurm set it, or -1 when none did */
+    static int launcherRank() {
+        for (String v : new String[]{"GDASYNC_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+            String r = System.getenv(v);
+            if (r != null) {
+                try {
+                    return Integer.parseInt(r.strip());
+                } catch (NumberFormatException e) {
+                    return -1; // the bootstrap reports it
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** @return a line naming the machine: CPUs, model, OS, Java */
+    static String machine() {
+        String model = "";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    model = ", " + line.substring(line.indexOf(':') + 1).strip();
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: no model name
+        }
+        return "machine: " + Runtime.getRuntime().availableProcessors() + " CPUs" + model + ", "
+                + System.getProperty("os.name") + " " + System.getProperty("os.version") + ", Java "
+                + System.getProperty("java.version");
+    }
+}

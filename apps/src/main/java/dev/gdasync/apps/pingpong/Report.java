@@ -1,0 +1,60 @@
+package dev.gdasync.apps.pingpong;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/** The ping-pong's table and its performance targets (DESIGN.md §7, issue 3). */
+final class Report {
+    /** 8 B one-way target of {@code host}, in microseconds. */
+    static final double HOST_TARGET_US = 0.3;
+    /** 8 B one-way target of {@code sa}, in microseconds. */
+    static final double SA_TARGET_US = 1.2;
+
+    private Report() {
+    }
+
+    /** @return the line printed as soon as a row is measured */
+    static String progressLine(Result r) {
+        return String.format(Locale.ROOT, "%-5s %9d B  %7d iters  %11.3f us  %11.1f MB/s", r.mode(), r.bytes(), r.iters(),
+                r.oneWayMicros(), r.megabytesPerSecond());
+    }
+
+    static void print(List<Result> rows, PingPongOptions o, String machine, PrintStream out) {
+        out.println();
+        out.println("pingpong, 2 ranks; host and sa over the shared-memory software NIC, mpj on MPJ Express's multicore device");
+        out.println("(one-way = round trip / 2, median of "
+                + o.reps() + " runs of " + o.iters() + " round trips"
+                + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
+                + (o.validate() ? "; payloads validated" : "") + ")");
+        out.println(machine);
+        out.printf(Locale.ROOT, "%-5s %10s %8s %12s %12s%n", "mode", "bytes", "iters", "oneway_us", "MB/s");
+        for (Result r : rows) {
+            out.printf(Locale.ROOT, "%-5s %10d %8d %12.3f %12.1f%n", r.mode(), r.bytes(), r.iters(), r.oneWayMicros(),
+                    r.megabytesPerSecond());
+        }
+        out.println();
+        for (Result r : rows) {
+            if (r.bytes() != 8) {
+                continue;
+            }
+            switch (r.mode()) {
+                case "host" -> target(out, "8 B one-way, host", r.oneWayMicros(), HOST_TARGET_US, o);
+                case "sa" -> target(out, "8 B one-way, sa", r.oneWayMicros(), SA_TARGET_US, o);
+                case "mpj" -> out.printf(Locale.ROOT, "8 B one-way, mpj: %.3f us (the MPJ Express reference; no target)%n",
+                        r.oneWayMicros());
+                default -> {
+                }
+            }
+        }
+    }
+
+    private static void target(PrintStream out, String what, double measured, double limit, PingPongOptions o) {
+        if (o.computeMicros() > 0) {
+            out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: not applicable with --compute-us%n", what, measured, limit);
+            return;
+        }
+        out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: %s%s%n", what, measured, limit,
+                measured <= limit ? "met" : "NOT met", o.validate() ? " (with --validate, which adds the checks)" : "");
+    }
+}

@@ -1,0 +1,167 @@
+package dev.gdasync.apps.pingpong;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The app end to end under the launcher ({@code dev.gdasync.libmp.launch.MpRun}, what scripts/mprun runs):
+ * two rank JVMs, small iteration counts, no warm-up, payloads validated.
+ */
+class PingPongLaunchTest {
+    private static final long TIMEOUT_SECONDS = 120;
+
+    @TempDir
+    Path dir;
+
+    /** A finished child process: status and output. */
+    private record Run(int status, String out, String err) {
+        String all() {
+            return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private static Run mprun(Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
+        pb.environment().putAll(env);
+        Process p = pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Thread a = Thread.ofPlatform().daemon().start(() -> copy(p.getInputStream(), out));
+        Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
+        try {
+            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                fail("mprun " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s; output so far:\n"
+                        + out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+            }
+            a.join(5000);
+            b.join(5000);
+            return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static void copy(InputStream in, ByteArrayOutputStream to) {
+        try (in) {
+            in.transferTo(to);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String javaBinary() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
+    private static String mpjHome() {
+        for (String home : new String[]{System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
+            if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
+                return home;
+            }
+        }
+        return null;
+    }
+
+    private void runModes(String modes, Map<String, String> env) throws Exception {
+        Path csv = dir.resolve("pp.csv");
+        Path png = dir.resolve("pp.png");
+        Run r = mprun(env, "-np", "2", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
+                "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString());
+        assertEquals(0, r.status(), r.all());
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals(Csv.HEADER, rows.getFirst(), r.all());
+        String[] wanted = modes.split(",");
+        assertEquals(1 + 3 * wanted.length, rows.size(), rows.toString());
+        for (String mode : wanted) {
+            for (int size : new int[]{8, 4096, 65536}) {
+                String prefix = mode + "," + size + ",300,";
+                assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
+                assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+")),
+                        "a table row for " + mode + " " + size + " in\n" + r.out());
+            }
+        }
+        BufferedImage img = ImageIO.read(png.toFile());
+        assertNotNull(img, "a readable PNG");
+        assertEquals(LatencyPlot.WIDTH, img.getWidth());
+        assertTrue(r.out().contains("8 B one-way, " + wanted[0] + ":"), r.out());
+    }
+
+    @Test
+    void hostAndSaRunValidatedUnderTheLauncher() throws Exception {
+        runModes("host,sa", Map.of());
+    }
+
+    @Test
+    void aCorruptedMessageFailsTheRunNamingIterationAndByte() throws Exception {
+        for (String mode : new String[]{"host", "sa"}) {
+            // Rank 1 flips the first byte of its reply of iteration 5 (a test-only fault hook).
+            Run r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+                    "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
+            assertEquals(1, r.status(), r.all());
+            assertTrue(r.err().contains("[0] pingpong: " + mode + " mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
+                    r.all());
+        }
+    }
+
+    @Test
+    void mpjRunsUnderTheLauncherWhenMpjExpressIsThere() throws Exception {
+        String home = mpjHome();
+        if (home == null) {
+            System.out.println("PingPongLaunchTest: skipping the mpj run: MPJ Express is not set up (no MPJ_HOME, and no "
+                    + System.getProperty("gdasync.mpj.home") + "/lib/starter.jar; scripts/test and scripts/mprun set it up)");
+        }
+        Assumptions.assumeTrue(home != null, "MPJ Express is not set up (MPJ_HOME)");
+        runModes("mpj", Map.of("MPJ_HOME", home));
+    }
+
+    @Test
+    void mpjWithoutMpjHomeSaysWhatToDo() throws Exception {
+        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
+        assertEquals(1, r.status(), r.all());
+        assertTrue(r.err().contains("[0] pingpong: --mode mpj needs MPJ Express: MPJ_HOME is not set. Run the ping-pong with scripts/mprun"),
+                r.all());
+    }
+
+    @Test
+    void aWrongCommandLineExitsWithTwoAndOneMessage() throws Exception {
+        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("[0] pingpong: --sizes: 'zero' is not a byte count"), r.all());
+        assertTrue(r.err().lines().noneMatch(l -> l.startsWith("[1] pingpong:")), "rank 1 stays quiet:\n" + r.all());
+    }
+
+    @Test
+    void oneRankIsRefused() throws Exception {
+        Run r = mprun(Map.of(), "-np", "1", "pingpong", "--iters", "10");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("pingpong: runs with exactly 2 ranks (scripts/mprun -np 2 pingpong ...), not 1"), r.all());
+    }
+}

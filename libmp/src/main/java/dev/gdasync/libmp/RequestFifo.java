@@ -1,0 +1,59 @@
+package dev.gdasync.libmp;
+
+/**
+ * Requests awaiting one completion queue, in completion order, each numbered by its position. A growable
+ * ring: adding, taking the head and finding a request by number are O(1), so walking from a remembered
+ * position to a request costs only what was not walked before.
+ */
+final class RequestFifo {
+    private MpRequest[] ring = new MpRequest[64];
+    private long head;
+    private long tail;
+    /** Requests before this position were already visited by {@link Mp}'s release walk. */
+    long released;
+
+    void addLast(MpRequest r) {
+        if (tail - head == ring.length) {
+            MpRequest[] bigger = new MpRequest[ring.length * 2];
+            for (long s = head; s < tail; s++) {
+                bigger[(int) (s & (bigger.length - 1))] = ring[(int) (s & (ring.length - 1))];
+            }
+            ring = bigger;
+        }
+        r.fifoPosition = tail;
+        ring[(int) (tail & (ring.length - 1))] = r;
+        tail++;
+    }
+
+    MpRequest peekFirst() {
+        return head == tail ? null : ring[(int) (head & (ring.length - 1))];
+    }
+
+    MpRequest pollFirst() {
+        if (head == tail) {
+            return null;
+        }
+        int i = (int) (head & (ring.length - 1));
+        MpRequest r = ring[i];
+        ring[i] = null;
+        head++;
+        return r;
+    }
+
+    /** @return the request at a position in [{@link #head()}, {@link #tail()}) */
+    MpRequest get(long position) {
+        return ring[(int) (position & (ring.length - 1))];
+    }
+
+    long head() {
+        return head;
+    }
+
+    long tail() {
+        return tail;
+    }
+
+    boolean isEmpty() {
+        return head == tail;
+    }
+}
