@@ -4,14 +4,13 @@ import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.libmp.testutil.MpExerciseMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -86,7 +85,7 @@ class DescQueueAndKiTest {
                 assertEquals(RequestState.PENDING, send.state(), "rung and waited on by the kernel");
                 assertEquals(RequestState.PENDING, recv.state());
                 mp.barrier();
-                Thread kernel = new Thread(() -> runKernel(table));
+                Thread kernel = new Thread(() -> MpExerciseMain.runKernel(table));
                 kernel.start();
                 kernel.join();
                 mp.waitAll(send, recv);
@@ -99,29 +98,6 @@ class DescQueueAndKiTest {
                 mp.wait(mp.isend(mem.asSlice(1024, 8), peer, reg));
             }
         });
-    }
-
-    /** What a KI kernel thread does with a table: ring every send, then pass every wait and release. */
-    private static void runKernel(KiTable t) {
-        for (int i = 0; i < t.sendCount(); i++) {
-            KiTable.SendEntry s = t.send(i);
-            MemorySegment.ofAddress(s.dbrecAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, s.dbrecValue());
-            MemorySegment.ofAddress(s.doorbellAddress()).reinterpret(8).set(JAVA_LONG, 0, s.doorbellValue());
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        for (int i = 0; i < t.waitCount(); i++) {
-            KiTable.WaitEntry w = t.waitEntry(i);
-            MemorySegment word = MemorySegment.ofAddress(w.wordAddress()).reinterpret(4);
-            while (!w.condition().test(word.get(ValueLayout.JAVA_INT, 0), w.value())) {
-                if (System.nanoTime() > deadline) {
-                    return;
-                }
-                Thread.onSpinWait();
-            }
-            if (w.flagAddress() != 0) {
-                MemorySegment.ofAddress(w.flagAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, w.flagValue());
-            }
-        }
     }
 
     @Test

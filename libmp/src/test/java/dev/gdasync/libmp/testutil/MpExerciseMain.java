@@ -263,8 +263,13 @@ public final class MpExerciseMain {
         check(mem.asSlice(53L * SLOT, 64), 3000 + prev, "KI message");
     }
 
-    /** A "kernel": ring every send of the table, then pass every wait and release its CQE. */
-    static void runKernel(KiTable t) {
+    /**
+     * A stand-in kernel for tests, until the host KI executor exists: rings every send of a table, then
+     * passes every wait (giving up after 20 s) and releases its CQE.
+     *
+     * @param t the table
+     */
+    public static void runKernel(KiTable t) {
         for (int i = 0; i < t.sendCount(); i++) {
             KiTable.SendEntry s = t.send(i);
             MemorySegment.ofAddress(s.dbrecAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, s.dbrecValue());
