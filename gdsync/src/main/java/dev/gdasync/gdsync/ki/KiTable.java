@@ -5,6 +5,7 @@ import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import dev.gdasync.gdsync.nic.WqeTemplate;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -14,23 +15,34 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A KI descriptor table: prepared sends and waits exported for the threads of a kernel (or the host KI
- * executor), which ring and wait themselves (LibGDSync's {@code gds_mlx5_get_send_info} /
+ * A KI descriptor table: prepared sends, templates and waits exported for the threads of a kernel (or
+ * the host KI executor), which ring and wait themselves (LibGDSync's {@code gds_mlx5_get_send_info} /
  * {@code gds_mlx5_get_wait_info}, LibMP's {@code mp::mlx5::get_descriptors}).
  *
  * <p>Exporting a send posts it: the table is its executor, so the prepare-order rule applies as for a
  * stream, and the provider is told its doorbell will be rung by a plain store. Exporting a wait posts it
- * too. Nothing is posted until {@link Builder#writeTo} succeeds.
+ * too. Nothing is posted until {@link Builder#writeTo} succeeds. The table's executor reports its first
+ * failure in the header's status fields; {@link #status()} reads them and {@link #describe} names the
+ * failed entry.
  */
 public final class KiTable {
     private final MemorySegment segment;
     private final int sends;
     private final int waits;
+    private final int templates;
+    private final List<String> sendNames;
+    private final List<String> waitNames;
+    private final List<String> templateNames;
 
-    private KiTable(MemorySegment segment, int sends, int waits) {
+    private KiTable(MemorySegment segment, int sends, int waits, int templates, List<String> sendNames,
+                    List<String> waitNames, List<String> templateNames) {
         this.segment = segment;
         this.sends = sends;
         this.waits = waits;
+        this.templates = templates;
+        this.sendNames = sendNames;
+        this.waitNames = waitNames;
+        this.templateNames = templateNames;
     }
 
     /**
@@ -42,7 +54,7 @@ public final class KiTable {
     }
 
     /**
-     * Reads a table written by {@link Builder#writeTo}.
+     * Reads a table written by {@link Builder#writeTo}; entries are then named by kind and index only.
      *
      * @param segment the table's memory
      * @return a view of it
@@ -62,18 +74,23 @@ public final class KiTable {
         }
         int sends = (int) KiTableLayout.H_SEND_COUNT.get(segment, 0L);
         int waits = (int) KiTableLayout.H_WAIT_COUNT.get(segment, 0L);
+        int templates = (int) KiTableLayout.H_TEMPLATE_COUNT.get(segment, 0L);
         long total = (long) KiTableLayout.H_TOTAL_BYTES.get(segment, 0L);
-        if (sends < 0 || waits < 0 || total != KiTableLayout.bytes(sends, waits) || total > segment.byteSize()
-                || (short) KiTableLayout.H_HEADER_BYTES.get(segment, 0L) != KiTableLayout.HEADER.byteSize()
+        long header = KiTableLayout.HEADER.byteSize();
+        if (sends < 0 || waits < 0 || templates < 0 || total != KiTableLayout.bytes(sends, waits, templates)
+                || total > segment.byteSize()
+                || (short) KiTableLayout.H_HEADER_BYTES.get(segment, 0L) != header
                 || (int) KiTableLayout.H_SEND_ENTRY_BYTES.get(segment, 0L) != KiTableLayout.SEND.byteSize()
                 || (int) KiTableLayout.H_WAIT_ENTRY_BYTES.get(segment, 0L) != KiTableLayout.WAIT.byteSize()
-                || (int) KiTableLayout.H_SEND_OFFSET.get(segment, 0L) != KiTableLayout.HEADER.byteSize()
-                || (int) KiTableLayout.H_WAIT_OFFSET.get(segment, 0L)
-                != KiTableLayout.HEADER.byteSize() + sends * KiTableLayout.SEND.byteSize()) {
+                || (int) KiTableLayout.H_TEMPLATE_ENTRY_BYTES.get(segment, 0L) != KiTableLayout.TEMPLATE.byteSize()
+                || (int) KiTableLayout.H_SEND_OFFSET.get(segment, 0L) != header
+                || (int) KiTableLayout.H_WAIT_OFFSET.get(segment, 0L) != header + sends * KiTableLayout.SEND.byteSize()
+                || (int) KiTableLayout.H_TEMPLATE_OFFSET.get(segment, 0L)
+                != header + sends * KiTableLayout.SEND.byteSize() + waits * KiTableLayout.WAIT.byteSize()) {
             throw new IllegalArgumentException("KI table header is inconsistent with its layout or its segment of "
                     + segment.byteSize() + " bytes");
         }
-        return new KiTable(segment.asSlice(0, total), sends, waits);
+        return new KiTable(segment.asSlice(0, total), sends, waits, templates, null, null, null);
     }
 
     /** @return the table's memory */
@@ -89,6 +106,11 @@ public final class KiTable {
     /** @return wait entries */
     public int waitCount() {
         return waits;
+    }
+
+    /** @return template entries */
+    public int templateCount() {
+        return templates;
     }
 
     /**
@@ -117,6 +139,64 @@ public final class KiTable {
                 (int) KiTableLayout.W_FLAG_VALUE.get(segment, base));
     }
 
+    /**
+     * @param i entry index
+     * @return template entry i
+     */
+    public TemplateEntry template(int i) {
+        long base = templateBase(i);
+        return new TemplateEntry((long) KiTableLayout.T_WQE_ADDR.get(segment, base),
+                (long) KiTableLayout.T_DBREC_ADDR.get(segment, base),
+                (int) KiTableLayout.T_DBREC_VALUE.get(segment, base),
+                (int) KiTableLayout.T_FLAGS.get(segment, base),
+                (long) KiTableLayout.T_DB_ADDR.get(segment, base),
+                (long) KiTableLayout.T_DB_VALUE.get(segment, base),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_SGE_ADDR.get(segment, base)),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_SGE_LKEY.get(segment, base)),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_SGE_LENGTH.get(segment, base)),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_TOTAL_LENGTH.get(segment, base)),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_REMOTE_ADDR.get(segment, base)),
+                Short.toUnsignedInt((short) KiTableLayout.T_OFF_RKEY.get(segment, base)));
+    }
+
+    /** @return the executor's report: its first failure, or OK */
+    public Status status() {
+        return new Status((int) KiTableLayout.H_STATUS_CODE.getVolatile(segment, 0L),
+                (int) KiTableLayout.H_STATUS_KIND.getVolatile(segment, 0L),
+                (int) KiTableLayout.H_STATUS_INDEX.getVolatile(segment, 0L));
+    }
+
+    /** Clears the status fields before a new launch over the same table. */
+    public void clearStatus() {
+        KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
+        KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, 0);
+        KiTableLayout.H_STATUS_CODE.setVolatile(segment, 0L, KiTableLayout.STATUS_OK);
+    }
+
+    /**
+     * Names an entry: what it was exported from (a queue pair's send, a completion queue's CQE, a word),
+     * or its kind and index for a table read back from memory.
+     *
+     * @param kind  {@link KiTableLayout#KIND_SEND}, {@link KiTableLayout#KIND_WAIT} or {@link KiTableLayout#KIND_TEMPLATE}
+     * @param index the entry index
+     * @return a description for messages
+     */
+    public String describe(int kind, int index) {
+        List<String> names = switch (kind) {
+            case KiTableLayout.KIND_SEND -> sendNames;
+            case KiTableLayout.KIND_WAIT -> waitNames;
+            case KiTableLayout.KIND_TEMPLATE -> templateNames;
+            default -> null;
+        };
+        String what = switch (kind) {
+            case KiTableLayout.KIND_SEND -> "send entry " + index;
+            case KiTableLayout.KIND_WAIT -> "wait entry " + index;
+            case KiTableLayout.KIND_TEMPLATE -> "template entry " + index;
+            default -> "entry " + index + " of unknown kind " + kind;
+        };
+        return names != null && index >= 0 && index < names.size() ? what + " (" + names.get(index) + ")" : what;
+    }
+
     private long sendBase(int i) {
         Objects.checkIndex(i, sends);
         return KiTableLayout.HEADER.byteSize() + i * KiTableLayout.SEND.byteSize();
@@ -125,6 +205,12 @@ public final class KiTable {
     private long waitBase(int i) {
         Objects.checkIndex(i, waits);
         return KiTableLayout.HEADER.byteSize() + sends * KiTableLayout.SEND.byteSize() + i * KiTableLayout.WAIT.byteSize();
+    }
+
+    private long templateBase(int i) {
+        Objects.checkIndex(i, templates);
+        return KiTableLayout.HEADER.byteSize() + sends * KiTableLayout.SEND.byteSize() + waits * KiTableLayout.WAIT.byteSize()
+                + i * KiTableLayout.TEMPLATE.byteSize();
     }
 
     /**
@@ -153,10 +239,48 @@ public final class KiTable {
     public record WaitEntry(long wordAddress, int value, WaitCondition condition, long flagAddress, int flagValue) {
     }
 
+    /**
+     * A template entry: patch the work request at {@code wqeAddress} (fields at the given offsets), fence,
+     * then ring as a send entry does.
+     *
+     * @param wqeAddress       the work request in the send queue
+     * @param dbrecAddress     the doorbell record
+     * @param dbrecValue       its new value
+     * @param flags            as a send entry's
+     * @param doorbellAddress  the doorbell
+     * @param doorbellValue    the value to ring it with
+     * @param offSgeAddress    offset of the local buffer address (u64)
+     * @param offSgeLkey       offset of the local buffer lkey (u64)
+     * @param offSgeLength     offset of the local buffer length (u32)
+     * @param offTotalLength   offset of the message length (u32)
+     * @param offRemoteAddress offset of the remote address (u64)
+     * @param offRkey          offset of the rkey (u64)
+     */
+    public record TemplateEntry(long wqeAddress, long dbrecAddress, int dbrecValue, int flags, long doorbellAddress,
+                                long doorbellValue, int offSgeAddress, int offSgeLkey, int offSgeLength, int offTotalLength,
+                                int offRemoteAddress, int offRkey) {
+    }
+
+    /**
+     * The executor's report.
+     *
+     * @param code  {@link KiTableLayout#STATUS_OK}, {@link KiTableLayout#STATUS_TIMEOUT} or {@link KiTableLayout#STATUS_INVALID}
+     * @param kind  the kind of the failed entry
+     * @param index the failed entry's index
+     */
+    public record Status(int code, int kind, int index) {
+        /** @return whether the executor reported no failure */
+        public boolean isOk() {
+            return code == KiTableLayout.STATUS_OK;
+        }
+    }
+
     /** Collects entries, then writes the table and posts what it exports. */
     public static final class Builder {
         private final DeviceAddressMap addresses;
         private final List<SendRequest> sends = new ArrayList<>();
+        private final List<SendRequest> templates = new ArrayList<>();
+        private final List<WqeTemplate> templateFields = new ArrayList<>();
         private final List<Object> waits = new ArrayList<>();
         private final Map<QueuePair, Integer> sendsPerQp = new IdentityHashMap<>();
         private final Map<WaitRequest, Boolean> waitRequests = new IdentityHashMap<>();
@@ -167,7 +291,7 @@ public final class KiTable {
         }
 
         /**
-         * Adds a prepared send; it must be the next of its queue pair in prepare order.
+         * Adds a prepared send; it must be the next of its queue pair in prepare order (templates count).
          *
          * @param request the send
          * @return its entry index
@@ -175,12 +299,32 @@ public final class KiTable {
          */
         public int addSend(SendRequest request) {
             requireOpen();
+            checkOrder(request);
+            sends.add(request);
+            return sends.size() - 1;
+        }
+
+        /**
+         * Adds a prepared send whose buffer, length and remote target the kernel sets before ringing it.
+         *
+         * @param request the send; one buffer, not INLINE
+         * @return its template entry index
+         * @throws IllegalStateException if it is already posted, out of prepare order, or cannot be a template
+         */
+        public int addTemplate(SendRequest request) {
+            requireOpen();
+            WqeTemplate fields = request.template();
+            checkOrder(request);
+            templates.add(request);
+            templateFields.add(fields);
+            return templates.size() - 1;
+        }
+
+        private void checkOrder(SendRequest request) {
             QueuePair qp = request.queuePair();
             int earlier = sendsPerQp.getOrDefault(qp, 0);
             request.checkPost(earlier, this);
             sendsPerQp.put(qp, earlier + 1);
-            sends.add(request);
-            return sends.size() - 1;
         }
 
         /**
@@ -220,15 +364,16 @@ public final class KiTable {
 
         /** @return the bytes the table will take */
         public long byteSize() {
-            return KiTableLayout.bytes(sends.size(), waits.size());
+            return KiTableLayout.bytes(sends.size(), waits.size(), templates.size());
         }
 
         /**
-         * Writes the table at the start of a segment and posts every exported send and wait.
+         * Writes the table at the start of a segment and posts every exported send, template and wait.
          *
          * @param dest device-visible memory, at least {@link #byteSize()} bytes, 8-byte aligned
          * @return the table
-         * @throws IllegalArgumentException if the segment is too small or misaligned; nothing is posted then
+         * @throws IllegalArgumentException if the segment is too small or misaligned, or an address is not
+         *                                  visible to the executor; nothing is posted then
          */
         public KiTable writeTo(MemorySegment dest) {
             requireOpen();
@@ -245,6 +390,12 @@ public final class KiTable {
                 SendRequest r = sends.get(i);
                 sendAddr[i] = new long[] {addresses.addressOf(r.doorbellRecord()), addresses.addressOf(r.doorbell())};
             }
+            long[][] templateAddr = new long[templates.size()][];
+            for (int i = 0; i < templates.size(); i++) {
+                SendRequest r = templates.get(i);
+                templateAddr[i] = new long[] {addresses.addressOf(templateFields.get(i).entry()),
+                    addresses.addressOf(r.doorbellRecord()), addresses.addressOf(r.doorbell())};
+            }
             long[][] waitAddr = new long[waits.size()][];
             for (int i = 0; i < waits.size(); i++) {
                 Object w = waits.get(i);
@@ -254,23 +405,14 @@ public final class KiTable {
             }
             MemorySegment t = dest.asSlice(0, size);
             t.fill((byte) 0);
+            writeHeader(t, size);
             long header = KiTableLayout.HEADER.byteSize();
-            KiTableLayout.H_MAGIC.set(t, 0L, KiTableLayout.MAGIC);
-            KiTableLayout.H_VERSION.set(t, 0L, KiTableLayout.VERSION);
-            KiTableLayout.H_HEADER_BYTES.set(t, 0L, (short) header);
-            KiTableLayout.H_SEND_COUNT.set(t, 0L, sends.size());
-            KiTableLayout.H_WAIT_COUNT.set(t, 0L, waits.size());
-            KiTableLayout.H_SEND_OFFSET.set(t, 0L, (int) header);
-            KiTableLayout.H_WAIT_OFFSET.set(t, 0L, (int) (header + sends.size() * KiTableLayout.SEND.byteSize()));
-            KiTableLayout.H_SEND_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.SEND.byteSize());
-            KiTableLayout.H_WAIT_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.WAIT.byteSize());
-            KiTableLayout.H_TOTAL_BYTES.set(t, 0L, size);
             for (int i = 0; i < sends.size(); i++) {
                 SendRequest r = sends.get(i);
                 long base = header + i * KiTableLayout.SEND.byteSize();
                 KiTableLayout.S_DBREC_ADDR.set(t, base, sendAddr[i][0]);
                 KiTableLayout.S_DBREC_VALUE.set(t, base, r.doorbellRecordValue());
-                KiTableLayout.S_FLAGS.set(t, base, KiTableLayout.SEND_FENCE_SYSTEM | (r.signaled() ? KiTableLayout.SEND_SIGNALED : 0));
+                KiTableLayout.S_FLAGS.set(t, base, flags(r));
                 KiTableLayout.S_DB_ADDR.set(t, base, sendAddr[i][1]);
                 KiTableLayout.S_DB_VALUE.set(t, base, r.doorbellValue());
             }
@@ -290,7 +432,29 @@ public final class KiTable {
                 KiTableLayout.W_WORD_ADDR.set(t, base, waitAddr[i][0]);
                 KiTableLayout.W_FLAG_ADDR.set(t, base, waitAddr[i][1]);
             }
+            long templateBase = waitBase + waits.size() * KiTableLayout.WAIT.byteSize();
+            for (int i = 0; i < templates.size(); i++) {
+                SendRequest r = templates.get(i);
+                WqeTemplate f = templateFields.get(i);
+                long base = templateBase + i * KiTableLayout.TEMPLATE.byteSize();
+                KiTableLayout.T_WQE_ADDR.set(t, base, templateAddr[i][0]);
+                KiTableLayout.T_DBREC_ADDR.set(t, base, templateAddr[i][1]);
+                KiTableLayout.T_DBREC_VALUE.set(t, base, r.doorbellRecordValue());
+                KiTableLayout.T_FLAGS.set(t, base, flags(r));
+                KiTableLayout.T_DB_ADDR.set(t, base, templateAddr[i][2]);
+                KiTableLayout.T_DB_VALUE.set(t, base, r.doorbellValue());
+                KiTableLayout.T_OFF_SGE_ADDR.set(t, base, (short) f.offSgeAddress());
+                KiTableLayout.T_OFF_SGE_LKEY.set(t, base, (short) f.offSgeLkey());
+                KiTableLayout.T_OFF_SGE_LENGTH.set(t, base, (short) f.offSgeLength());
+                KiTableLayout.T_OFF_TOTAL_LENGTH.set(t, base, (short) f.offTotalLength());
+                KiTableLayout.T_OFF_REMOTE_ADDR.set(t, base, (short) f.offRemoteAddress());
+                KiTableLayout.T_OFF_RKEY.set(t, base, (short) f.offRkey());
+            }
             for (SendRequest r : sends) {
+                r.markPosted(this);
+                r.expectPlainStoreRing();
+            }
+            for (SendRequest r : templates) {
                 r.markPosted(this);
                 r.expectPlainStoreRing();
             }
@@ -300,7 +464,40 @@ public final class KiTable {
                 }
             }
             written = true;
-            return new KiTable(t, sends.size(), waits.size());
+            return new KiTable(t, sends.size(), waits.size(), templates.size(), names(sends),
+                    waits.stream().map(Builder::name).toList(), names(templates));
+        }
+
+        private void writeHeader(MemorySegment t, long size) {
+            long header = KiTableLayout.HEADER.byteSize();
+            long waitOffset = header + sends.size() * KiTableLayout.SEND.byteSize();
+            KiTableLayout.H_MAGIC.set(t, 0L, KiTableLayout.MAGIC);
+            KiTableLayout.H_VERSION.set(t, 0L, KiTableLayout.VERSION);
+            KiTableLayout.H_HEADER_BYTES.set(t, 0L, (short) header);
+            KiTableLayout.H_SEND_COUNT.set(t, 0L, sends.size());
+            KiTableLayout.H_WAIT_COUNT.set(t, 0L, waits.size());
+            KiTableLayout.H_TEMPLATE_COUNT.set(t, 0L, templates.size());
+            KiTableLayout.H_SEND_OFFSET.set(t, 0L, (int) header);
+            KiTableLayout.H_WAIT_OFFSET.set(t, 0L, (int) waitOffset);
+            KiTableLayout.H_TEMPLATE_OFFSET.set(t, 0L, (int) (waitOffset + waits.size() * KiTableLayout.WAIT.byteSize()));
+            KiTableLayout.H_SEND_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.SEND.byteSize());
+            KiTableLayout.H_WAIT_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.WAIT.byteSize());
+            KiTableLayout.H_TEMPLATE_ENTRY_BYTES.set(t, 0L, (int) KiTableLayout.TEMPLATE.byteSize());
+            KiTableLayout.H_TOTAL_BYTES.set(t, 0L, size);
+        }
+
+        private static int flags(SendRequest r) {
+            return KiTableLayout.SEND_FENCE_SYSTEM | (r.signaled() ? KiTableLayout.SEND_SIGNALED : 0);
+        }
+
+        private static List<String> names(List<SendRequest> requests) {
+            return requests.stream().map(r -> "send #" + r.sequence() + " of queue pair " + r.queuePair().number()).toList();
+        }
+
+        private static String name(Object w) {
+            return w instanceof WaitRequest r
+                    ? "CQE #" + r.index() + " of " + r.completionQueue().name()
+                    : ((WordWait) w).word().name() + " " + ((WordWait) w).condition() + " " + ((WordWait) w).value();
         }
 
         private void requireOpen() {
@@ -311,7 +508,7 @@ public final class KiTable {
 
         @Override
         public String toString() {
-            return "KI table builder (" + sends.size() + " sends, " + waits.size() + " waits)";
+            return "KI table builder (" + sends.size() + " sends, " + templates.size() + " templates, " + waits.size() + " waits)";
         }
     }
 

@@ -9,27 +9,49 @@ import java.nio.ByteOrder;
 
 /**
  * The binary layout of the KI descriptor table: the one definition on the Java side, mirrored by the
- * CUDA header of the KI device API. Little-endian, naturally aligned, documented in
- * {@code docs/ki-descriptor-table.md}.
+ * CUDA header of the KI device API ({@code ki-kernels/src/main/cuda/gdasync_ki.cuh}). Little-endian,
+ * naturally aligned, documented in {@code docs/ki-descriptor-table.md}.
  *
  * <pre>
- * header (64 B)  magic u32 "GKIT" | version u16 | header_bytes u16 | send_count u32 | wait_count u32
- *                | send_offset u32 | wait_offset u32 | send_entry_bytes u32 | wait_entry_bytes u32
- *                | total_bytes u64 | reserved[24]
- * send (32 B)    dbrec_addr u64 | dbrec_value u32 | flags u32 | db_addr u64 | db_value u64
- * wait (32 B)    word_addr u64 | value u32 | cond u32 | flag_addr u64 | flag_value u32 | reserved u32
+ * header (64 B)    magic u32 "GKIT" | version u16 | header_bytes u16 | send_count u32 | wait_count u32
+ *                  | send_offset u32 | wait_offset u32 | send_entry_bytes u32 | wait_entry_bytes u32
+ *                  | total_bytes u64 | template_count u32 | template_offset u32 | template_entry_bytes u32
+ *                  | status_code u32 | status_kind u32 | status_index u32
+ * send (32 B)      dbrec_addr u64 | dbrec_value u32 | flags u32 | db_addr u64 | db_value u64
+ * wait (32 B)      word_addr u64 | value u32 | cond u32 | flag_addr u64 | flag_value u32 | reserved u32
+ * template (64 B)  wqe_addr u64 | dbrec_addr u64 | dbrec_value u32 | flags u32 | db_addr u64 | db_value u64
+ *                  | off_sge_addr u16 | off_sge_lkey u16 | off_sge_length u16 | off_total_length u16
+ *                  | off_remote_addr u16 | off_rkey u16 | reserved[12]
  * </pre>
+ * The status fields are written by the table's executor: the first failure (a wait that timed out, an
+ * entry it could not use) with its kind and index, so the host can name the descriptor.
  */
 public final class KiTableLayout {
     /** "GKIT" as little-endian bytes. */
     public static final int MAGIC = 0x54494B47;
     /** The layout version; bumped whenever a field moves. */
-    public static final short VERSION = 1;
+    public static final short VERSION = 2;
 
     /** Send flag: the request writes a completion. */
     public static final int SEND_SIGNALED = 1;
     /** Send flag: a system-scope fence must separate the doorbell-record store from the doorbell store. */
     public static final int SEND_FENCE_SYSTEM = 1 << 1;
+
+    /** Status code: no failure. */
+    public static final int STATUS_OK = 0;
+    /** Status code: a wait did not complete within its timeout (LibGDSync's {@code ERROR_TIMEOUT}, EAGAIN). */
+    public static final int STATUS_TIMEOUT = 11;
+    /** Status code: an entry could not be used (LibGDSync's {@code ERROR_INVALID}, EINVAL). */
+    public static final int STATUS_INVALID = 22;
+
+    /** Status kind: no failure. */
+    public static final int KIND_NONE = 0;
+    /** Status kind: a send entry. */
+    public static final int KIND_SEND = 1;
+    /** Status kind: a wait entry. */
+    public static final int KIND_WAIT = 2;
+    /** Status kind: a template entry. */
+    public static final int KIND_TEMPLATE = 3;
 
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -47,7 +69,12 @@ public final class KiTableLayout {
             U32.withName("send_entry_bytes"),
             U32.withName("wait_entry_bytes"),
             U64.withName("total_bytes"),
-            MemoryLayout.paddingLayout(24)).withName("gds_ki_table_header");
+            U32.withName("template_count"),
+            U32.withName("template_offset"),
+            U32.withName("template_entry_bytes"),
+            U32.withName("status_code"),
+            U32.withName("status_kind"),
+            U32.withName("status_index")).withName("gds_ki_table_header");
 
     /** A send entry: the two stores that ring a prepared send. */
     public static final StructLayout SEND = MemoryLayout.structLayout(
@@ -66,6 +93,25 @@ public final class KiTableLayout {
             U32.withName("flag_value"),
             MemoryLayout.paddingLayout(4)).withName("gds_ki_wait");
 
+    /**
+     * A template send: a prepared send whose dynamic fields a kernel thread patches in the send queue entry
+     * (at the given offsets, little-endian) before ringing it, as GPU-initiated OpenSHMEM's templated WQEs.
+     */
+    public static final StructLayout TEMPLATE = MemoryLayout.structLayout(
+            U64.withName("wqe_addr"),
+            U64.withName("dbrec_addr"),
+            U32.withName("dbrec_value"),
+            U32.withName("flags"),
+            U64.withName("db_addr"),
+            U64.withName("db_value"),
+            U16.withName("off_sge_addr"),
+            U16.withName("off_sge_lkey"),
+            U16.withName("off_sge_length"),
+            U16.withName("off_total_length"),
+            U16.withName("off_remote_addr"),
+            U16.withName("off_rkey"),
+            MemoryLayout.paddingLayout(12)).withName("gds_ki_template");
+
     static final VarHandle H_MAGIC = header("magic");
     static final VarHandle H_VERSION = header("version");
     static final VarHandle H_HEADER_BYTES = header("header_bytes");
@@ -76,6 +122,25 @@ public final class KiTableLayout {
     static final VarHandle H_SEND_ENTRY_BYTES = header("send_entry_bytes");
     static final VarHandle H_WAIT_ENTRY_BYTES = header("wait_entry_bytes");
     static final VarHandle H_TOTAL_BYTES = header("total_bytes");
+    static final VarHandle H_TEMPLATE_COUNT = header("template_count");
+    static final VarHandle H_TEMPLATE_OFFSET = header("template_offset");
+    static final VarHandle H_TEMPLATE_ENTRY_BYTES = header("template_entry_bytes");
+    static final VarHandle H_STATUS_CODE = header("status_code");
+    static final VarHandle H_STATUS_KIND = header("status_kind");
+    static final VarHandle H_STATUS_INDEX = header("status_index");
+
+    static final VarHandle T_WQE_ADDR = template("wqe_addr");
+    static final VarHandle T_DBREC_ADDR = template("dbrec_addr");
+    static final VarHandle T_DBREC_VALUE = template("dbrec_value");
+    static final VarHandle T_FLAGS = template("flags");
+    static final VarHandle T_DB_ADDR = template("db_addr");
+    static final VarHandle T_DB_VALUE = template("db_value");
+    static final VarHandle T_OFF_SGE_ADDR = template("off_sge_addr");
+    static final VarHandle T_OFF_SGE_LKEY = template("off_sge_lkey");
+    static final VarHandle T_OFF_SGE_LENGTH = template("off_sge_length");
+    static final VarHandle T_OFF_TOTAL_LENGTH = template("off_total_length");
+    static final VarHandle T_OFF_REMOTE_ADDR = template("off_remote_addr");
+    static final VarHandle T_OFF_RKEY = template("off_rkey");
 
     static final VarHandle S_DBREC_ADDR = send("dbrec_addr");
     static final VarHandle S_DBREC_VALUE = send("dbrec_value");
@@ -98,7 +163,17 @@ public final class KiTableLayout {
      * @return the bytes a table with that many entries takes
      */
     public static long bytes(int sends, int waits) {
-        return HEADER.byteSize() + sends * SEND.byteSize() + waits * WAIT.byteSize();
+        return bytes(sends, waits, 0);
+    }
+
+    /**
+     * @param sends     send entries
+     * @param waits     wait entries
+     * @param templates template entries
+     * @return the bytes a table with that many entries takes
+     */
+    public static long bytes(int sends, int waits, int templates) {
+        return HEADER.byteSize() + sends * SEND.byteSize() + waits * WAIT.byteSize() + templates * TEMPLATE.byteSize();
     }
 
     /**
@@ -120,5 +195,9 @@ public final class KiTableLayout {
 
     private static VarHandle waitField(String name) {
         return WAIT.varHandle(PathElement.groupElement(name));
+    }
+
+    private static VarHandle template(String name) {
+        return TEMPLATE.varHandle(PathElement.groupElement(name));
     }
 }

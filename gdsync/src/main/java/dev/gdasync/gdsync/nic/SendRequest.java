@@ -128,6 +128,15 @@ public abstract class SendRequest {
     public abstract boolean isExecuted();
 
     /**
+     * Describes the request's work request for patching by a kernel thread before it rings it.
+     *
+     * @return the location and patchable fields
+     * @throws IllegalStateException if this request cannot be a template (more than one buffer, INLINE
+     *                               payload), or the provider does not expose its work requests
+     */
+    public abstract WqeTemplate template();
+
+    /**
      * Provider check of the prepare-order rule.
      *
      * @param earlierInBatch requests of the same queue pair ahead of this one in the batch

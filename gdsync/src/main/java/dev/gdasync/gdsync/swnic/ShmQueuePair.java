@@ -19,6 +19,7 @@ import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import dev.gdasync.gdsync.nic.WqeTemplate;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -343,6 +344,22 @@ final class ShmQueuePair implements QueuePair {
         nic.wakeAgent();
     }
 
+    /** The send queue entry of request {@code sequence} as a template; one buffer, not INLINE. */
+    WqeTemplate template(long sequence) {
+        long w = wqe(sequence);
+        int flags = seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS);
+        int sges = seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_NUM_SGE);
+        if ((flags & SendFlags.INLINE) != 0 || sges != 1) {
+            throw new IllegalStateException("send request #" + sequence + " of QP " + qpn + " cannot be a template: it needs"
+                    + " exactly one local buffer and no INLINE payload (it has " + sges + " buffers"
+                    + ((flags & SendFlags.INLINE) != 0 ? ", INLINE)" : ")"));
+        }
+        long sge = Layouts.Wqe.OFF_DATA;
+        return new WqeTemplate(MemoryWord.word64(seg, w, "send queue entry #" + sequence + " of QP " + qpn),
+                (int) (sge + Layouts.Sge.OFF_ADDR), (int) (sge + Layouts.Sge.OFF_LKEY), (int) (sge + Layouts.Sge.OFF_LENGTH),
+                (int) Layouts.Wqe.OFF_LENGTH, (int) Layouts.Wqe.OFF_REMOTE_ADDR, (int) Layouts.Wqe.OFF_RKEY);
+    }
+
     boolean isExecuted(long sequence) {
         return (long) EXECUTED.getAcquire(this) > sequence;
     }
@@ -614,6 +631,11 @@ final class ShmQueuePair implements QueuePair {
         @Override
         public boolean isExecuted() {
             return qp.isExecuted(sequence());
+        }
+
+        @Override
+        public WqeTemplate template() {
+            return qp.template(sequence());
         }
 
         @Override

@@ -71,8 +71,9 @@ class KiTableTest {
         assertEquals(32, KiTableLayout.SEND.byteSize());
         assertEquals(32, KiTableLayout.WAIT.byteSize());
         String[] header = {"magic", "version", "header_bytes", "send_count", "wait_count", "send_offset", "wait_offset",
-            "send_entry_bytes", "wait_entry_bytes", "total_bytes"};
-        long[] headerOffsets = {0, 4, 6, 8, 12, 16, 20, 24, 28, 32};
+            "send_entry_bytes", "wait_entry_bytes", "total_bytes", "template_count", "template_offset",
+            "template_entry_bytes", "status_code", "status_kind", "status_index"};
+        long[] headerOffsets = {0, 4, 6, 8, 12, 16, 20, 24, 28, 32, 40, 44, 48, 52, 56, 60};
         for (int i = 0; i < header.length; i++) {
             assertEquals(headerOffsets[i], KiTableLayout.offsetOf(KiTableLayout.HEADER, header[i]), header[i]);
         }
@@ -86,7 +87,81 @@ class KiTableTest {
         for (int i = 0; i < wait.length; i++) {
             assertEquals(waitOffsets[i], KiTableLayout.offsetOf(KiTableLayout.WAIT, wait[i]), wait[i]);
         }
+        String[] template = {"wqe_addr", "dbrec_addr", "dbrec_value", "flags", "db_addr", "db_value", "off_sge_addr",
+            "off_sge_lkey", "off_sge_length", "off_total_length", "off_remote_addr", "off_rkey"};
+        long[] templateOffsets = {0, 8, 16, 20, 24, 32, 40, 42, 44, 46, 48, 50};
+        for (int i = 0; i < template.length; i++) {
+            assertEquals(templateOffsets[i], KiTableLayout.offsetOf(KiTableLayout.TEMPLATE, template[i]), template[i]);
+        }
+        assertEquals(64, KiTableLayout.TEMPLATE.byteSize());
         assertEquals(64 + 3 * 32 + 2 * 32, KiTableLayout.bytes(3, 2));
+        assertEquals(64 + 3 * 32 + 2 * 32 + 64, KiTableLayout.bytes(3, 2, 1));
+    }
+
+    @Test
+    void aTemplatePatchedByAKernelSendsWhatTheKernelChose() throws Exception {
+        qb.postRecv(new RecvWorkRequest().wrId(4).sge(mb, 0, 64));
+        ra.segment().set(JAVA_LONG, 0, 1);          // the placeholder the CPU prepared with
+        ra.segment().set(JAVA_LONG, 256, 42);       // what the kernel will send instead
+        ra.segment().set(JAVA_LONG, 264, 43);
+        SendRequest s = qa.prepareSend(new SendWorkRequest().sge(ma, 0, 8));
+        KiTable.Builder builder = KiTable.builder(DeviceAddressMap.HOST);
+        assertEquals(0, builder.addTemplate(s));
+        HostRegion mem = a.allocateHost(builder.byteSize());
+        KiTable table = builder.writeTo(mem.segment());
+        KiTable.TemplateEntry t = KiTable.read(table.segment()).template(0);
+        Thread kernel = new Thread(() -> {
+            MemorySegment wqe = MemorySegment.ofAddress(t.wqeAddress()).reinterpret(256);
+            wqe.set(JAVA_LONG, t.offSgeAddress(), ma.address() + 256);
+            wqe.set(JAVA_LONG, t.offSgeLkey(), ma.lkey());
+            wqe.set(ValueLayout.JAVA_INT, t.offSgeLength(), 16);
+            wqe.set(ValueLayout.JAVA_INT, t.offTotalLength(), 16);
+            java.lang.invoke.VarHandle.fullFence();
+            MemorySegment.ofAddress(t.dbrecAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, t.dbrecValue());
+            MemorySegment.ofAddress(t.doorbellAddress()).reinterpret(8).set(JAVA_LONG, 0, t.doorbellValue());
+        });
+        kernel.start();
+        kernel.join();
+        Completion c = new Completion();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (qb.recvCq().poll(c) == 0) {
+            if (System.nanoTime() > deadline) {
+                fail("the patched template never arrived");
+            }
+        }
+        assertEquals(16, c.byteLength());
+        assertEquals(42, rb.segment().get(JAVA_LONG, 0));
+        assertEquals(43, rb.segment().get(JAVA_LONG, 8));
+    }
+
+    @Test
+    void onlySingleBufferNonInlineSendsAreTemplates() {
+        SendRequest two = qa.prepareSend(new SendWorkRequest().sge(ma, 0, 8).sge(ma, 8, 8));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> KiTable.builder(DeviceAddressMap.HOST).addTemplate(two));
+        assertTrue(e.getMessage().contains("exactly one local buffer"), e.getMessage());
+        assertEquals(SendRequest.State.PREPARED, two.state());
+    }
+
+    @Test
+    void theStatusNamesTheFailedEntry() {
+        qb.postRecv(new RecvWorkRequest().sge(mb, 0, 8));
+        WaitRequest w = qb.prepareWaitCq(qb.recvCq());
+        KiTable.Builder builder = KiTable.builder(DeviceAddressMap.HOST);
+        builder.addWait(w);
+        try (Arena arena = Arena.ofConfined()) {
+            KiTable t = builder.writeTo(arena.allocate(builder.byteSize(), 8));
+            assertTrue(t.status().isOk());
+            t.segment().set(ValueLayout.JAVA_INT, 56, KiTableLayout.KIND_WAIT);
+            t.segment().set(ValueLayout.JAVA_INT, 60, 0);
+            t.segment().set(ValueLayout.JAVA_INT, 52, KiTableLayout.STATUS_TIMEOUT);
+            KiTable.Status st = t.status();
+            assertEquals(KiTableLayout.STATUS_TIMEOUT, st.code());
+            assertEquals("wait entry 0 (CQE #0 of recv CQ of QP " + qb.number() + ")", t.describe(st.kind(), st.index()));
+            assertEquals("wait entry 0", KiTable.read(t.segment()).describe(st.kind(), st.index()));
+            t.clearStatus();
+            assertTrue(t.status().isOk());
+        }
     }
 
     @Test
@@ -124,6 +199,7 @@ class KiTableTest {
             assertEquals(7, ww.value());
             assertEquals(0, ww.flagAddress());
             assertEquals(t.segment().byteSize(), KiTableLayout.bytes(1, 2));
+            assertEquals(0, r.templateCount());
         }
         assertEquals(SendRequest.State.POSTED, s.state());
         assertEquals(WaitRequest.State.POSTED, w.state());
