@@ -166,6 +166,30 @@ public final class KiTable {
                 (int) KiTableLayout.H_STATUS_INDEX.getVolatile(segment, 0L));
     }
 
+    /**
+     * Records a failure as the table's executor does (the status protocol of {@code docs/ki.md}): claims the
+     * status word with a compare-and-swap from OK, stores kind and index, then the code. Only the first
+     * failure is kept.
+     *
+     * @param code  {@link KiTableLayout#STATUS_TIMEOUT} or {@link KiTableLayout#STATUS_INVALID}
+     * @param kind  the kind of the failed entry
+     * @param index its index
+     * @return whether this call recorded the failure (false: an earlier one is kept)
+     * @throws IllegalArgumentException if the code is OK or the claim value
+     */
+    public boolean report(int code, int kind, int index) {
+        if (code == KiTableLayout.STATUS_OK || code == KiTableLayout.STATUS_CLAIMED) {
+            throw new IllegalArgumentException("a KI failure needs a failure code, got " + code);
+        }
+        if (!KiTableLayout.H_STATUS_CODE.compareAndSet(segment, 0L, KiTableLayout.STATUS_OK, KiTableLayout.STATUS_CLAIMED)) {
+            return false;
+        }
+        KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, kind);
+        KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, index);
+        KiTableLayout.H_STATUS_CODE.setVolatile(segment, 0L, code);
+        return true;
+    }
+
     /** Clears the status fields before a new launch over the same table. */
     public void clearStatus() {
         KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
@@ -192,6 +216,7 @@ public final class KiTable {
             case KiTableLayout.KIND_SEND -> "send entry " + index;
             case KiTableLayout.KIND_WAIT -> "wait entry " + index;
             case KiTableLayout.KIND_TEMPLATE -> "template entry " + index;
+            case KiTableLayout.KIND_BARRIER -> "the exchange template's barrier";
             default -> "entry " + index + " of unknown kind " + kind;
         };
         return names != null && index >= 0 && index < names.size() ? what + " (" + names.get(index) + ")" : what;

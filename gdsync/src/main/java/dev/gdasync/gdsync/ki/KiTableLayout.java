@@ -9,7 +9,7 @@ import java.nio.ByteOrder;
 
 /**
  * The binary layout of the KI descriptor table: the one definition on the Java side, mirrored by the
- * CUDA header of the KI device API ({@code ki-kernels/src/main/cuda/gdasync_ki.cuh}). Little-endian,
+ * CUDA header of the KI device API ({@code ki-kernels/src/main/cuda/device.cuh}). Little-endian,
  * naturally aligned, documented in {@code docs/ki-descriptor-table.md}.
  *
  * <pre>
@@ -43,6 +43,11 @@ public final class KiTableLayout {
     public static final int STATUS_TIMEOUT = 11;
     /** Status code: an entry could not be used (LibGDSync's {@code ERROR_INVALID}, EINVAL). */
     public static final int STATUS_INVALID = 22;
+    /**
+     * Status code while a failure is being recorded: the executor claims the status word with a
+     * compare-and-swap from {@link #STATUS_OK} to this value, writes kind and index, then the real code.
+     */
+    public static final int STATUS_CLAIMED = -1;
 
     /** Status kind: no failure. */
     public static final int KIND_NONE = 0;
@@ -52,6 +57,8 @@ public final class KiTableLayout {
     public static final int KIND_WAIT = 2;
     /** Status kind: a template entry. */
     public static final int KIND_TEMPLATE = 3;
+    /** Status kind: the exchange template's inter-block barrier or send ordering (index 0: barrier). */
+    public static final int KIND_BARRIER = 4;
 
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -1,0 +1,166 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.KiTableLayout;
+import dev.gdasync.gdsync.memop.WaitCondition;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The KI device API on the host: what a kernel thread of {@code device.cuh} does, done by a Java thread
+ * on raw addresses taken from a KI table. Rings are plain stores, found by the software NIC's agent as
+ * it finds a GPU's; waits are bounded and return a code instead of throwing, as on the device.
+ */
+public final class KiDevice {
+    /** Wait result: the condition holds. */
+    public static final int OK = KiTableLayout.STATUS_OK;
+    /** Wait result: the timeout passed first. */
+    public static final int TIMEOUT = KiTableLayout.STATUS_TIMEOUT;
+    /** Wait result: the entry cannot be used (an unknown condition). */
+    public static final int INVALID = KiTableLayout.STATUS_INVALID;
+
+    // Every byte of the process, addressed by raw address: the table holds addresses, not segments.
+    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private KiDevice() {
+    }
+
+    /**
+     * Rings a prepared send: the doorbell record, a full fence if asked, then the doorbell.
+     *
+     * @param e the send entry
+     */
+    public static void send(KiTable.SendEntry e) {
+        ring(e.dbrecAddress(), e.dbrecValue(), e.flags(), e.doorbellAddress(), e.doorbellValue());
+    }
+
+    /**
+     * Patches a templated send's dynamic fields in its work request, fences, and rings it.
+     *
+     * @param t the template entry
+     * @param a the fields
+     */
+    public static void sendTemplate(KiTable.TemplateEntry t, KiTemplateArgs a) {
+        long wqe = t.wqeAddress();
+        ALL.set(LE_LONG, wqe + t.offSgeAddress(), a.localAddress());
+        ALL.set(LE_LONG, wqe + t.offSgeLkey(), a.lkey());
+        ALL.set(LE_INT, wqe + t.offSgeLength(), a.length());
+        ALL.set(LE_INT, wqe + t.offTotalLength(), a.length());
+        ALL.set(LE_LONG, wqe + t.offRemoteAddress(), a.remoteAddress());
+        ALL.set(LE_LONG, wqe + t.offRkey(), a.rkey());
+        VarHandle.fullFence();
+        ring(t.dbrecAddress(), t.dbrecValue(), t.flags(), t.doorbellAddress(), t.doorbellValue());
+    }
+
+    private static void ring(long dbrec, int dbrecValue, int flags, long db, long dbValue) {
+        INT.setRelease(ALL, dbrec, dbrecValue);
+        if ((flags & KiTableLayout.SEND_FENCE_SYSTEM) != 0) {
+            VarHandle.fullFence();
+        }
+        LONG.setVolatile(ALL, db, dbValue);
+    }
+
+    /**
+     * Waits until the 32-bit word at an address satisfies a condition, or the timeout passes.
+     *
+     * @param address   the word
+     * @param value     the operand
+     * @param condition the condition
+     * @param timeoutNs the bound
+     * @param idler     how this thread idles between loads
+     * @return {@link #OK} or {@link #TIMEOUT}
+     */
+    public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, BackoffIdler idler) {
+        idler.reset();
+        if (condition.test((int) INT.getAcquire(ALL, address), value)) {
+            return OK;
+        }
+        long deadline = System.nanoTime() + timeoutNs;
+        while (!condition.test((int) INT.getAcquire(ALL, address), value)) {
+            if (System.nanoTime() - deadline > 0) {
+                return TIMEOUT;
+            }
+            idler.idle();
+        }
+        return OK;
+    }
+
+    /**
+     * Waits on a wait entry's word.
+     *
+     * @param e         the wait entry
+     * @param timeoutNs the bound
+     * @param idler     how this thread idles between loads
+     * @return {@link #OK} or {@link #TIMEOUT}
+     */
+    public static int waitEntry(KiTable.WaitEntry e, long timeoutNs, BackoffIdler idler) {
+        int rc = waitWord(e.wordAddress(), e.value(), e.condition(), timeoutNs, idler);
+        VarHandle.fullFence();
+        return rc;
+    }
+
+    /**
+     * Releases a waited CQE to the CPU, if the entry has a release word.
+     *
+     * @param e the wait entry
+     */
+    public static void signal(KiTable.WaitEntry e) {
+        if (e.flagAddress() != 0) {
+            INT.setRelease(ALL, e.flagAddress(), e.flagValue());
+        }
+    }
+
+    /**
+     * Busy work of a fixed length on the clock (LibMP's KERNEL_TIME).
+     *
+     * @param nanos how long
+     */
+    public static void spin(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Reads a 32-bit word with acquire semantics.
+     *
+     * @param address the word
+     * @return its value
+     */
+    public static int load32(long address) {
+        return (int) INT.getAcquire(ALL, address);
+    }
+
+    /**
+     * Stores a 32-bit word with release semantics.
+     *
+     * @param address the word
+     * @param value   the value
+     */
+    public static void store32(long address, int value) {
+        INT.setRelease(ALL, address, value);
+    }
+
+    /**
+     * Atomically adds to a 32-bit word.
+     *
+     * @param address the word
+     * @param delta   what to add
+     * @return the value before
+     */
+    public static int fetchAdd32(long address, int delta) {
+        return (int) INT.getAndAdd(ALL, address, delta);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.ki.DeviceAddressMap;
+import dev.gdasync.gdsync.ki.KiTable;
+
+import java.util.List;
+
+/**
+ * Runs the KI templates over KI descriptor tables: {@link HostKiExecutor} on Java threads, or the CUDA
+ * kernels on a GPU. Both read the same table and the same work descriptions and report failures the
+ * same way, in the table's status fields (see {@code docs/ki.md}).
+ *
+ * <p>An executor runs one launch at a time per table; a table is launched again only after the
+ * previous launch over it ended (its status is cleared at launch).
+ */
+public interface KiExecutor extends AutoCloseable {
+
+    /** @return what runs the kernels, for messages ("host", or the GPU's name) */
+    String name();
+
+    /** @return how this executor names memory: export tables for it with this map */
+    DeviceAddressMap addresses();
+
+    /**
+     * Launches the ping-pong kernel: one thread; for i in 0..count-1 the initiator sends entry i then
+     * waits entry i, the responder waits entry i then sends entry i, with {@code computeNs} of busy work
+     * between receive and reply.
+     *
+     * @param table     sends and waits, at least {@code count} of each
+     * @param count     iterations
+     * @param initiator whether this side sends first
+     * @param computeNs busy work between a receive and the next send
+     * @param timeoutNs the bound of each wait
+     * @return the launch
+     * @throws IllegalArgumentException if the table has fewer than {@code count} sends or waits
+     */
+    KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs);
+
+    /**
+     * Launches the exchange template: 1 receiver block, N pack-and-send blocks, M unpack blocks, interior
+     * work spread over all, roles handed out by an atomic counter.
+     *
+     * @param table     the sends (one per pack step) and the waits (the receive completions)
+     * @param exchange  blocks and work
+     * @param timeoutNs the bound of each wait
+     * @return the launch
+     * @throws IllegalArgumentException if the work does not match the table
+     * @throws KiException              if the blocks cannot all be resident at once
+     */
+    KiLaunch exchange(KiTable table, KiExchange exchange, long timeoutNs);
+
+    /**
+     * Launches the template-send kernel: one thread patches template entry i with {@code args.get(i)} and
+     * rings it, in table order.
+     *
+     * @param table a table with at least {@code args.size()} templates
+     * @param args  the dynamic fields of each send
+     * @return the launch
+     */
+    KiLaunch sendTemplates(KiTable table, List<KiTemplateArgs> args);
+
+    /** Releases the executor's threads or GPU resources; launches still running are waited for. */
+    @Override
+    void close();
+}
