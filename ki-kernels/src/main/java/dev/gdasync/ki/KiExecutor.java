@@ -2,6 +2,7 @@ package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.KiTableExecutor;
 
 import java.util.List;
 
@@ -10,15 +11,19 @@ import java.util.List;
  * kernels on a GPU. Both read the same table and the same work descriptions and report failures the
  * same way, in the table's status fields (see {@code docs/ki.md}).
  *
- * <p>An executor runs one launch at a time per table; a table is launched again only after the
+ * <p>Launches run in the order they were made, one after another, like kernels on one CUDA stream:
+ * export tables with {@code KiTable.builder(executor)} (or libmp's {@code kiExport(executor)}) so that a
+ * queue pair's sends may continue from one table into the next. An executor runs one launch at a time per table; a table is launched again only after the
  * previous launch over it ended (its status is cleared at launch).
  */
-public interface KiExecutor extends AutoCloseable {
+public interface KiExecutor extends KiTableExecutor, AutoCloseable {
 
     /** @return what runs the kernels, for messages ("host", or the GPU's name) */
+    @Override
     String name();
 
     /** @return how this executor names memory: export tables for it with this map */
+    @Override
     DeviceAddressMap addresses();
 
     /**

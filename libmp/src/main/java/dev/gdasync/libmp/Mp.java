@@ -4,6 +4,8 @@ import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.DescriptorFlags;
+import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.KiTableExecutor;
 import dev.gdasync.gdsync.descriptor.Descriptors;
 import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.MemoryWord;
@@ -824,6 +826,35 @@ public final class Mp implements AutoCloseable {
     public MpKiExport kiExport() {
         requireOpen();
         return new MpKiExport(this);
+    }
+
+    /**
+     * Starts a KI export for the tables of one executor (a GPU stream, the host KI executor): it names
+     * memory its way (a GPU: device pointers of registered host memory), and runs its tables in launch
+     * order, so a peer's sends may continue from one of its tables into the next before the first ran.
+     *
+     * @param executor the executor that will run the table
+     * @return an empty export
+     */
+    public MpKiExport kiExport(KiTableExecutor executor) {
+        requireOpen();
+        return new MpKiExport(this, KiTable.builder(Objects.requireNonNull(executor, "executor")));
+    }
+
+    /**
+     * Runs, on the calling thread, sends exported to a KI table whose doorbells a kernel has rung by plain
+     * stores, instead of waiting for the NIC's agent ({@code Nic.progressStoreRings}): give it to a host KI
+     * executor as its after-ring hook.
+     *
+     * @return how many queue pairs had work run
+     */
+    public int progressStoreRings() {
+        return nic.progressStoreRings();
+    }
+
+    /** @return the configuration this Mp was started with */
+    public MpConfig config() {
+        return config;
     }
 
     /** Returns once every rank has called it (through the bootstrap). */

@@ -21,12 +21,12 @@ public final class MpKiExport {
     private final List<MpRequest> waits = new ArrayList<>();
 
     MpKiExport(Mp mp) {
-        this(mp, DeviceAddressMap.HOST);
+        this(mp, KiTable.builder(DeviceAddressMap.HOST));
     }
 
-    MpKiExport(Mp mp, DeviceAddressMap addresses) {
+    MpKiExport(Mp mp, KiTable.Builder builder) {
         this.mp = mp;
-        this.builder = KiTable.builder(addresses);
+        this.builder = builder;
     }
 
     /**
@@ -41,6 +41,26 @@ public final class MpKiExport {
             throw new IllegalStateException(r.describe() + " is already in a descriptor queue or KI export");
         }
         int i = builder.addSend(r.send);
+        sends.add(r);
+        r.stagedSend = this;
+        return i;
+    }
+
+    /**
+     * Exports a prepared send or put as a template: the kernel sets its local buffer, length and remote
+     * target ({@code KiTemplateArgs}: a buffer inside a registration, its {@link MpRegistration#lkey()}, a
+     * window's {@link MpWindow#remoteAddress} and {@link MpWindow#rkey}) before ringing it. The NIC checks
+     * the keys and bounds it is given, as for any request. One buffer, not INLINE.
+     *
+     * @param r a PREPARED request
+     * @return its template entry index
+     */
+    public int addTemplate(MpRequest r) {
+        mp.requirePrepared(r);
+        if (r.stagedSend != null) {
+            throw new IllegalStateException(r.describe() + " is already in a descriptor queue or KI export");
+        }
+        int i = builder.addTemplate(r.send);
         sends.add(r);
         r.stagedSend = this;
         return i;

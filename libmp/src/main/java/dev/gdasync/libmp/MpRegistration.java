@@ -28,6 +28,14 @@ public final class MpRegistration {
         return region.rkey();
     }
 
+    /**
+     * @return the local key: what a templated send's kernel writes as the local buffer's key (see
+     * {@link MpKiExport#addTemplate})
+     */
+    public long lkey() {
+        return region.lkey();
+    }
+
     /** @return whether it is still registered */
     public boolean isValid() {
         return !released && region.isValid();

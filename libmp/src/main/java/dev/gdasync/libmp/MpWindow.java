@@ -37,6 +37,22 @@ public final class MpWindow {
         return sizes[rank];
     }
 
+    /**
+     * @param rank a rank
+     * @return the address of that rank's exposed buffer, as its NIC knows it (for templated puts)
+     */
+    public long remoteAddress(int rank) {
+        return addresses[rank];
+    }
+
+    /**
+     * @param rank a rank
+     * @return the key of that rank's exposed buffer (for templated puts)
+     */
+    public long rkey(int rank) {
+        return rkeys[rank];
+    }
+
     /** @return whether the window was destroyed */
     public boolean isDestroyed() {
         return destroyed;

@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
@@ -24,6 +25,8 @@ import java.util.function.Consumer;
  * <li>{@code host} ({@link HostLoop}): the MPI model, CPU-synchronous {@code irecv}/{@code isend}/{@code wait};</li>
  * <li>{@code sa} ({@link StreamLoop}): a host stream rings each send and waits for each receive, the CPU posts
  *     ahead and reaps;</li>
+ * <li>{@code ki} ({@link KiLoop}): a ping-pong kernel rings each send and waits for each receive, on the GPU
+ * or on the host KI executor; the CPU exports tables ahead and reaps;</li>
  * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference.</li>
  * </ul>
  * Rank 0 sends first, times, prints the table and the targets, and writes the CSV ({@link Csv}) and the
@@ -143,6 +146,13 @@ public final class PingPong {
                             out.println("sa: " + (loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs"
                                     : "stream threads not pinned"));
                         }
+                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
+                    }
+                }
+                case KI -> {
+                    KiExecutor executor = KiExecutors.open("pingpong-ki-rank" + pair.rank, KiLoop.cpusFor(pair.rank, o.pin()),
+                            pair.mp::progressStoreRings, speak ? out : null);
+                    try (KiLoop loop = new KiLoop(pair, o, executor)) {
                         rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
                     }
                 }

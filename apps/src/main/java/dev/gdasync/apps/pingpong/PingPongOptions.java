@@ -30,7 +30,9 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         /** Stream-asynchronous: a host stream rings the sends and waits for the receives. */
         SA,
         /** MPJ Express {@code Send}/{@code Recv} on its multicore device: the outside reference. */
-        MPJ;
+        MPJ,
+        /** Kernel-initiated: a ping-pong kernel (GPU, or the host KI executor) rings and waits itself. */
+        KI;
 
         /** @return the name used on the command line, in the table and in the CSV */
         public String label() {
@@ -43,7 +45,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
                     return m;
                 }
             }
-            throw new IllegalArgumentException("--mode: unknown mode '" + s + "' (host, sa or mpj)");
+            throw new IllegalArgumentException("--mode: unknown mode '" + s + "' (host, sa, ki or mpj)");
         }
     }
 
@@ -55,19 +57,20 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
     static final String USAGE = """
             usage: scripts/mprun -np 2 pingpong [--mode M[,M...]] [--sizes S[,S...]] [--iters N] [--compute-us T]
                                                 [--validate] [--csv FILE] [--plot FILE.png] [--reps R] [--warmup SECONDS] [--pin yes|no]
-              --mode        host (CPU irecv/isend/wait), sa (host streams ring sends and wait), mpj (MPJ Express
-                            Send/Recv, multicore device); default host,sa
+              --mode        host (CPU irecv/isend/wait), sa (host streams ring sends and wait), ki (a kernel
+                            rings sends and waits: on the GPU, or on the host KI executor without one), mpj
+                            (MPJ Express Send/Recv, multicore device); default host,sa
               --sizes       message sizes in bytes, 1..67108864, a K or M suffix for KiB and MiB; default 8,4096,1048576
               --iters       round trips per timed run; default 10000
               --compute-us  a busy compute task of T microseconds between each receive and the reply
-                            (on the stream in sa, on the CPU in host and mpj); default 0
+                            (on the stream in sa, in the kernel in ki, on the CPU in host and mpj); default 0
               --validate    every message carries a pattern of (iteration, size) that the receiver checks
               --csv         write mode,bytes,iters,oneway_us,mbps rows to FILE (oneway_us: round trip / 2, median
                             of the runs; mbps: 10^6 bytes per second, bytes / oneway_us)
               --plot        draw one-way latency against size, one line per mode, into FILE.png
               --reps        timed runs per size, the median is reported; default 5
               --warmup      seconds of warm-up of each mode's first size (other sizes: a third of it); default 3
-              --pin         pin the two sa stream threads to distinct CPUs; default yes""";
+              --pin         pin the two sa stream threads (ki kernel threads) to distinct CPUs; default yes""";
 
     /**
      * Parses the command line.

@@ -30,12 +30,13 @@ public final class KiTable {
     private final int sends;
     private final int waits;
     private final int templates;
-    private final List<String> sendNames;
-    private final List<String> waitNames;
-    private final List<String> templateNames;
+    // What each entry was exported from (requests, word waits), named only when a message needs it.
+    private final List<?> sendNames;
+    private final List<?> waitNames;
+    private final List<?> templateNames;
 
-    private KiTable(MemorySegment segment, int sends, int waits, int templates, List<String> sendNames,
-                    List<String> waitNames, List<String> templateNames) {
+    private KiTable(MemorySegment segment, int sends, int waits, int templates, List<?> sendNames,
+                    List<?> waitNames, List<?> templateNames) {
         this.segment = segment;
         this.sends = sends;
         this.waits = waits;
@@ -46,11 +47,27 @@ public final class KiTable {
     }
 
     /**
+     * A builder for a table whose executor is known only by its address map: the table counts as an
+     * executor of its own, so a queue pair's sends in it must be rung before the pair's next sends are
+     * posted anywhere else.
+     *
      * @param addresses how the table's executor names memory words
      * @return an empty builder
      */
     public static Builder builder(DeviceAddressMap addresses) {
-        return new Builder(addresses);
+        return new Builder(addresses, null);
+    }
+
+    /**
+     * A builder for a table that {@code executor} will run: tables of one executor run in launch order, so
+     * a queue pair's sends may continue in the executor's next table before these are rung.
+     *
+     * @param executor the executor
+     * @return an empty builder
+     */
+    public static Builder builder(KiTableExecutor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return new Builder(executor.addresses(), executor);
     }
 
     /**
@@ -206,7 +223,7 @@ public final class KiTable {
      * @return a description for messages
      */
     public String describe(int kind, int index) {
-        List<String> names = switch (kind) {
+        List<?> names = switch (kind) {
             case KiTableLayout.KIND_SEND -> sendNames;
             case KiTableLayout.KIND_WAIT -> waitNames;
             case KiTableLayout.KIND_TEMPLATE -> templateNames;
@@ -219,7 +236,7 @@ public final class KiTable {
             case KiTableLayout.KIND_BARRIER -> "the exchange template's barrier";
             default -> "entry " + index + " of unknown kind " + kind;
         };
-        return names != null && index >= 0 && index < names.size() ? what + " (" + names.get(index) + ")" : what;
+        return names != null && index >= 0 && index < names.size() ? what + " (" + Builder.name(names.get(index)) + ")" : what;
     }
 
     private long sendBase(int i) {
@@ -309,10 +326,14 @@ public final class KiTable {
         private final List<Object> waits = new ArrayList<>();
         private final Map<QueuePair, Integer> sendsPerQp = new IdentityHashMap<>();
         private final Map<WaitRequest, Boolean> waitRequests = new IdentityHashMap<>();
+        private final Object executor;
+        private final boolean announceRings;
         private boolean written;
 
-        private Builder(DeviceAddressMap addresses) {
+        private Builder(DeviceAddressMap addresses, KiTableExecutor executor) {
             this.addresses = Objects.requireNonNull(addresses, "addresses");
+            this.executor = executor != null ? executor : this;
+            this.announceRings = executor == null || !executor.progressesOwnRings();
         }
 
         /**
@@ -348,7 +369,7 @@ public final class KiTable {
         private void checkOrder(SendRequest request) {
             QueuePair qp = request.queuePair();
             int earlier = sendsPerQp.getOrDefault(qp, 0);
-            request.checkPost(earlier, this);
+            request.checkPost(earlier, executor);
             sendsPerQp.put(qp, earlier + 1);
         }
 
@@ -476,12 +497,16 @@ public final class KiTable {
                 KiTableLayout.T_OFF_RKEY.set(t, base, (short) f.offRkey());
             }
             for (SendRequest r : sends) {
-                r.markPosted(this);
-                r.expectPlainStoreRing();
+                r.markPosted(executor);
+                if (announceRings) {
+                    r.expectPlainStoreRing();
+                }
             }
             for (SendRequest r : templates) {
-                r.markPosted(this);
-                r.expectPlainStoreRing();
+                r.markPosted(executor);
+                if (announceRings) {
+                    r.expectPlainStoreRing();
+                }
             }
             for (Object w : waits) {
                 if (w instanceof WaitRequest r) {
@@ -489,8 +514,8 @@ public final class KiTable {
                 }
             }
             written = true;
-            return new KiTable(t, sends.size(), waits.size(), templates.size(), names(sends),
-                    waits.stream().map(Builder::name).toList(), names(templates));
+            return new KiTable(t, sends.size(), waits.size(), templates.size(), List.copyOf(sends), List.copyOf(waits),
+                    List.copyOf(templates));
         }
 
         private void writeHeader(MemorySegment t, long size) {
@@ -515,14 +540,13 @@ public final class KiTable {
             return KiTableLayout.SEND_FENCE_SYSTEM | (r.signaled() ? KiTableLayout.SEND_SIGNALED : 0);
         }
 
-        private static List<String> names(List<SendRequest> requests) {
-            return requests.stream().map(r -> "send #" + r.sequence() + " of queue pair " + r.queuePair().number()).toList();
-        }
-
-        private static String name(Object w) {
-            return w instanceof WaitRequest r
-                    ? "CQE #" + r.index() + " of " + r.completionQueue().name()
-                    : ((WordWait) w).word().name() + " " + ((WordWait) w).condition() + " " + ((WordWait) w).value();
+        private static String name(Object source) {
+            return switch (source) {
+                case SendRequest r -> "send #" + r.sequence() + " of queue pair " + r.queuePair().number();
+                case WaitRequest r -> "CQE #" + r.index() + " of " + r.completionQueue().name();
+                case WordWait w -> w.word().name() + " " + w.condition() + " " + w.value();
+                default -> String.valueOf(source);
+            };
         }
 
         private void requireOpen() {

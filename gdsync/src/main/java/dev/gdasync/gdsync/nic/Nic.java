@@ -61,6 +61,18 @@ public interface Nic extends AutoCloseable {
      */
     QueuePair createQueuePair(QueuePairConfig config);
 
+    /**
+     * Runs, on the calling thread, work whose doorbell was rung by a plain store, instead of leaving it to
+     * the provider's agent. A host thread that plays a kernel (the host KI executor) calls it after its rings: on a
+     * machine with few CPUs it saves waiting for the agent to be scheduled. Providers whose rings need no
+     * help (a hardware NIC) do nothing.
+     *
+     * @return how many queue pairs had work run
+     */
+    default int progressStoreRings() {
+        return 0;
+    }
+
     /** Closes every queue pair, registration and region of this NIC. */
     @Override
     void close();

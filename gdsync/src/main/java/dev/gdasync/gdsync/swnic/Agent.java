@@ -40,6 +40,20 @@ final class Agent implements Runnable {
     }
 
     /**
+     * Runs plain-store rings on the calling thread (not the agent's): see
+     * {@link SoftwareNic#progressStoreRings()}.
+     *
+     * @return how many queue pairs had work run
+     */
+    int runStoreRings() {
+        int n = 0;
+        for (ShmQueuePair qp : queuePairs) {
+            n += qp.runStoreRing();
+        }
+        return n;
+    }
+
+    /**
      * Stops polling a queue pair and returns once the agent can no longer touch it: any pass that
      * started before the removal has ended (so the caller may unmap the queue pair's memory).
      */

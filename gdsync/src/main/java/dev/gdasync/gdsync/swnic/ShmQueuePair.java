@@ -432,6 +432,23 @@ final class ShmQueuePair implements QueuePair {
         return runRung();
     }
 
+    /**
+     * Runs rung work on the calling thread (a host thread playing a kernel, right after its plain-store
+     * ring). Work is run under the queue pair's lock, so this never races a ringer or the agent; a stalled
+     * head is left to the agent's retry.
+     *
+     * @return 1 if work ran, else 0
+     */
+    int runStoreRing() {
+        if (state == QpState.CLOSED || stalled) {
+            return 0;
+        }
+        if (dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
+            return 0;
+        }
+        return runRung();
+    }
+
     /** @return whether the agent should poll eagerly for this queue pair */
     boolean needsHotPolling() {
         return stalled || storeRingExpected > (long) EXECUTED.getAcquire(this);

@@ -200,6 +200,11 @@ public final class SoftwareNic implements Nic {
         }
     }
 
+    @Override
+    public int progressStoreRings() {
+        return agent.runStoreRings();
+    }
+
     void wakeAgent() {
         agent.wake();
     }

@@ -1,0 +1,300 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.ThreadAffinity;
+import dev.gdasync.gdsync.ki.DeviceAddressMap;
+import dev.gdasync.gdsync.ki.KiTable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The host KI executor: runs the KI templates over KI descriptor tables on Java threads, one thread per
+ * block, so the KI model runs (and is tested) without a GPU (DESIGN.md §3.6).
+ *
+ * <p>Threading: launches run in submission order, one after another, like kernels on one CUDA stream.
+ * A dispatcher thread takes each launch, hands blocks 1..n-1 to worker threads (started on first use,
+ * parked between launches) and runs block 0 itself, so a one-block kernel such as the ping-pong runs with
+ * no hand-off at all. The caller's thread only submits and joins. A launch's blocks are always
+ * co-resident: each has its own thread.
+ */
+public final class HostKiExecutor implements KiExecutor {
+    /** The most blocks one launch may have. */
+    public static final int MAX_BLOCKS = 256;
+
+    private final String name;
+    private final Options options;
+    private final ConcurrentLinkedQueue<HostLaunch> queue = new ConcurrentLinkedQueue<>();
+    private final List<Worker> workers = new ArrayList<>();
+    private final Thread dispatcher;
+    private volatile boolean closing;
+
+    private HostKiExecutor(String name, Options options) {
+        this.name = name;
+        this.options = options;
+        this.dispatcher = Thread.ofPlatform().name(name + "-block0").daemon(true).unstarted(this::dispatch);
+        dispatcher.start();
+    }
+
+    /**
+     * An executor with {@link Options#defaults()}.
+     *
+     * @param name names its threads
+     * @return the executor
+     */
+    public static HostKiExecutor create(String name) {
+        return create(name, Options.defaults());
+    }
+
+    /**
+     * @param name    names its threads
+     * @param options how block threads wait, where they run, what they do after a ring
+     * @return the executor
+     */
+    public static HostKiExecutor create(String name, Options options) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        return new HostKiExecutor(name, options);
+    }
+
+    @Override
+    public String name() {
+        return "host";
+    }
+
+    @Override
+    public DeviceAddressMap addresses() {
+        return DeviceAddressMap.HOST;
+    }
+
+    /** @return whether block threads run an after-ring hook (the NIC's work for their rings) */
+    @Override
+    public boolean progressesOwnRings() {
+        return options.afterRing() != null;
+    }
+
+    @Override
+    public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
+        Objects.requireNonNull(table, "table");
+        if (count < 0 || count > table.sendCount() || count > table.waitCount()) {
+            throw new IllegalArgumentException("ping-pong of " + count + " iterations needs that many sends and waits; the table has "
+                    + table.sendCount() + " sends and " + table.waitCount() + " waits");
+        }
+        requireTimes(computeNs, timeoutNs);
+        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs));
+    }
+
+    @Override
+    public KiLaunch exchange(KiTable table, KiExchange exchange, long timeoutNs) {
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(exchange, "exchange");
+        ExchangeKernel.check(table, exchange);
+        requireTimes(0, timeoutNs);
+        if (exchange.blocks() > MAX_BLOCKS) {
+            throw new KiException("exchange needs " + exchange.blocks() + " co-resident blocks; the host executor runs at most "
+                    + MAX_BLOCKS + ": lower the pack or unpack blocks", (Throwable) null);
+        }
+        return submit(new ExchangeKernel(table, exchange, timeoutNs));
+    }
+
+    @Override
+    public KiLaunch sendTemplates(KiTable table, List<KiTemplateArgs> args) {
+        Objects.requireNonNull(table, "table");
+        List<KiTemplateArgs> copy = List.copyOf(args);
+        if (copy.size() > table.templateCount()) {
+            throw new IllegalArgumentException(copy.size() + " templated sends need that many template entries; the table has "
+                    + table.templateCount());
+        }
+        return submit(new TemplateSendKernel(table, copy));
+    }
+
+    private static void requireTimes(long computeNs, long timeoutNs) {
+        if (computeNs < 0) {
+            throw new IllegalArgumentException("compute time must be >= 0 ns, got " + computeNs);
+        }
+        if (timeoutNs <= 0) {
+            throw new IllegalArgumentException("a KI wait timeout must be > 0 ns, got " + timeoutNs);
+        }
+    }
+
+    private KiLaunch submit(HostKernel kernel) {
+        if (closing) {
+            throw new IllegalStateException("the host KI executor " + name + " is closed");
+        }
+        kernel.table().clearStatus();
+        HostLaunch launch = new HostLaunch(kernel, name());
+        queue.add(launch);
+        LockSupport.unpark(dispatcher);
+        return launch;
+    }
+
+    /** The dispatcher: block 0 of every launch, in order. */
+    private void dispatch() {
+        pin(0);
+        BlockContext ctx = newContext();
+        BackoffIdler idler = new BackoffIdler(options.waitBackoff());
+        while (true) {
+            HostLaunch launch = queue.poll();
+            if (launch == null) {
+                if (closing) {
+                    break;
+                }
+                LockSupport.park(this);
+                continue;
+            }
+            int blocks = launch.kernel.blocks();
+            ensureWorkers(blocks - 1);
+            for (int b = 1; b < blocks; b++) {
+                workers.get(b - 1).give(launch, b);
+            }
+            launch.runBlock(0, ctx);
+            idler.reset();
+            while (launch.remainingBlocks() > 0) {
+                idler.idle();
+            }
+            launch.finish();
+        }
+        for (Worker w : workers) {
+            w.stop();
+        }
+    }
+
+    private void ensureWorkers(int n) {
+        while (workers.size() < n) {
+            Worker w = new Worker(workers.size() + 1);
+            workers.add(w);
+            w.thread.start();
+        }
+    }
+
+    private void pin(int block) {
+        int[] cpus = options.cpus();
+        if (cpus.length > 0 && ThreadAffinity.isSupported()) {
+            ThreadAffinity.pinCurrentThread(cpus[block % cpus.length]);
+        }
+    }
+
+    private BlockContext newContext() {
+        return new BlockContext(new BackoffIdler(options.waitBackoff()), options.afterRing());
+    }
+
+    /** Stops the threads once every submitted launch has ended. */
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        LockSupport.unpark(dispatcher);
+        try {
+            dispatcher.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "host KI executor " + name;
+    }
+
+    /** A worker: the thread of one block index above 0, reused by every launch. */
+    private final class Worker {
+        private final Thread thread;
+        private final int block;
+        private volatile HostLaunch launch;
+        private volatile boolean stopped;
+
+        Worker(int block) {
+            this.block = block;
+            this.thread = Thread.ofPlatform().name(name + "-block" + block).daemon(true).unstarted(this::run);
+        }
+
+        void give(HostLaunch l, int b) {
+            assert b == block;
+            launch = l;
+            LockSupport.unpark(thread);
+        }
+
+        void stop() {
+            stopped = true;
+            LockSupport.unpark(thread);
+        }
+
+        private void run() {
+            pin(block);
+            BlockContext ctx = newContext();
+            while (!stopped) {
+                HostLaunch l = launch;
+                if (l == null) {
+                    LockSupport.park(this);
+                    continue;
+                }
+                launch = null;
+                l.runBlock(block, ctx);
+            }
+        }
+    }
+
+    /**
+     * How the executor's block threads behave.
+     *
+     * @param waitBackoff how a block thread idles while waiting on a word: spin, yield, park
+     * @param cpus        CPUs to pin block threads to (block b on {@code cpus[b % cpus.length]}); empty: none
+     * @param afterRing   run by a block thread after each of its rings, or null. Give it the NIC's
+     *                    {@code progressStoreRings} (libmp: {@code Mp::progressStoreRings}) when the executor
+     *                    shares a small machine with the software NIC: the ringing thread then runs the rung
+     *                    work itself instead of waiting for the NIC's agent to be scheduled. Without it the
+     *                    agent finds the rings, as it finds a GPU's.
+     */
+    public record Options(BackoffPolicy waitBackoff, int[] cpus, Runnable afterRing) {
+        /** @throws IllegalArgumentException if a CPU number is negative */
+        public Options {
+            Objects.requireNonNull(waitBackoff, "waitBackoff");
+            cpus = cpus.clone();
+            for (int c : cpus) {
+                if (c < 0) {
+                    throw new IllegalArgumentException("CPU numbers are >= 0, got " + c);
+                }
+            }
+        }
+
+        /** @return low-latency waits ({@link BackoffPolicy#LOW_LATENCY}), no pinning, no after-ring hook */
+        public static Options defaults() {
+            return new Options(BackoffPolicy.LOW_LATENCY, new int[0], null);
+        }
+
+        /**
+         * @param policy how block threads idle in waits
+         * @return these options with that policy
+         */
+        public Options withWaitBackoff(BackoffPolicy policy) {
+            return new Options(policy, cpus, afterRing);
+        }
+
+        /**
+         * @param pinTo CPUs for the block threads
+         * @return these options with that pinning
+         */
+        public Options withCpus(int... pinTo) {
+            return new Options(waitBackoff, pinTo, afterRing);
+        }
+
+        /**
+         * @param hook run after each ring, or null
+         * @return these options with that hook
+         */
+        public Options withAfterRing(Runnable hook) {
+            return new Options(waitBackoff, cpus, hook);
+        }
+
+        @Override
+        public int[] cpus() {
+            return cpus.clone();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.KiTableLayout;
+
+/** The ping-pong template on the host: {@code gds_ki_pingpong} of {@code docs/ki.md}, one block. */
+final class PingPongKernel implements HostKernel {
+    private final KiTable table;
+    private final int count;
+    private final boolean initiator;
+    private final long computeNs;
+    private final long timeoutNs;
+
+    PingPongKernel(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
+        this.table = table;
+        this.count = count;
+        this.initiator = initiator;
+        this.computeNs = computeNs;
+        this.timeoutNs = timeoutNs;
+    }
+
+    @Override
+    public String name() {
+        return "ping-pong";
+    }
+
+    @Override
+    public KiTable table() {
+        return table;
+    }
+
+    @Override
+    public int blocks() {
+        return 1;
+    }
+
+    @Override
+    public void runBlock(int block, BlockContext ctx) {
+        for (int i = 0; i < count; i++) {
+            if (initiator) {
+                ctx.send(table.send(i));
+            }
+            KiTable.WaitEntry w = HostKernels.waitEntry(table, i);
+            if (w == null) {
+                return;
+            }
+            int rc = KiDevice.waitEntry(w, timeoutNs, ctx.idler);
+            if (rc != KiDevice.OK) {
+                table.report(rc, KiTableLayout.KIND_WAIT, i);
+                return;
+            }
+            KiDevice.signal(w);
+            KiDevice.spin(computeNs);
+            if (!initiator) {
+                ctx.send(table.send(i));
+            }
+        }
+    }
+}
