@@ -147,7 +147,7 @@ setup() {
 # Builds the apps module and what it depends on unless the jars are newer than every source file.
 build_apps() {
     local jar="$GDASYNC_ROOT/apps/target/apps-0.1.0-SNAPSHOT.jar"
-    if [ -f "$jar" ] && [ -z "$(find "$GDASYNC_ROOT" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' \) -newer "$jar" -print -quit)" ]; then
+    if [ -f "$jar" ] && [ -z "$(find "$GDASYNC_ROOT" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.cu' -o -name '*.cuh' \) -newer "$jar" -print -quit)" ]; then
         return 0
     fi
     echo "gdasync: building (first use or sources changed)..." >&2

@@ -4,6 +4,8 @@ import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.KiTemplateArgs;
 import dev.gdasync.libmp.testutil.MpExerciseMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,9 +87,7 @@ class DescQueueAndKiTest {
                 assertEquals(RequestState.PENDING, send.state(), "rung and waited on by the kernel");
                 assertEquals(RequestState.PENDING, recv.state());
                 mp.barrier();
-                Thread kernel = new Thread(() -> MpExerciseMain.runKernel(table));
-                kernel.start();
-                kernel.join();
+                MpExerciseMain.runKernel(table, java.time.Duration.ofSeconds(30));
                 mp.waitAll(send, recv);
                 assertEquals(62, mem.get(JAVA_LONG, 0));
             } else {
@@ -97,6 +97,40 @@ class DescQueueAndKiTest {
                 mem.set(JAVA_LONG, 1024, mem.get(JAVA_LONG, 0) * 2);
                 mp.wait(mp.isend(mem.asSlice(1024, 8), peer, reg));
             }
+        });
+    }
+
+    @Test
+    void aTemplatedPutLandsWhereTheKernelChose() throws Exception {
+        Ranks.run(2, base, mp -> {
+            MemorySegment exposed = mp.allocate(16384);
+            exposed.fill((byte) 0x33);
+            MpWindow win = mp.windowCreate(exposed);
+            MemorySegment mem = mp.allocate(8192);
+            MpRegistration reg = mp.register(mem);
+            int peer = 1 - mp.rank();
+            for (int k = 0; k < 256; k++) {
+                mem.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 4096 + k, (byte) (k ^ mp.rank()));
+            }
+            // Prepared with a placeholder: 8 bytes at displacement 0. The kernel picks the rest.
+            MpRequest put = mp.putPrepare(mem.asSlice(0, 8), reg, peer, 0, win, 0);
+            MpKiExport ki = mp.kiExport();
+            assertEquals(0, ki.addTemplate(put));
+            assertThrows(IllegalStateException.class, () -> ki.addSend(put), "one export per request");
+            KiTable table = ki.writeTo(mp.allocate(ki.byteSize()));
+            assertEquals(RequestState.PENDING_NOWAIT, put.state());
+            mp.barrier();
+            try (HostKiExecutor executor = HostKiExecutor.create("template-" + mp.rank())) {
+                executor.sendTemplates(table, List.of(new KiTemplateArgs(mem.address() + 4096 + 16, 200, reg.lkey(),
+                        win.remoteAddress(peer) + 1000, win.rkey(peer)))).join();
+            }
+            mp.wait(put);
+            mp.barrier();
+            for (int k = 0; k < 16384; k++) {
+                byte want = k >= 1000 && k < 1200 ? (byte) ((k - 1000 + 16) ^ peer) : 0x33;
+                assertEquals(want, exposed.get(java.lang.foreign.ValueLayout.JAVA_BYTE, k), "window byte " + k);
+            }
+            mp.windowDestroy(win);
         });
     }
 

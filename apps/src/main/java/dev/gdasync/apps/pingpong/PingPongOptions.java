@@ -136,7 +136,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         for (String s : v.split(",", -1)) {
             String m = s.strip();
             if (m.isEmpty()) {
-                throw new IllegalArgumentException("--mode: empty mode in '" + v + "' (a comma-separated list of host, sa, mpj)");
+                throw new IllegalArgumentException("--mode: empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj)");
             }
             Mode mode = Mode.parse(m);
             if (out.contains(mode)) {

@@ -115,13 +115,13 @@ class PingPongLaunchTest {
     }
 
     @Test
-    void hostAndSaRunValidatedUnderTheLauncher() throws Exception {
-        runModes("host,sa", Map.of());
+    void hostSaAndKiRunValidatedUnderTheLauncher() throws Exception {
+        runModes("host,sa,ki", Map.of());
     }
 
     @Test
     void aCorruptedMessageFailsTheRunNamingIterationAndByte() throws Exception {
-        for (String mode : new String[]{"host", "sa"}) {
+        for (String mode : new String[]{"host", "sa", "ki"}) {
             // Rank 1 flips the first byte of its reply of iteration 5 (a test-only fault hook).
             Run r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
                     "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");

@@ -35,10 +35,10 @@ class PingPongOptionsTest {
 
     @Test
     void everyOption() {
-        PingPongOptions o = PingPongOptions.parse("--mode", "mpj,host,sa", "--sizes", "1,4K,2m, 100", "--iters", "7",
+        PingPongOptions o = PingPongOptions.parse("--mode", "mpj,host,sa,ki", "--sizes", "1,4K,2m, 100", "--iters", "7",
                 "--compute-us", "2.5", "--validate", "--csv", "out/pp.csv", "--plot", "out/pp.PNG", "--reps", "3",
                 "--warmup", "0", "--pin", "no");
-        assertEquals(List.of(Mode.MPJ, Mode.HOST, Mode.SA), o.modes());
+        assertEquals(List.of(Mode.MPJ, Mode.HOST, Mode.SA, Mode.KI), o.modes());
         assertEquals(List.of(1, 4096, 2 << 20, 100), o.sizes());
         assertEquals(7, o.iters());
         assertEquals(2.5, o.computeMicros());
@@ -72,10 +72,10 @@ class PingPongOptionsTest {
 
     @Test
     void badModes() {
-        assertEquals("--mode: unknown mode 'gpu' (host, sa or mpj)", error("--mode", "host,gpu"));
+        assertEquals("--mode: unknown mode 'gpu' (host, sa, ki or mpj)", error("--mode", "host,gpu"));
         assertEquals("--mode: sa is given twice", error("--mode", "sa,host,sa"));
-        assertEquals("--mode: empty mode in 'host,' (a comma-separated list of host, sa, mpj)", error("--mode", "host,"));
-        assertEquals("--mode: unknown mode 'HOST' (host, sa or mpj)", error("--mode", "HOST"));
+        assertEquals("--mode: empty mode in 'host,' (a comma-separated list of host, sa, ki, mpj)", error("--mode", "host,"));
+        assertEquals("--mode: unknown mode 'HOST' (host, sa, ki or mpj)", error("--mode", "HOST"));
     }
 
     @Test

@@ -31,6 +31,19 @@ class MpOverLauncherTest {
     }
 
     @Test
+    void aKiWaitThatNeverCompletesEndsTheKernelAndNamesItsDescriptor() {
+        try (ChildProcess mprun = MpRunTest.launch("-np", "2", "mpexercise", "kitimeout")) {
+            assertEquals(0, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
+            String prefix = "[0] KI FAILED after ";
+            String line = mprun.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
+            assertTrue(line != null, "rank 0 reports the kernel's failure: " + mprun.describe());
+            assertTrue(line.contains(" ms: exchange on host timed out waiting on wait entry 0 (CQE #0 of recv CQ of QP "), line);
+            long ms = Long.parseLong(line.substring(prefix.length(), line.indexOf(" ms:")));
+            assertTrue(ms >= 300 && ms < 20_000, "failed after its 300 ms timeout, not before nor much later: " + ms);
+        }
+    }
+
+    @Test
     void aRankKilledMidRunFailsTheOthersRequestsClearlyAndTheLauncherExitsNonZero() throws Exception {
         try (ChildProcess mprun = MpRunTest.launch("-np", "3", "--grace", "10", "mpexercise", "victim", "1")) {
             List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);

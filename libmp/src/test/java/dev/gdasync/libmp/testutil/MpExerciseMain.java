@@ -4,6 +4,10 @@ import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.KiCopyWork;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.KiExchange;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpDescQueue;
@@ -30,7 +34,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * A rank of the launcher-driven libmp tests: {@code exercise} calls every Mp and Comm operation across all
  * ranks with payloads checked byte for byte and prints "OK"; {@code victim K} sets up, lets rank K be
- * killed, and has the others report the failure of their requests to it.
+ * killed, and has the others report the failure of their requests to it; {@code kitimeout} has rank 0's
+ * KI kernel wait for a message that never comes.
  */
 public final class MpExerciseMain {
     private static final int SLOT = 4096;
@@ -45,6 +50,10 @@ public final class MpExerciseMain {
     public static void main(String[] args) throws Exception {
         MpConfig cfg = MpConfig.defaults().withWaitTimeout(Duration.ofSeconds(30));
         try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot, cfg)) {
+            if (args[0].equals("kitimeout")) {
+                kiTimeout(mp);
+                return;
+            }
             if (args[0].equals("victim")) {
                 victim(mp, Integer.parseInt(args[1]));
                 return;
@@ -256,37 +265,44 @@ public final class MpExerciseMain {
         ki.addWait(kiRecv);
         KiTable table = ki.writeTo(mp.allocate(ki.byteSize()));
         mp.barrier();
-        Thread kernel = new Thread(() -> runKernel(table));
-        kernel.start();
-        kernel.join(30_000);
+        runKernel(table, Duration.ofSeconds(30));
         mp.waitAll(kiSend, kiRecv);
         check(mem.asSlice(53L * SLOT, 64), 3000 + prev, "KI message");
     }
 
     /**
-     * A stand-in kernel for tests, until the host KI executor exists: rings every send of a table, then
-     * passes every wait (giving up after 20 s) and releases its CQE.
+     * Runs a table as a generic kernel on the host KI executor: the exchange template with one pack block
+     * and no work rings every send in order, its receiver passes every wait and releases each CQE.
      *
-     * @param t the table
+     * @param t       the table
+     * @param timeout the bound of each wait
+     * @throws dev.gdasync.ki.KiException naming the descriptor if a wait timed out
      */
-    public static void runKernel(KiTable t) {
-        for (int i = 0; i < t.sendCount(); i++) {
-            KiTable.SendEntry s = t.send(i);
-            MemorySegment.ofAddress(s.dbrecAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, s.dbrecValue());
-            MemorySegment.ofAddress(s.doorbellAddress()).reinterpret(8).set(JAVA_LONG, 0, s.doorbellValue());
+    public static void runKernel(KiTable t, Duration timeout) {
+        try (HostKiExecutor executor = HostKiExecutor.create("mpexercise-ki")) {
+            KiCopyWork none = new KiCopyWork(List.of(), List.of(), null, 0, 0);
+            executor.exchange(t, new KiExchange(1, 0, none), timeout.toNanos()).join();
         }
-        for (int i = 0; i < t.waitCount(); i++) {
-            KiTable.WaitEntry w = t.waitEntry(i);
-            MemorySegment word = MemorySegment.ofAddress(w.wordAddress()).reinterpret(4);
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while (!w.condition().test(word.get(ValueLayout.JAVA_INT, 0), w.value())) {
-                if (System.nanoTime() > deadline) {
-                    return;
-                }
-                Thread.onSpinWait();
-            }
-            if (w.flagAddress() != 0) {
-                MemorySegment.ofAddress(w.flagAddress()).reinterpret(4).set(ValueLayout.JAVA_INT, 0, w.flagValue());
+    }
+
+    /**
+     * Rank 0 exports the wait for a message rank 1 never sends and runs it on the host KI executor with a
+     * short timeout; it prints the executor's error. Rank 1 only meets it at the end.
+     */
+    private static void kiTimeout(Mp mp) {
+        if (mp.rank() == 0) {
+            MemorySegment mem = mp.allocate(4096);
+            MpRegistration reg = mp.register(mem);
+            MpRequest never = mp.irecv(mem.asSlice(0, 64), 1, reg);
+            MpKiExport ki = mp.kiExport();
+            ki.addWait(never);
+            KiTable table = ki.writeTo(mp.allocate(ki.byteSize()));
+            long t0 = System.nanoTime();
+            try {
+                runKernel(table, Duration.ofMillis(300));
+                System.out.println("KI did not fail");
+            } catch (KiException e) {
+                System.out.println("KI FAILED after " + (System.nanoTime() - t0) / 1_000_000 + " ms: " + e.getMessage());
             }
         }
     }
