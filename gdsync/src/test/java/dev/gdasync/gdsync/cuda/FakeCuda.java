@@ -1,0 +1,127 @@
+package dev.gdasync.gdsync.cuda;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Test support: builds the fake driver library ({@code fake_libcuda.c}, a test resource) with gcc and runs
+ * child JVMs against it, so JCuda code paths run on machines without a GPU. Shared with ki-kernels'
+ * tests through gdsync's test jar.
+ */
+public final class FakeCuda {
+    private static final String SOURCE = "dev/gdasync/gdsync/cuda/fake_libcuda.c";
+
+    private FakeCuda() {
+    }
+
+    /**
+     * The output of a child JVM.
+     *
+     * @param exitCode its exit code
+     * @param stdout   what it printed
+     * @param stderr   what it printed on stderr
+     */
+    public record Child(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        }
+    }
+
+    /** @return why the fake cannot be built here (no gcc), or empty */
+    public static Optional<String> unavailableReason() {
+        try {
+            Process p = new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor() == 0 ? Optional.empty() : Optional.of("gcc --version failed: the fake libcuda needs gcc");
+        } catch (IOException e) {
+            return Optional.of("gcc not found: the fake libcuda tests need gcc");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        }
+    }
+
+    /**
+     * Compiles the fake driver into {@code dir/libcuda.so.1}.
+     *
+     * @param dir an empty folder
+     * @return the folder, for LD_LIBRARY_PATH
+     */
+    public static Path build(Path dir) {
+        try {
+            Path c = dir.resolve("fake_libcuda.c");
+            try (InputStream in = FakeCuda.class.getClassLoader().getResourceAsStream(SOURCE)) {
+                if (in == null) {
+                    throw new IllegalStateException(SOURCE + " is not on the test class path");
+                }
+                Files.write(c, in.readAllBytes());
+            }
+            Process p = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O1", "-o", dir.resolve("libcuda.so.1").toString(),
+                    c.toString()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("gcc could not build the fake libcuda:\n" + out);
+            }
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Runs a main class of the test class path in a child JVM.
+     *
+     * @param libraryPath the LD_LIBRARY_PATH of the child (the fake's folder), or null for none at all
+     * @param tmp         the child's java.io.tmpdir (JCuda unpacks its native library there)
+     * @param env         more environment variables (FAKE_CUDA_*)
+     * @param main        the main class
+     * @param args        its arguments
+     * @return its output
+     */
+    public static Child run(Path libraryPath, Path tmp, Map<String, String> env, Class<?> main, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-Djava.io.tmpdir=" + tmp);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().remove("LD_LIBRARY_PATH");
+        pb.environment().keySet().removeIf(k -> k.startsWith("FAKE_CUDA_"));
+        if (libraryPath != null) {
+            pb.environment().put("LD_LIBRARY_PATH", libraryPath.toString());
+        }
+        pb.environment().putAll(env);
+        try {
+            Path out = Files.createTempFile(tmp, "child", ".out");
+            Path err = Files.createTempFile(tmp, "child", ".err");
+            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("the child JVM " + main.getName() + " did not end within 120 s");
+            }
+            return new Child(p.exitValue(), Files.readString(out), Files.readString(err));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
