@@ -150,7 +150,7 @@ public final class PingPong {
                     }
                 }
                 case KI -> {
-                    KiExecutor executor = KiExecutors.open("pingpong-ki-rank" + pair.rank, KiLoop.cpusFor(pair.rank, o.pin()),
+                    KiExecutor executor = KiExecutors.open(o.kiExecutor(), "pingpong-ki-rank" + pair.rank, KiLoop.cpusFor(pair.rank, o.pin()),
                             pair.mp::progressStoreRings, speak ? out : null);
                     try (KiLoop loop = new KiLoop(pair, o, executor)) {
                         rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));

@@ -19,9 +19,29 @@ import java.util.Locale;
  * @param warmupSeconds warm-up of each mode's first size before anything is timed; every other size is
  *                      warmed for a third of it
  * @param pin           whether the two stream threads of {@code sa} are pinned to distinct CPUs
+ * @param kiExecutor    where {@code ki} runs its kernels
  */
 public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, double computeMicros, boolean validate,
-                              Path csv, Path plot, int reps, double warmupSeconds, boolean pin) {
+                              Path csv, Path plot, int reps, double warmupSeconds, boolean pin, KiExecutorChoice kiExecutor) {
+
+    /** Where the {@code ki} mode runs its kernels. */
+    public enum KiExecutorChoice {
+        /** The GPU when CUDA and the built kernels are there, else the host KI executor. */
+        AUTO,
+        /** The host KI executor, even with a GPU. */
+        HOST,
+        /** The GPU, or a failure saying why not. */
+        GPU;
+
+        static KiExecutorChoice parse(String v) {
+            return switch (v) {
+                case "auto" -> AUTO;
+                case "host" -> HOST;
+                case "gpu" -> GPU;
+                default -> throw new IllegalArgumentException("--ki-executor takes auto, host or gpu, got '" + v + "'");
+            };
+        }
+    }
 
     /** The models the ping-pong measures. */
     public enum Mode {
@@ -57,6 +77,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
     static final String USAGE = """
             usage: scripts/mprun -np 2 pingpong [--mode M[,M...]] [--sizes S[,S...]] [--iters N] [--compute-us T]
                                                 [--validate] [--csv FILE] [--plot FILE.png] [--reps R] [--warmup SECONDS] [--pin yes|no]
+                                                [--ki-executor auto|host|gpu]
               --mode        host (CPU irecv/isend/wait), sa (host streams ring sends and wait), ki (a kernel
                             rings sends and waits: on the GPU, or on the host KI executor without one), mpj
                             (MPJ Express Send/Recv, multicore device); default host,sa
@@ -70,7 +91,9 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
               --plot        draw one-way latency against size, one line per mode, into FILE.png
               --reps        timed runs per size, the median is reported; default 5
               --warmup      seconds of warm-up of each mode's first size (other sizes: a third of it); default 3
-              --pin         pin the two sa stream threads (ki kernel threads) to distinct CPUs; default yes""";
+              --pin         pin the two sa stream threads (ki kernel threads) to distinct CPUs; default yes
+              --ki-executor where ki runs its kernels: gpu (CUDA), host (the host KI executor) or auto (the GPU
+                            when there is one and the kernels were built, else the host); default auto""";
 
     /**
      * Parses the command line.
@@ -90,6 +113,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         int reps = 5;
         double warmup = 3;
         boolean pin = true;
+        KiExecutorChoice kiExecutor = KiExecutorChoice.AUTO;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -125,10 +149,11 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
                     case "no" -> false;
                     default -> throw new IllegalArgumentException("--pin takes yes or no, got '" + v + "'");
                 };
+                case "--ki-executor" -> kiExecutor = KiExecutorChoice.parse(v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return new PingPongOptions(modes, sizes, iters, compute, validate, csv, plot, reps, warmup, pin);
+        return new PingPongOptions(modes, sizes, iters, compute, validate, csv, plot, reps, warmup, pin, kiExecutor);
     }
 
     private static List<Mode> parseModes(String v) {
