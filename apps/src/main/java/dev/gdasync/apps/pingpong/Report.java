@@ -22,7 +22,7 @@ final class Report {
 
     static void print(List<Result> rows, PingPongOptions o, String machine, PrintStream out) {
         out.println();
-        out.println("pingpong, 2 ranks; host and sa over the shared-memory software NIC, mpj on MPJ Express's multicore device");
+        out.println("pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device");
         out.println("(one-way = round trip / 2, median of "
                 + o.reps() + " runs of " + o.iters() + " round trips"
                 + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
