@@ -43,25 +43,6 @@ final class ExchangeKernel implements HostKernel {
         this.arena = arena;
     }
 
-    /**
-     * Checks that work and table fit each other, as the CUDA executor does.
-     *
-     * @throws IllegalArgumentException if they do not
-     */
-    static void check(KiTable table, KiExchange exchange) {
-        KiExchangeWork w = exchange.work();
-        if (w instanceof KiCopyWork c && !c.packCopies().isEmpty() && c.packCopies().size() != table.sendCount()) {
-            throw new IllegalArgumentException("exchange work has " + c.packCopies().size() + " pack copies; the table has "
-                    + table.sendCount() + " sends (give one per send, or none)");
-        }
-        if (w.unpackCount() > 0 && exchange.unpackBlocks() == 0) {
-            throw new IllegalArgumentException("exchange work has " + w.unpackCount() + " unpack steps and no unpack blocks to run them");
-        }
-        if (w.unpackCount() < 0 || w.interiorChunks() < 0) {
-            throw new IllegalArgumentException("exchange work counts must be >= 0");
-        }
-    }
-
     @Override
     public String name() {
         return "exchange";

@@ -79,21 +79,13 @@ public final class HostKiExecutor implements KiExecutor {
 
     @Override
     public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
-        Objects.requireNonNull(table, "table");
-        if (count < 0 || count > table.sendCount() || count > table.waitCount()) {
-            throw new IllegalArgumentException("ping-pong of " + count + " iterations needs that many sends and waits; the table has "
-                    + table.sendCount() + " sends and " + table.waitCount() + " waits");
-        }
-        requireTimes(computeNs, timeoutNs);
+        KiLaunchChecks.pingPong(table, count, computeNs, timeoutNs);
         return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs));
     }
 
     @Override
     public KiLaunch exchange(KiTable table, KiExchange exchange, long timeoutNs) {
-        Objects.requireNonNull(table, "table");
-        Objects.requireNonNull(exchange, "exchange");
-        ExchangeKernel.check(table, exchange);
-        requireTimes(0, timeoutNs);
+        KiLaunchChecks.exchange(table, exchange, timeoutNs);
         if (exchange.blocks() > MAX_BLOCKS) {
             throw new KiException("exchange needs " + exchange.blocks() + " co-resident blocks; the host executor runs at most "
                     + MAX_BLOCKS + ": lower the pack or unpack blocks", (Throwable) null);
@@ -103,22 +95,7 @@ public final class HostKiExecutor implements KiExecutor {
 
     @Override
     public KiLaunch sendTemplates(KiTable table, List<KiTemplateArgs> args) {
-        Objects.requireNonNull(table, "table");
-        List<KiTemplateArgs> copy = List.copyOf(args);
-        if (copy.size() > table.templateCount()) {
-            throw new IllegalArgumentException(copy.size() + " templated sends need that many template entries; the table has "
-                    + table.templateCount());
-        }
-        return submit(new TemplateSendKernel(table, copy));
-    }
-
-    private static void requireTimes(long computeNs, long timeoutNs) {
-        if (computeNs < 0) {
-            throw new IllegalArgumentException("compute time must be >= 0 ns, got " + computeNs);
-        }
-        if (timeoutNs <= 0) {
-            throw new IllegalArgumentException("a KI wait timeout must be > 0 ns, got " + timeoutNs);
-        }
+        return submit(new TemplateSendKernel(table, KiLaunchChecks.sendTemplates(table, args)));
     }
 
     private KiLaunch submit(HostKernel kernel) {

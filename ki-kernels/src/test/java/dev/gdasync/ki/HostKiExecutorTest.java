@@ -390,18 +390,10 @@ class HostKiExecutorTest {
             link.a.qp.postRecv(new RecvWorkRequest().sge(link.a.mr, RECV + (long) j * CHUNK, CHUNK));
         }
         AtomicIntegerArray unpacks = new AtomicIntegerArray(1);
-        KiExchangeWork work = new KiExchangeWork() {
-            @Override
-            public void pack(int sendIndex) {
-            }
-
+        KiExchangeWork work = new StubWork() {
             @Override
             public int interiorChunks() {
                 return 4;
-            }
-
-            @Override
-            public void interior(int chunk) {
             }
 
             @Override
@@ -443,28 +435,10 @@ class HostKiExecutorTest {
         HostKiExecutor eb = executor("b", link.b, true);
         KiTable tb = exchangeTable(link.b, eb);
         IllegalStateException boom = new IllegalStateException("boom");
-        KiExchangeWork work = new KiExchangeWork() {
+        KiExchangeWork work = new StubWork() {
             @Override
             public void pack(int sendIndex) {
                 throw boom;
-            }
-
-            @Override
-            public int interiorChunks() {
-                return 0;
-            }
-
-            @Override
-            public void interior(int chunk) {
-            }
-
-            @Override
-            public int unpackCount() {
-                return 0;
-            }
-
-            @Override
-            public void unpack(int index) {
             }
         };
         KiException e = assertThrows(KiException.class,
@@ -484,7 +458,7 @@ class HostKiExecutorTest {
         b.addWait(link.b.qp.prepareWaitCq(link.b.qp.recvCq()));
         KiTable table = b.writeTo(tableMemory(b));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> eb.pingPong(table, 2, true, 0, TIMEOUT));
-        assertEquals("ping-pong of 2 iterations needs that many sends and waits; the table has 1 sends and 1 waits", e.getMessage());
+        assertEquals("ping-pong of 2 iterations needs 2 send and 2 wait entries, the table has 1 sends and 1 waits", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> eb.pingPong(table, 1, true, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> eb.pingPong(table, 1, true, -1, TIMEOUT));
         assertThrows(IllegalArgumentException.class, () -> eb.sendTemplates(table,

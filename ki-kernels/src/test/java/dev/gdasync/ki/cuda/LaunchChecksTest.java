@@ -5,6 +5,7 @@ import dev.gdasync.ki.KiCopy;
 import dev.gdasync.ki.KiCopyWork;
 import dev.gdasync.ki.KiExchange;
 import dev.gdasync.ki.KiExchangeWork;
+import dev.gdasync.ki.StubWork;
 import dev.gdasync.ki.KiTemplateArgs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -70,29 +71,7 @@ class LaunchChecksTest {
         message("exchange timeout must be > 0 ns, got -1", () -> LaunchChecks.exchange(table, new KiExchange(1, 0, none), -1));
         message("exchange timeout of " + Long.MAX_VALUE + " ns is too large: the kernel multiplies it by 4 in 64 bits",
                 () -> LaunchChecks.exchange(table, new KiExchange(1, 0, none), Long.MAX_VALUE));
-        KiExchangeWork custom = new KiExchangeWork() {
-            @Override
-            public void pack(int sendIndex) {
-            }
-
-            @Override
-            public int interiorChunks() {
-                return 0;
-            }
-
-            @Override
-            public void interior(int chunk) {
-            }
-
-            @Override
-            public int unpackCount() {
-                return 0;
-            }
-
-            @Override
-            public void unpack(int index) {
-            }
-        };
+        KiExchangeWork custom = new StubWork();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LaunchChecks.exchange(table, new KiExchange(1, 0, custom), 1000));
         assertEquals(true, e.getMessage().startsWith("the CUDA exchange kernel runs KiCopyWork (copies between "
