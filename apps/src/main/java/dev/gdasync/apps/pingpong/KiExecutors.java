@@ -50,7 +50,8 @@ final class KiExecutors {
         return host;
     }
 
-    private static Optional<String> gpuUnavailable() {
+    /** @return why the GPU executor cannot run here, or empty when it can */
+    static Optional<String> gpuUnavailable() {
         if (!KiKernels.available()) {
             return Optional.of("this build has no CUDA kernels: ki-kernels was built without nvcc");
         }

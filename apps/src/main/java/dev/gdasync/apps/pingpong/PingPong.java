@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -85,6 +87,15 @@ public final class PingPong {
                 return 1;
             }
         }
+        if (options.modes().contains(PingPongOptions.Mode.KI) && options.kiExecutor() == PingPongOptions.KiExecutorChoice.GPU) {
+            Optional<String> noGpu = KiExecutors.gpuUnavailable();
+            if (noGpu.isPresent()) {
+                if (speaker) {
+                    err.println("pingpong: --ki-executor gpu: " + noGpu.get());
+                }
+                return 1;
+            }
+        }
         int rank = -1;
         try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
             rank = boot.rank();
@@ -104,6 +115,10 @@ public final class PingPong {
             return 1;
         } catch (Pattern.MismatchException e) {
             err.println("pingpong: " + e.getMessage());
+            return 1;
+        } catch (KiException e) {
+            // A KI kernel's report names its descriptor: the message is the whole story.
+            err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + ": " + e.getMessage());
             return 1;
         } catch (Exception e) {
             err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + " failed: " + e);

@@ -143,6 +143,19 @@ class PingPongLaunchTest {
     }
 
     @Test
+    void kiOnAGpuThatIsNotThereSaysWhy() throws Exception {
+        java.util.Optional<String> noGpu = dev.gdasync.gdsync.cuda.CudaDriver.unavailableReason();
+        if (noGpu.isEmpty()) {
+            System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
+        }
+        Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
+        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ki", "--iters", "10", "--ki-executor", "gpu");
+        assertEquals(1, r.status(), r.all());
+        assertTrue(r.err().contains("[0] pingpong: --ki-executor gpu: " + noGpu.get()), r.all());
+        assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
+    }
+
+    @Test
     void mpjWithoutMpjHomeSaysWhatToDo() throws Exception {
         Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
         assertEquals(1, r.status(), r.all());
