@@ -137,11 +137,29 @@ ensure_fonts() {
     die "no font is installed (fc-list finds none): plots need fontconfig and a font, for example Debian's fonts-dejavu-core"
 }
 
+# A C and C++ compiler: nvcc needs one to build the KI kernels, and the tests compile the KI header's
+# layout probe and a stand-in driver library with them. Installed from Debian when missing; elsewhere
+# the kernel build and those tests say that they were skipped and why.
+ensure_cxx() {
+    if command -v g++ >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: no C/C++ compiler found; installing Debian's gcc and g++ (KI kernels, layout checks)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc g++ >/dev/null \
+            || die "could not install gcc and g++ with apt-get"
+        return 0
+    fi
+    echo "gdasync: no gcc/g++ found and no apt-get to install them: the KI kernels and the C layout checks will be skipped" >&2
+}
+
 setup() {
     find_jdk
     ensure_maven
     ensure_mpj
     ensure_fonts
+    ensure_cxx
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.
