@@ -490,7 +490,7 @@ class HostKiExecutorTest {
         b.addSend(link.b.qp.prepareSend(new SendWorkRequest().sge(link.b.mr, 64, 8)));
         b.addWait(link.b.qp.prepareWaitCq(link.b.qp.recvCq()));
         KiTable table = b.writeTo(tableMemory(b));
-        KiLaunch l = eb.pingPong(table, 1, false, 0, Duration.ofMillis(500).toNanos());
+        KiLaunch l = eb.pingPong(table, 1, false, 0, Duration.ofMillis(1500).toNanos());
         KiException e = assertThrows(KiException.class, () -> l.join(Duration.ofMillis(20)));
         assertTrue(e.getMessage().contains("had not ended after 20 ms"), e.getMessage());
         assertFalse(l.isDone());
