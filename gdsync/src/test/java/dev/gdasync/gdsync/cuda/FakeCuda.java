@@ -18,7 +18,10 @@ import java.util.concurrent.TimeUnit;
  * tests through gdsync's test jar.
  */
 public final class FakeCuda {
-    private static final String SOURCE = "dev/gdasync/gdsync/cuda/fake_libcuda.c";
+    private static final String FOLDER = "dev/gdasync/gdsync/cuda/";
+    /** The parts of the fake, compiled together; the header is shared by all. */
+    private static final List<String> SOURCES = List.of("fake_libcuda.c", "fake_libcuda_stream.c", "fake_libcuda_memory.c");
+    private static final String HEADER = "fake_libcuda.h";
 
     private FakeCuda() {
     }
@@ -59,15 +62,19 @@ public final class FakeCuda {
      */
     public static Path build(Path dir) {
         try {
-            Path c = dir.resolve("fake_libcuda.c");
-            try (InputStream in = FakeCuda.class.getClassLoader().getResourceAsStream(SOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException(SOURCE + " is not on the test class path");
-                }
-                Files.write(c, in.readAllBytes());
+            if (!copyResource(HEADER, dir)) {
+                throw new IllegalStateException(FOLDER + HEADER + " is not on the test class path");
             }
-            Process p = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O1", "-o", dir.resolve("libcuda.so.1").toString(),
-                    c.toString()).redirectErrorStream(true).start();
+            List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O1", "-pthread", "-I", dir.toString(),
+                    "-o", dir.resolve("libcuda.so.1").toString()));
+            for (String source : SOURCES) {
+                if (copyResource(source, dir)) {
+                    command.add(dir.resolve(source).toString());
+                } else if (source.equals(SOURCES.getFirst())) {
+                    throw new IllegalStateException(FOLDER + source + " is not on the test class path");
+                }
+            }
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("gcc could not build the fake libcuda:\n" + out);
@@ -78,6 +85,17 @@ public final class FakeCuda {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Copies a part of the fake into the build folder; false if the test class path lacks it. */
+    private static boolean copyResource(String name, Path dir) throws IOException {
+        try (InputStream in = FakeCuda.class.getClassLoader().getResourceAsStream(FOLDER + name)) {
+            if (in == null) {
+                return false;
+            }
+            Files.write(dir.resolve(name), in.readAllBytes());
+            return true;
         }
     }
 
