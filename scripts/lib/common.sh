@@ -2,6 +2,8 @@
 # Source it; it defines functions only.
 
 GDASYNC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# The JUnit version of the parent pom (the GPU bundle ships the matching console launcher).
+GDASYNC_JUNIT_VERSION="$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' "$GDASYNC_ROOT/pom.xml" | head -n 1)"
 # The build compiles for Java release 25 (Panama FFM is final from Java 22; the code uses 25).
 GDASYNC_JAVA_RELEASE=25
 

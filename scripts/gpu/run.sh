@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# gdasync's GPU check, run from the bundle that scripts/gpu-check builds: the GPU test suite and the GPU
+# benchmarks, with the bundle's own Java runtime (the machine needs the NVIDIA driver, not Java or CUDA's
+# toolkit). Results go into DIR: machine.txt, gpu-tests.log and junit/ (XML reports), one log and CSV per
+# benchmark, summary.txt.
+#   bash run.sh [--out DIR] [--iters N]
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${OUT:-$PWD/gpu-results}"
+iters=10000
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --out) out="$2"; shift ;;
+        --iters) iters="$2"; shift ;;
+        -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+mkdir -p "$out/tmp"
+out="$(cd "$out" && pwd)"
+java="$here/runtime/bin/java"
+cp="$(ls "$here"/lib/*.jar | tr '\n' ':')"
+tests="$(ls "$here"/tests/*-tests.jar | tr '\n' ':')"
+jvm=(--enable-native-access=ALL-UNNAMED "-Djava.io.tmpdir=$out/tmp")
+summary="$out/summary.txt"
+: > "$summary"
+
+note() {
+    echo "$*" | tee -a "$summary"
+}
+
+{
+    cat "$here/BUNDLE.txt"
+    echo "host: $(uname -a)"
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv 2>&1
+    else
+        echo "nvidia-smi: not found"
+    fi
+    "$java" -version 2>&1
+} > "$out/machine.txt"
+note "gdasync GPU check: $(grep '^commit' "$here/BUNDLE.txt"), results in $out"
+[ -x "$java" ] || { note "the bundle's runtime is missing ($java)"; exit 1; }
+
+# 1. The GPU test suite: every test class whose name says Gpu. Each skips, printing why, where the machine
+#    lacks what it needs; the counts below say how many ran.
+"$java" "${jvm[@]}" -jar "$here/tests/junit-platform-console-standalone.jar" execute \
+    --class-path "$cp$tests" --scan-class-path "${tests%:}" --include-classname '.*Gpu.*Test' \
+    --reports-dir "$out/junit" --details=tree --disable-banner --disable-ansi-colors > "$out/gpu-tests.log" 2>&1
+tests_rc=$?
+note "GPU tests: exit $tests_rc; $(grep -E 'tests (successful|failed|skipped|aborted)' "$out/gpu-tests.log" | tr -s ' ' | tr '\n' ';')"
+
+# 2. Benchmarks.
+bench() {
+    local name="$1"
+    shift
+    "$java" "${jvm[@]}" -cp "$cp" "$@" > "$out/$name.log" 2>&1
+    local rc=$?
+    note "$name: exit $rc (log: $name.log)"
+    tail -n 20 "$out/$name.log" | sed 's/^/    /' >> "$summary"
+    return 0
+}
+bench pingpong-ki-gpu dev.gdasync.libmp.launch.MpRun -np 2 pingpong --mode ki --ki-executor gpu \
+    --sizes 8,4096 --iters "$iters" --csv "$out/pingpong-ki-gpu.csv"
+
+[ "$tests_rc" -eq 0 ]
