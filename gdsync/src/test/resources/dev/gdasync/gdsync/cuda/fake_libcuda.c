@@ -18,10 +18,10 @@
  *   FAKE_CUDA_DEVPTR_OFFSET    device pointer = host pointer + this [0]
  *   FAKE_CUDA_REGISTER_RESULT  cuMemHostRegister's result [0]
  *   FAKE_CUDA_MODULE_RESULT    cuModuleLoadData's result [0]
- *   FAKE_CUDA_SYNC_RESULT      cuEventSynchronize's and cuStreamSynchronize's result [0]
  *   FAKE_CUDA_LAUNCH_STATUS    "code,kind,index": a launch writes this status into its table (first kernel
  *                              parameter), as a failing kernel would []
  *   FAKE_CUDA_LOG              a file that gets one line per call of interest []
+ * Streams, events and stream memops, and their variables, are in fake_libcuda_stream.c.
  */
 #include "fake_libcuda.h"
 
@@ -62,7 +62,11 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device) {
         case 76: *value = cc(1); break;                                      /* COMPUTE_CAPABILITY_MINOR */
         case 91: *value = 1; break;                                          /* CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM */
         case 95: *value = (int) env_ll("FAKE_CUDA_COOPERATIVE", 1); break;  /* COOPERATIVE_LAUNCH */
-        default: *value = 0; break;
+        default:                                                             /* stream memops: fake_libcuda_stream.c */
+            if (!fake_stream_attribute(attribute, value)) {
+                *value = 0;
+            }
+            break;
     }
     return 0;
 }
@@ -126,47 +130,6 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *function
     *blocks = (int) env_ll("FAKE_CUDA_BLOCKS_PER_SM", 2);
     log_line("cuOccupancyMaxActiveBlocksPerMultiprocessor %s %d %llu", ((struct fake_function *) function)->name,
              block_size, (unsigned long long) smem);
-    return 0;
-}
-
-CUresult cuStreamCreate(void **stream, unsigned int flags) {
-    *stream = (void *) (uintptr_t) 0x50000;
-    log_line("cuStreamCreate %u", flags);
-    return 0;
-}
-
-CUresult cuStreamDestroy_v2(void *stream) {
-    log_line("cuStreamDestroy");
-    return 0;
-}
-
-CUresult cuStreamSynchronize(void *stream) {
-    return (CUresult) env_ll("FAKE_CUDA_SYNC_RESULT", 0);
-}
-
-CUresult cuStreamQuery(void *stream) {
-    return 0;
-}
-
-CUresult cuEventCreate(void **event, unsigned int flags) {
-    *event = malloc(1);
-    return 0;
-}
-
-CUresult cuEventRecord(void *event, void *stream) {
-    return 0;
-}
-
-CUresult cuEventQuery(void *event) {
-    return (CUresult) env_ll("FAKE_CUDA_SYNC_RESULT", 0);
-}
-
-CUresult cuEventSynchronize(void *event) {
-    return (CUresult) env_ll("FAKE_CUDA_SYNC_RESULT", 0);
-}
-
-CUresult cuEventDestroy_v2(void *event) {
-    free(event);
     return 0;
 }
 

@@ -50,5 +50,7 @@ static inline int cc(int part) {
     return part == 0 ? major : minor;
 }
 
+/* Stream memop attributes (fake_libcuda_stream.c): 1 and *value set when the attribute is one of them. */
+int fake_stream_attribute(int attribute, int *value);
 
 #endif
