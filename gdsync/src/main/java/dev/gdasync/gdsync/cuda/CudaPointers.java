@@ -25,6 +25,16 @@ public final class CudaPointers {
         return new HostPointer(address);
     }
 
+    /**
+     * @param address a device address (from {@code cuMemAlloc}, {@code cuIpcOpenMemHandle}, ...)
+     * @return a JCuda device pointer to it, for calls such as {@code cuMemcpyHtoD}
+     */
+    public static CUdeviceptr device(long address) {
+        // The driver binding passes a pointer's native address plus its byte offset; a fresh CUdeviceptr's
+        // native address is 0, so the public withByteOffset carries the whole address.
+        return new CUdeviceptr().withByteOffset(address);
+    }
+
     /** @return an empty device pointer for a driver call to fill; read it back with {@link #address(CUdeviceptr)} */
     public static CUdeviceptr deviceOut() {
         return new DevicePointer();

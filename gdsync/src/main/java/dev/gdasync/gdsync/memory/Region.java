@@ -3,7 +3,8 @@ package dev.gdasync.gdsync.memory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A range of memory the NIC model works on: a segment and its device-visible address.
+ * A range of memory the NIC model works on: a segment and its device-visible address. A
+ * {@link RegionKind#DEVICE} region has an address but no host segment.
  */
 public interface Region extends AutoCloseable {
 
@@ -18,7 +19,9 @@ public interface Region extends AutoCloseable {
 
     /**
      * @return the host-accessible segment of the region
-     * @throws IllegalStateException if the region is closed
+     * @throws IllegalStateException         if the region is closed
+     * @throws UnsupportedOperationException if the host cannot access the region's bytes
+     *                                       ({@link RegionKind#DEVICE} memory)
      */
     MemorySegment segment();
 

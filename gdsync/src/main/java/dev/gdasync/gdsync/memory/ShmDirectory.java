@@ -265,6 +265,18 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
+     * Reserves a region id that no region of this directory has or will get: for regions whose bytes live
+     * elsewhere (device memory) but that share the id space of the files here.
+     *
+     * @return the id
+     * @throws IllegalStateException if the directory is closed
+     */
+    public synchronized long reserveRegionId() {
+        requireOpen();
+        return nextId.getAndIncrement();
+    }
+
+    /**
      * Creates a new 0600 file in this process's directory and maps it read-write.
      *
      * @param name  the file name

@@ -2,7 +2,7 @@ package dev.gdasync.gdsync.nic;
 
 /**
  * Why a completion failed, in more words than its {@link CompletionStatus}. Carried in every CQE so that
- * a user sees which check failed.
+ * a user sees which check failed. The code is the ordinal: new details are added at the end.
  */
 public enum ErrorDetail {
     /** No error. */
@@ -36,7 +36,17 @@ public enum ErrorDetail {
     /** A posted receive buffer at the peer failed its key, bounds or access check. */
     RECV_BUFFER_INVALID("a posted receive buffer failed its key, bounds or access check"),
     /** The work request could not be decoded. */
-    MALFORMED_REQUEST("the work request could not be decoded");
+    MALFORMED_REQUEST("the work request could not be decoded"),
+    /** An atomic's target or result buffer is device memory, which the software NIC cannot update atomically. */
+    DEVICE_ATOMIC("atomics need host memory: the software NIC cannot update device memory atomically"),
+    /**
+     * The peer's device memory cannot be mapped into the executing process: CUDA IPC failed, or CUDA cannot be
+     * used there. The executing process logs the driver's reason.
+     */
+    DEVICE_UNREACHABLE("the peer's device memory could not be mapped into the executing process (CUDA IPC failed or "
+            + "CUDA is unavailable there)"),
+    /** A CUDA copy to or from device memory failed; the executing process logs the driver's reason. */
+    DEVICE_COPY_FAILED("a CUDA copy to or from device memory failed");
 
     private static final ErrorDetail[] BY_CODE = values();
 

@@ -34,6 +34,9 @@ public interface MemoryRegion {
     /** @return whether the registration is still in force */
     boolean isValid();
 
-    /** @return the host segment of exactly this range */
+    /**
+     * @return the host segment of exactly this range
+     * @throws UnsupportedOperationException if the range is device memory, which has no host segment
+     */
     MemorySegment segment();
 }

@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * the machine's byte order (the files never leave the node). See {@code docs/swnic-shm-format.md}.
  */
 final class Layouts {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final long PAGE = 4096;
     static final long LINE = 64;
 
@@ -55,6 +55,13 @@ final class Layouts {
         static final long OFF_REGION_ID = 32;
         static final long OFF_REGION_OFFSET = 40;
         static final long OFF_ACCESS = 48;
+        /** The kind of the registered region: {@link #KIND_HOST} or {@link #KIND_DEVICE}. */
+        static final long OFF_KIND = 52;
+
+        /** A host region: its bytes are in the file {@code region-<id>}. */
+        static final int KIND_HOST = 0;
+        /** A device region: its IPC handle is in the file {@code device-<id>} ({@link Device}). */
+        static final int KIND_DEVICE = 1;
 
         /** Low key bits hold the table slot; the other 48 bits are random. */
         static final int SLOT_BITS = 16;
@@ -62,6 +69,49 @@ final class Layouts {
         static final int MAX_CAPACITY = 1 << SLOT_BITS;
 
         private Mr() {
+        }
+    }
+
+    /**
+     * The file {@code device-<id>} that publishes a device region to the node: its CUDA IPC handle, and
+     * who maps it. The owner writes the fields, then the magic with a release store. An importer claims a
+     * slot (CAS of its pid over 0), writes its start time, then checks that the state is still live; the
+     * owner sets the state to closing, then waits until every slot is free or names a dead process
+     * before it frees the memory.
+     */
+    static final class Device {
+        static final long MAGIC = 0x4D56454453414447L; // "GDASDEVM" little-endian
+        static final long OFF_MAGIC = 0;
+        static final long OFF_VERSION = 8;
+        static final long OFF_DEVICE = 12;
+        static final long OFF_REGION_ID = 16;
+        static final long OFF_LENGTH = 24;
+        static final long OFF_ADDRESS = 32;
+        /** 0 when the handle is valid, else the CUresult with which the owner failed to get it (-1: no result). */
+        static final long OFF_HANDLE_RESULT = 40;
+        static final long OFF_HANDLE = 64;
+        static final int HANDLE_BYTES = 64;
+        /** Own line: {@link #STATE_LIVE} or {@link #STATE_CLOSING}. */
+        static final long OFF_STATE = 128;
+        static final long SLOTS = 256;
+        static final long SLOT_SIZE = 16;
+        static final long SLOT_OFF_PID = 0;
+        static final long SLOT_OFF_START_MILLIS = 8;
+        static final long SIZE = PAGE;
+        static final int SLOT_COUNT = (int) ((SIZE - SLOTS) / SLOT_SIZE);
+
+        static final int STATE_LIVE = 1;
+        static final int STATE_CLOSING = 2;
+
+        static String fileName(long regionId) {
+            return "device-" + regionId;
+        }
+
+        static long slot(int i) {
+            return SLOTS + i * SLOT_SIZE;
+        }
+
+        private Device() {
         }
     }
 

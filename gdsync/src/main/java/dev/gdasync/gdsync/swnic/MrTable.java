@@ -1,12 +1,14 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.memory.RegionKind;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 
 import static dev.gdasync.gdsync.swnic.Layouts.LONG;
 import static dev.gdasync.gdsync.swnic.Layouts.INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -35,7 +37,7 @@ final class MrTable {
         this.freeCount = capacity;
     }
 
-    synchronized ShmMemoryRegion register(SoftwareNic nic, HostRegion region, long offset, long length, int access) {
+    synchronized ShmMemoryRegion register(SoftwareNic nic, Region region, long offset, long length, int access) {
         if (freeCount == 0) {
             throw new IllegalStateException("memory-region table of " + nic.name() + " is full (" + capacity
                     + " registrations): deregister some or raise SwNicConfig.mrCapacity");
@@ -52,6 +54,8 @@ final class MrTable {
         node.set(JAVA_LONG, e + Layouts.Mr.OFF_LENGTH, length);
         node.set(JAVA_LONG, e + Layouts.Mr.OFF_REGION_ID, region.id());
         node.set(JAVA_LONG, e + Layouts.Mr.OFF_REGION_OFFSET, offset);
+        node.set(JAVA_INT, e + Layouts.Mr.OFF_KIND,
+                region.kind() == RegionKind.DEVICE ? Layouts.Mr.KIND_DEVICE : Layouts.Mr.KIND_HOST);
         INT.setRelease(node, e + Layouts.Mr.OFF_ACCESS, access);
         // Keys last: a reader that sees a key sees the fields written before it.
         LONG.setRelease(node, e + Layouts.Mr.OFF_LKEY, lkey);
@@ -72,6 +76,22 @@ final class MrTable {
         LONG.setVolatile(node, e + Layouts.Mr.OFF_LKEY, 0L);
         slots[slot] = null;
         freeSlots[freeCount++] = slot;
+    }
+
+    /**
+     * Deregisters every live registration of a region (it is closing).
+     *
+     * @return how many there were
+     */
+    synchronized int deregisterAll(Region region) {
+        int n = 0;
+        for (ShmMemoryRegion mr : slots) {
+            if (mr != null && mr.region() == region) {
+                deregister(mr);
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

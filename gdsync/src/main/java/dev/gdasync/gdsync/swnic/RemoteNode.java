@@ -8,6 +8,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static dev.gdasync.gdsync.swnic.Layouts.INT;
@@ -17,13 +21,23 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A peer process as this process sees it: its node file (mapped read-only), the region files it
- * registered (mapped on first use), and whether it is still alive.
+ * registered (mapped on first use), its device regions (mapped through CUDA IPC on first use), and
+ * whether it is still alive.
  *
  * <p>Key checks read the peer's MR table on every access, so a deregistration takes effect at once;
  * what a key resolved to is cached per table slot, and the cache is only used while the key in the
  * table is still the same key.
+ *
+ * <p>Device regions are a registration cache: a region is opened ({@code cuIpcOpenMemHandle}) once, by
+ * region id, and stays mapped for every key of it until the owner begins to free it (seen at the next
+ * {@link #sweepDeviceMappings() sweep}), the peer goes away, or the last queue pair to the peer closes.
+ * A region the owner runs in this process is used as it is, without IPC.
  */
 final class RemoteNode {
+    /** What a key resolves to when it names device memory that cannot be mapped here. */
+    static final ResolvedMr UNREACHABLE = new ResolvedMr(0, 0, 0, -1, 0, null, 0, 0, DeviceMemory.UNREACHABLE);
+
+    private final SoftwareNic nic;
     private final Path directory;
     private final long pid;
     private final long startMillis;
@@ -32,6 +46,9 @@ final class RemoteNode {
     private final int mrCapacity;
     private final ResolvedMr[] resolved;
     private final ConcurrentHashMap<Long, MemorySegment> regions = new ConcurrentHashMap<>();
+    /** Device regions by id, guarded by this; {@link DeviceMemory#UNREACHABLE} once mapping one failed. */
+    private final Map<Long, DeviceMemory> deviceRegions = new HashMap<>();
+    private volatile boolean hasPeerMappings;
     private volatile ErrorDetail gone;
     private int references;
     private boolean released;
@@ -39,9 +56,12 @@ final class RemoteNode {
     private int checks;
     private static final int START_TIME_CHECK_EVERY = 50;
 
-    /** What a key resolved to: the MR's bounds and access, and the mapping of its region file. */
+    /**
+     * What a key resolved to: the MR's bounds and access, and either the mapping of its region file (host
+     * memory) or the device memory and its base address here ({@code device} not null).
+     */
     record ResolvedMr(long lkey, long rkey, long address, long length, int access, MemorySegment region,
-                      long regionOffset) {
+                      long regionOffset, long deviceBase, DeviceMemory device) {
         boolean contains(long addr, long bytes) {
             return addr >= address && bytes >= 0 && bytes <= length && addr - address <= length - bytes;
         }
@@ -49,9 +69,15 @@ final class RemoteNode {
         long segmentOffset(long addr) {
             return regionOffset + (addr - address);
         }
+
+        /** @return the device address here of the MR's byte at {@code addr}; device memory only */
+        long deviceAddress(long addr) {
+            return deviceBase + segmentOffset(addr);
+        }
     }
 
-    RemoteNode(Path directory, long pid, long startMillis) {
+    RemoteNode(SoftwareNic nic, Path directory, long pid, long startMillis) {
+        this.nic = nic;
         this.directory = directory;
         this.pid = pid;
         this.startMillis = startMillis;
@@ -124,6 +150,7 @@ final class RemoteNode {
         }
         if (g != null) {
             gone = g;
+            closeDeviceMappings();
         }
         return g;
     }
@@ -168,17 +195,145 @@ final class RemoteNode {
         long regionId = node.get(JAVA_LONG, e + Layouts.Mr.OFF_REGION_ID);
         long regionOffset = node.get(JAVA_LONG, e + Layouts.Mr.OFF_REGION_OFFSET);
         int access = node.get(JAVA_INT, e + Layouts.Mr.OFF_ACCESS);
+        int kind = node.get(JAVA_INT, e + Layouts.Mr.OFF_KIND);
         VarHandle.acquireFence();
         if ((long) LONG.getAcquire(node, e + keyOffset) != key) {
             return null; // deregistered while we read
         }
-        MemorySegment region = region(regionId);
-        if (region == null || regionOffset < 0 || length < 0 || regionOffset > region.byteSize() - length) {
-            return null;
+        ResolvedMr r;
+        if (kind == Layouts.Mr.KIND_DEVICE) {
+            DeviceMemory device = deviceRegion(regionId);
+            if (device == DeviceMemory.UNREACHABLE) {
+                return UNREACHABLE;
+            }
+            if (device == null || regionOffset < 0 || length < 0 || regionOffset > device.length() - length) {
+                return null;
+            }
+            r = new ResolvedMr(lkey, rkey, address, length, access, null, regionOffset, device.base(), device);
+        } else {
+            MemorySegment region = region(regionId);
+            if (region == null || regionOffset < 0 || length < 0 || regionOffset > region.byteSize() - length) {
+                return null;
+            }
+            r = new ResolvedMr(lkey, rkey, address, length, access, region, regionOffset, 0, null);
         }
-        ResolvedMr r = new ResolvedMr(lkey, rkey, address, length, access, region, regionOffset);
         resolved[slot] = r;
         return r;
+    }
+
+    /**
+     * The peer's device region {@code id}, mapped on first use.
+     *
+     * @return the memory, null if the region is gone (freed, or the peer is gone), or
+     * {@link DeviceMemory#UNREACHABLE} if it cannot be mapped here
+     */
+    private synchronized DeviceMemory deviceRegion(long id) {
+        if (gone != null || released) {
+            return null;
+        }
+        DeviceMemory d = deviceRegions.get(id);
+        if (d != null) {
+            return d;
+        }
+        if (pid == ProcessHandle.current().pid()) {
+            LocalDeviceRegions.Entry local = LocalDeviceRegions.find(directory, id);
+            if (local == null) {
+                return null;
+            }
+            try {
+                nic.devices().bindForPeer(local.device());
+            } catch (RuntimeException e) {
+                return unreachable(id, e.getMessage());
+            }
+            deviceRegions.put(id, local);
+            return local;
+        }
+        MemorySegment file = DeviceHandleFile.open(directory, id, arena);
+        if (file == null) {
+            return null;
+        }
+        int handleResult = DeviceHandleFile.handleResult(file);
+        if (handleResult != 0) {
+            return unreachable(id, "the owner could not export it (cuIpcGetMemHandle failed with result " + handleResult + ")");
+        }
+        int slot = DeviceHandleFile.claim(file, ProcessHandle.current().pid(), nic.startMillis());
+        if (slot == DeviceHandleFile.CLOSING) {
+            return null;
+        }
+        if (slot == DeviceHandleFile.FULL) {
+            return unreachable(id, "all " + Layouts.Device.SLOT_COUNT + " importer slots of its handle file are taken");
+        }
+        long base;
+        try {
+            DeviceSupport support = nic.devices().bindForPeer(DeviceHandleFile.device(file));
+            base = support.openIpc(DeviceHandleFile.handle(file));
+        } catch (RuntimeException e) {
+            DeviceHandleFile.release(file, slot);
+            return unreachable(id, e.getMessage());
+        }
+        PeerDeviceMapping m = new PeerDeviceMapping(id, base, DeviceHandleFile.length(file), file, slot);
+        deviceRegions.put(id, m);
+        hasPeerMappings = true;
+        return m;
+    }
+
+    private DeviceMemory unreachable(long id, String why) {
+        NicDevices.LOG.log(System.Logger.Level.WARNING, "device region " + id + " of " + this
+                + " cannot be mapped into this process: " + why);
+        deviceRegions.put(id, DeviceMemory.UNREACHABLE);
+        return DeviceMemory.UNREACHABLE;
+    }
+
+    /** Agent step: unmaps device regions whose owner began to free them. */
+    void sweepDeviceMappings() {
+        if (!hasPeerMappings) {
+            return;
+        }
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            List<Long> retired = new ArrayList<>();
+            for (Map.Entry<Long, DeviceMemory> e : deviceRegions.entrySet()) {
+                if (e.getValue() instanceof PeerDeviceMapping m && m.ownerClosing()) {
+                    unmap(m);
+                    retired.add(e.getKey());
+                }
+            }
+            retired.forEach(deviceRegions::remove);
+        }
+    }
+
+    /** Unmaps every device region of the peer (it went away, or the last queue pair to it closed). */
+    private synchronized void closeDeviceMappings() {
+        if (!hasPeerMappings) {
+            return;
+        }
+        for (DeviceMemory d : deviceRegions.values()) {
+            if (d instanceof PeerDeviceMapping m) {
+                unmap(m);
+            }
+        }
+        hasPeerMappings = false;
+    }
+
+    private void unmap(PeerDeviceMapping m) {
+        DeviceSupport support = nic.deviceSupport();
+        String failure = support == null ? "no CUDA state" : m.close(support);
+        if (failure != null) {
+            NicDevices.LOG.log(System.Logger.Level.WARNING, "unmapping " + m + " of " + this + " failed: " + failure);
+        }
+    }
+
+    /** @return device regions of the peer mapped through CUDA IPC now (for tests) */
+    synchronized int peerMappings() {
+        int n = 0;
+        for (DeviceMemory d : deviceRegions.values()) {
+            if (d instanceof PeerDeviceMapping m && m.isMapped()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private MemorySegment region(long regionId) {
@@ -207,6 +362,7 @@ final class RemoteNode {
     synchronized boolean release() {
         if (--references == 0) {
             // Under the monitor: an agent sweep reading the node file finishes before the unmapping.
+            closeDeviceMappings();
             released = true;
             arena.close();
             return true;

@@ -1,16 +1,20 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.memory.HostRegion;
 import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.memory.RegionKind;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 
-/** A memory region of the software NIC: a range of a host region with a slot in the shared MR table. */
+/**
+ * A memory region of the software NIC: a range of a host or device region with a slot in the shared MR
+ * table. A device range has no host segment; its addresses are device pointers.
+ */
 final class ShmMemoryRegion implements MemoryRegion {
     private final SoftwareNic nic;
-    private final HostRegion region;
+    private final Region region;
+    private final boolean device;
     private final long offset;
     private final long length;
     private final int access;
@@ -20,16 +24,17 @@ final class ShmMemoryRegion implements MemoryRegion {
     private final MemorySegment segment;
     private volatile boolean valid = true;
 
-    ShmMemoryRegion(SoftwareNic nic, HostRegion region, long offset, long length, int access, long lkey, long rkey, int slot) {
+    ShmMemoryRegion(SoftwareNic nic, Region region, long offset, long length, int access, long lkey, long rkey, int slot) {
         this.nic = nic;
         this.region = region;
+        this.device = region.kind() == RegionKind.DEVICE;
         this.offset = offset;
         this.length = length;
         this.access = access;
         this.lkey = lkey;
         this.rkey = rkey;
         this.slot = slot;
-        this.segment = region.segment().asSlice(offset, length);
+        this.segment = device ? null : region.segment().asSlice(offset, length);
     }
 
     SoftwareNic nic() {
@@ -54,8 +59,9 @@ final class ShmMemoryRegion implements MemoryRegion {
         return region;
     }
 
-    HostRegion hostRegion() {
-        return region;
+    /** @return whether the range is device memory (its addresses are device pointers) */
+    boolean isDevice() {
+        return device;
     }
 
     @Override
@@ -95,6 +101,10 @@ final class ShmMemoryRegion implements MemoryRegion {
 
     @Override
     public MemorySegment segment() {
+        if (device) {
+            throw new UnsupportedOperationException(this + " is GPU memory: it has no host segment; move bytes with "
+                    + "DeviceRegion.copyFromHost/copyToHost, or with work requests");
+        }
         return segment;
     }
 
@@ -110,7 +120,7 @@ final class ShmMemoryRegion implements MemoryRegion {
 
     @Override
     public String toString() {
-        return "MemoryRegion{region=" + region.id() + ", offset=" + offset + ", bytes=" + length
+        return "MemoryRegion{" + (device ? "device " : "") + "region=" + region.id() + ", offset=" + offset + ", bytes=" + length
                 + ", access=" + Access.describe(access) + ", lkey=0x" + Long.toHexString(lkey)
                 + ", rkey=0x" + Long.toHexString(rkey) + (valid ? "" : ", deregistered") + "}";
     }

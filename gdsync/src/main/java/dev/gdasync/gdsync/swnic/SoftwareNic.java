@@ -1,7 +1,10 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.cuda.CudaContext;
+import dev.gdasync.gdsync.cuda.DeviceRegion;
 import dev.gdasync.gdsync.memory.HostRegion;
 import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.memory.RegionKind;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.MemoryRegion;
@@ -31,6 +34,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the payload straight into the receiver's posted buffer or target region and writes the receiver's
  * CQE (one copy, no receiver thread). Work rung by a call runs on the ringing thread; work rung by a
  * plain store is found by the NIC's {@link Agent}, which also watches peers' liveness.
+ *
+ * <p>Registered memory is host memory from {@link #allocateHost} or GPU memory from
+ * {@link #allocateDevice}. Bytes that touch GPU memory move through the CUDA driver on a stream of the
+ * NIC's own, in the process that executes the request; a peer process maps this NIC's GPU memory through
+ * CUDA IPC. The CUDA binding is loaded only once device memory is allocated here or met at a peer.
  */
 public final class SoftwareNic implements Nic {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -47,6 +55,8 @@ public final class SoftwareNic implements Nic {
     private final AtomicInteger nextQpn = new AtomicInteger(1);
     private final List<ShmQueuePair> queuePairs = new ArrayList<>();
     private final Map<String, RemoteNode> remoteNodes = new HashMap<>();
+    private final Object devicesLock = new Object();
+    private volatile NicDevices devices;
     private volatile boolean open = true;
 
     private SoftwareNic(SwNicConfig config) {
@@ -117,10 +127,56 @@ public final class SoftwareNic implements Nic {
         return directory.allocate(bytes);
     }
 
+    /**
+     * Allocates GPU memory that this NIC can register and that its peers can reach: zero-filled
+     * {@code cuMemAlloc} memory on the context's device, whose CUDA IPC handle the NIC publishes in its
+     * shared-memory directory for peers in other processes. Closing the region (or the NIC) deregisters it,
+     * waits until no peer maps it any more (at most 10 s), then frees it.
+     *
+     * <p>One NIC serves one GPU: every device allocation of a NIC must be on the same device. The NIC
+     * keeps a reference of its own to the device's primary context, so the caller's context may be closed
+     * at any time.
+     *
+     * @param context a context of the device to allocate on
+     * @param bytes   the length, {@code > 0}
+     * @return the region; its {@link DeviceRegion#segment()} throws, its address is the device pointer
+     * @throws IllegalArgumentException if the length is not positive, or the NIC uses another device
+     * @throws IllegalStateException    if the NIC is closed
+     * @throws dev.gdasync.gdsync.cuda.CudaException if the driver refuses (out of memory, ...)
+     */
+    public DeviceRegion allocateDevice(CudaContext context, long bytes) {
+        requireOpen();
+        return devices().allocate(context, bytes);
+    }
+
+    /** @return the NIC's device memory state, made on first use */
+    NicDevices devices() {
+        NicDevices d = devices;
+        if (d != null) {
+            return d;
+        }
+        synchronized (devicesLock) {
+            if (devices == null) {
+                requireOpen();
+                devices = new NicDevices(this);
+            }
+            return devices;
+        }
+    }
+
+    /** @return the CUDA state executors copy with, or null while the NIC never met device memory */
+    DeviceSupport deviceSupport() {
+        NicDevices d = devices;
+        return d == null ? null : d.current();
+    }
+
     @Override
     public MemoryRegion register(Region region, long offset, long length, int access) {
         requireOpen();
         Access.validate(access);
+        if (region.kind() == RegionKind.DEVICE) {
+            return registerDevice(region, offset, length, access);
+        }
         if (!(region instanceof HostRegion host) || !host.path().getParent().equals(directory.processDirectory())) {
             throw new IllegalArgumentException(region + " was not allocated by " + name
                     + ": peers can only reach regions from this NIC's allocateHost");
@@ -132,13 +188,36 @@ public final class SoftwareNic implements Nic {
             throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
         }
         ShmMemoryRegion mr = mrTable.register(this, host, offset, length, access);
-        // Closing the region ends its registrations, so no key outlives the memory it names.
+        // Closing the region ends its registrations, so no key outlives the memory it names; device copies
+        // using it end before it is unmapped.
         host.addCloseListener(() -> {
             if (open && mr.isRegistered()) {
                 mrTable.deregister(mr);
             }
+            DeviceCopyLock.quiesce();
         });
         return mr;
+    }
+
+    private MemoryRegion registerDevice(Region region, long offset, long length, int access) {
+        NicDevices d = devices;
+        if (d == null || !d.owns(region)) {
+            throw new IllegalArgumentException(region + " was not allocated by " + name
+                    + ": peers can only reach device memory from this NIC's allocateDevice");
+        }
+        if (!region.isOpen()) {
+            throw new IllegalArgumentException(region + " is closed");
+        }
+        if (offset < 0 || length <= 0 || offset > region.length() - length) {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
+        }
+        // The region's own close listener deregisters every range of it (NicDevices.retire).
+        return mrTable.register(this, region, offset, length, access);
+    }
+
+    /** Deregisters every registration of a closing region. */
+    void deregisterAll(Region region) {
+        mrTable.deregisterAll(region);
     }
 
     @Override
@@ -180,7 +259,7 @@ public final class SoftwareNic implements Nic {
         String key = ep.directory().toString();
         RemoteNode n = remoteNodes.get(key);
         if (n == null) {
-            n = new RemoteNode(ep.directory(), ep.pid(), ep.startMillis());
+            n = new RemoteNode(this, ep.directory(), ep.pid(), ep.startMillis());
             remoteNodes.put(key, n);
         }
         n.retain();
@@ -219,6 +298,7 @@ public final class SoftwareNic implements Nic {
         }
         for (RemoteNode n : nodes) {
             n.checkLiveness();
+            n.sweepDeviceMappings();
         }
         for (ShmQueuePair qp : qps) {
             qp.checkPeer();
@@ -232,8 +312,9 @@ public final class SoftwareNic implements Nic {
     }
 
     /**
-     * Closes every queue pair (peers see them closed), stops the agent, marks this node closed and removes
-     * its shared-memory files. Closing twice does nothing.
+     * Closes every queue pair (peers see them closed), frees its device regions (once no peer maps them),
+     * stops the agent, marks this node closed and removes its shared-memory files. Closing twice does
+     * nothing.
      */
     @Override
     public void close() {
@@ -249,9 +330,19 @@ public final class SoftwareNic implements Nic {
         for (ShmQueuePair qp : qps) {
             qp.close();
         }
+        NicDevices d;
+        synchronized (devicesLock) {
+            d = devices;
+        }
+        if (d != null) {
+            d.closeRegions();
+        }
         agent.stop();
         directory.close();
         nodeArena.close();
+        if (d != null) {
+            d.close();
+        }
     }
 
     /** @return whether the NIC is open */

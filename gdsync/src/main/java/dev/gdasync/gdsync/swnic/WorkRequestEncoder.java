@@ -67,8 +67,22 @@ final class WorkRequestEncoder {
                 throw new IllegalArgumentException("send sge " + i + ": " + op + " writes the local buffer but " + mr
                         + " lacks LOCAL_WRITE");
             }
+            if (mr.isDevice()) {
+                checkDeviceBuffer(op, flags, mr, i);
+            }
         }
         return length;
+    }
+
+    private static void checkDeviceBuffer(Opcode op, int flags, ShmMemoryRegion mr, int i) {
+        if ((flags & SendFlags.INLINE) != 0) {
+            throw new IllegalArgumentException("send sge " + i + ": INLINE copies the payload into the send queue with "
+                    + "the CPU at post time, and " + mr + " is GPU memory the CPU cannot read: post without INLINE");
+        }
+        if (op.isAtomic()) {
+            throw new IllegalArgumentException("send sge " + i + ": " + op + " returns the original value into its local"
+                    + " buffer with a CPU atomic, and " + mr + " is GPU memory: give a host buffer");
+        }
     }
 
     /**

@@ -22,7 +22,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * buffers or its rkey, access flags and bounds. A failed check writes an error CQE and moves the queue
  * pair to the error state; no byte outside a checked range is ever written. Requests run one at a time
  * in queue order, so FENCE (wait for earlier READs and atomics) always holds. One instance per queue
- * pair, used under its execution lock; the scratch arrays make execution allocation-free.
+ * pair, used under its execution lock; the scratch arrays make host execution allocation-free.
+ *
+ * <p>A piece of a copy is a host segment and offset, or device memory: a null segment and a device
+ * address here. Host to host is {@link MemorySegment#copy}; a request that touches device memory copies
+ * through the NIC's {@link DeviceSupport} instead, under {@link DeviceCopyLock} after checking once more
+ * that none of its memory was retired meanwhile. Atomics need host memory at both ends.
  */
 final class WqeExecutor {
     static final int DONE = 0;
@@ -42,6 +47,11 @@ final class WqeExecutor {
     private final long[] dstOff = new long[MAX_SGE];
     private final int[] dstLen = new int[MAX_SGE];
     private int dstCount;
+    /** Peer device memory of the request's pieces, checked before a device copy; the first {@code peerDeviceCount}. */
+    private final DeviceMemory[] peerDevice = new DeviceMemory[MAX_SGE];
+    private int peerDeviceCount;
+    /** Whether a piece of the request is device memory. */
+    private boolean device;
 
     private long stallSince;
     private boolean peerVerified;
@@ -50,6 +60,7 @@ final class WqeExecutor {
     private long w;
     private int length;
     private ErrorDetail failure;
+    private CompletionStatus failureStatus;
 
     WqeExecutor(ShmQueuePair qp) {
         this.qp = qp;
@@ -65,6 +76,8 @@ final class WqeExecutor {
      */
     int execute(long index) {
         w = qp.wqe(index);
+        device = false;
+        peerDeviceCount = 0;
         length = sq.get(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH);
         Opcode op;
         try {
@@ -118,6 +131,7 @@ final class WqeExecutor {
         int n = peer.get(JAVA_INT, e + Layouts.Rqe.OFF_NUM_SGE);
         long capacity = 0;
         boolean valid = n >= 0 && n <= MAX_SGE;
+        boolean unreachable = false;
         dstCount = 0;
         for (int i = 0; valid && i < n; i++) {
             long s = e + Layouts.Rqe.OFF_SGE + i * Layouts.Sge.SIZE;
@@ -125,18 +139,22 @@ final class WqeExecutor {
             long lkey = peer.get(JAVA_LONG, s + Layouts.Sge.OFF_LKEY);
             int len = peer.get(JAVA_INT, s + Layouts.Sge.OFF_LENGTH);
             RemoteNode.ResolvedMr mr = r.node().resolveLkey(lkey);
-            if (mr == null || (mr.access() & Access.LOCAL_WRITE) == 0 || !mr.contains(addr, len)) {
+            if (mr == RemoteNode.UNREACHABLE) {
+                unreachable = true;
+            }
+            if (mr == null || unreachable || (mr.access() & Access.LOCAL_WRITE) == 0 || !mr.contains(addr, len)) {
                 valid = false;
                 break;
             }
-            addDst(mr.region(), mr.segmentOffset(addr), len);
+            addRemoteDst(mr, addr, len);
             capacity += len;
         }
         int imm = sq.get(JAVA_INT, w + Layouts.Wqe.OFF_IMM);
         boolean hasImm = op == Opcode.SEND_WITH_IMM;
         if (!valid || length > capacity) {
             // The receive is consumed and fails at both ends, as a responder error does on a real NIC.
-            ErrorDetail why = valid ? ErrorDetail.RECV_TOO_SMALL : ErrorDetail.RECV_BUFFER_INVALID;
+            ErrorDetail why = unreachable ? ErrorDetail.DEVICE_UNREACHABLE
+                    : valid ? ErrorDetail.RECV_TOO_SMALL : ErrorDetail.RECV_BUFFER_INVALID;
             if (r.claim(slot)) {
                 r.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV,
                         valid ? CompletionStatus.LOC_LEN_ERR : CompletionStatus.LOC_PROT_ERR, why);
@@ -146,7 +164,10 @@ final class WqeExecutor {
         if (!r.claim(slot)) {
             return fail(index, CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
         }
-        copy();
+        if (!copy(r, CompletionStatus.REM_OP_ERR, ErrorDetail.RECV_BUFFER_INVALID)) {
+            r.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV, CompletionStatus.GENERAL_ERR, failure);
+            return fail(index, failureStatus, failure);
+        }
         r.complete(slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV, CompletionStatus.SUCCESS, ErrorDetail.NONE);
         qp.completeSend(index, CompletionStatus.SUCCESS, ErrorDetail.NONE, length, false);
         return DONE;
@@ -173,8 +194,14 @@ final class WqeExecutor {
             }
         }
         dstCount = 0;
-        addDst(mr.region(), mr.segmentOffset(remoteAddress()), length);
-        copy();
+        addRemoteDst(mr, remoteAddress(), length);
+        if (!copy(r, CompletionStatus.REM_ACCESS_ERR, ErrorDetail.BAD_RKEY)) {
+            if (op == Opcode.RDMA_WRITE_WITH_IMM) {
+                r.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.GENERAL_ERR,
+                        failure);
+            }
+            return fail(index, failureStatus, failure);
+        }
         if (op == Opcode.RDMA_WRITE_WITH_IMM) {
             r.complete(slot, recvWrId, length, sq.get(JAVA_INT, w + Layouts.Wqe.OFF_IMM), true,
                     CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, ErrorDetail.NONE);
@@ -197,8 +224,15 @@ final class WqeExecutor {
             addDst(srcSeg[i], srcOff[i], srcLen[i]);
         }
         srcCount = 0;
-        addSrc(mr.region(), mr.segmentOffset(remoteAddress()), length);
-        copy();
+        if (mr.device() == null) {
+            addSrc(mr.region(), mr.segmentOffset(remoteAddress()), length);
+        } else {
+            addPeerDevice(mr.device());
+            addSrc(null, mr.deviceAddress(remoteAddress()), length);
+        }
+        if (!copy(r, CompletionStatus.REM_ACCESS_ERR, ErrorDetail.BAD_RKEY)) {
+            return fail(index, failureStatus, failure);
+        }
         qp.completeSend(index, CompletionStatus.SUCCESS, ErrorDetail.NONE, length, false);
         return DONE;
     }
@@ -208,12 +242,19 @@ final class WqeExecutor {
         if (mr == null) {
             return fail(index, CompletionStatus.REM_ACCESS_ERR, failure);
         }
+        if (mr.device() != null) {
+            return fail(index, CompletionStatus.REM_INV_REQ_ERR, ErrorDetail.DEVICE_ATOMIC);
+        }
         long offset = mr.segmentOffset(remoteAddress());
         if ((remoteAddress() & 7) != 0 || ((mr.region().address() + offset) & 7) != 0) {
             return fail(index, CompletionStatus.REM_ACCESS_ERR, ErrorDetail.REMOTE_MISALIGNED);
         }
         if (!gatherLocal(true)) {
             return fail(index, CompletionStatus.LOC_PROT_ERR, failure);
+        }
+        if (device) {
+            // Refused at post; a template's kernel may still have named a device buffer since.
+            return fail(index, CompletionStatus.LOC_QP_OP_ERR, ErrorDetail.DEVICE_ATOMIC);
         }
         long operand = sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_COMPARE_ADD);
         long original = op == Opcode.ATOMIC_FETCH_ADD
@@ -233,6 +274,10 @@ final class WqeExecutor {
         RemoteNode.ResolvedMr mr = r.node().resolveRkey(sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY));
         if (mr == null) {
             failure = ErrorDetail.BAD_RKEY;
+            return null;
+        }
+        if (mr == RemoteNode.UNREACHABLE) {
+            failure = ErrorDetail.DEVICE_UNREACHABLE;
             return null;
         }
         if ((mr.access() & needed) != needed) {
@@ -277,7 +322,12 @@ final class WqeExecutor {
                 failure = ErrorDetail.LOCAL_ACCESS_DENIED;
                 return false;
             }
-            addSrc(mr.hostRegion().segment(), mr.offset() + (addr - mr.address()), len);
+            if (mr.isDevice()) {
+                device = true;
+                addSrc(null, addr, len); // a device range's addresses are device pointers
+            } else {
+                addSrc(mr.region().segment(), mr.offset() + (addr - mr.address()), len);
+            }
         }
         return true;
     }
@@ -296,8 +346,33 @@ final class WqeExecutor {
         dstCount++;
     }
 
-    /** Copies the source list into the destination list, which the caller checked is large enough. */
-    private void copy() {
+    /** Adds the peer's range at {@code addr} of a checked registration as a destination piece. */
+    private void addRemoteDst(RemoteNode.ResolvedMr mr, long addr, int len) {
+        if (mr.device() == null) {
+            addDst(mr.region(), mr.segmentOffset(addr), len);
+        } else {
+            addPeerDevice(mr.device());
+            addDst(null, mr.deviceAddress(addr), len);
+        }
+    }
+
+    private void addPeerDevice(DeviceMemory memory) {
+        device = true;
+        peerDevice[peerDeviceCount++] = memory;
+    }
+
+    /**
+     * Copies the source list into the destination list, which the caller checked is large enough.
+     *
+     * @param r                the peer
+     * @param retiredStatus    the status when a peer's device memory was retired since the check
+     * @param retiredDetail    its detail
+     * @return false (with {@link #failure} and {@link #failureStatus}) if a device copy could not run
+     */
+    private boolean copy(RemoteQp r, CompletionStatus retiredStatus, ErrorDetail retiredDetail) {
+        if (device) {
+            return deviceCopy(r, retiredStatus, retiredDetail);
+        }
         int si = 0;
         int di = 0;
         long sDone = 0;
@@ -318,6 +393,86 @@ final class WqeExecutor {
                 dDone = 0;
             }
         }
+        return true;
+    }
+
+    /**
+     * The copy of a request that touches device memory: under {@link DeviceCopyLock}, checks that its local
+     * registrations and the peer's device memory are still there, then queues every piece on the NIC's copy
+     * stream and waits.
+     */
+    private boolean deviceCopy(RemoteQp r, CompletionStatus retiredStatus, ErrorDetail retiredDetail) {
+        DeviceSupport support = qp.nic.deviceSupport();
+        synchronized (DeviceCopyLock.LOCK) {
+            if (!localStillRegistered()) {
+                return copyFailed(CompletionStatus.LOC_PROT_ERR, ErrorDetail.BAD_LKEY);
+            }
+            for (int i = 0; i < peerDeviceCount; i++) {
+                if (!peerDevice[i].isUsable()) {
+                    ErrorDetail gone = r.node().gone();
+                    return gone != null ? copyFailed(CompletionStatus.RETRY_EXC_ERR, gone)
+                            : copyFailed(retiredStatus, retiredDetail);
+                }
+            }
+            if (support == null) {
+                return copyFailed(CompletionStatus.GENERAL_ERR, ErrorDetail.DEVICE_COPY_FAILED);
+            }
+            try {
+                support.begin();
+                int si = 0;
+                int di = 0;
+                long sDone = 0;
+                long dDone = 0;
+                while (si < srcCount && di < dstCount) {
+                    long n = Math.min(srcLen[si] - sDone, dstLen[di] - dDone);
+                    if (n > 0) {
+                        support.copy(srcSeg[si], srcOff[si] + sDone, dstSeg[di], dstOff[di] + dDone, n);
+                    }
+                    sDone += n;
+                    dDone += n;
+                    if (sDone == srcLen[si]) {
+                        si++;
+                        sDone = 0;
+                    }
+                    if (dDone == dstLen[di]) {
+                        di++;
+                        dDone = 0;
+                    }
+                }
+                support.finish();
+            } catch (RuntimeException e) {
+                support.abort();
+                NicDevices.LOG.log(System.Logger.Level.WARNING, "a device copy of queue pair " + qp.number() + " of "
+                        + qp.nic.name() + " failed: " + e.getMessage());
+                return copyFailed(CompletionStatus.GENERAL_ERR, ErrorDetail.DEVICE_COPY_FAILED);
+            } finally {
+                peerDeviceCount = 0;
+            }
+        }
+        return true;
+    }
+
+    /** Whether every local buffer of the request is still in a live registration (under the copy lock). */
+    private boolean localStillRegistered() {
+        int flags = sq.get(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS);
+        if ((flags & SendFlags.INLINE) != 0) {
+            return true;
+        }
+        int n = sq.get(JAVA_BYTE, w + Layouts.Wqe.OFF_NUM_SGE);
+        for (int i = 0; i < n; i++) {
+            long s = w + Layouts.Wqe.OFF_DATA + i * Layouts.Sge.SIZE;
+            if (qp.nic.localMr(sq.get(JAVA_LONG, s + Layouts.Sge.OFF_LKEY)) == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean copyFailed(CompletionStatus status, ErrorDetail detail) {
+        failureStatus = status;
+        failure = detail;
+        peerDeviceCount = 0;
+        return false;
     }
 
     /** The peer is not ready to receive: retry later, or fail once the receiver-not-ready timeout passed. */

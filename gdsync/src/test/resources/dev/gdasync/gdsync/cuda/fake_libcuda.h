@@ -14,6 +14,9 @@
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUipcMemHandle_st {
+    char reserved[64];
+} CUipcMemHandle;
 
 struct fake_function {
     char name[64];
