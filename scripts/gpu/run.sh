@@ -45,8 +45,11 @@ note "gdasync GPU check: $(grep '^commit' "$here/BUNDLE.txt"), results in $out"
 
 # 1. The GPU test suite: every test class whose name says Gpu. Each skips, printing why, where the machine
 #    lacks what it needs; the counts below say how many ran.
-"$java" "${jvm[@]}" -jar "$here/tests/junit-platform-console-standalone.jar" execute \
-    --class-path "$cp$tests" --scan-class-path "${tests%:}" --include-classname '.*Gpu.*Test' \
+#    Everything is on the JVM's class path (not the launcher's --class-path), so that tests which start
+#    child JVMs with java.class.path give them the jars too.
+"$java" "${jvm[@]}" -cp "$cp$tests$here/tests/junit-platform-console-standalone.jar" \
+    org.junit.platform.console.ConsoleLauncher execute \
+    --scan-class-path "${tests%:}" --include-classname '.*Gpu.*Test' \
     --reports-dir "$out/junit" --details=tree --disable-banner --disable-ansi-colors > "$out/gpu-tests.log" 2>&1
 tests_rc=$?
 note "GPU tests: exit $tests_rc; $(grep -E 'tests (successful|failed|skipped|aborted)' "$out/gpu-tests.log" | tr -s ' ' | tr '\n' ';')"
@@ -61,6 +64,17 @@ bench() {
     tail -n 20 "$out/$name.log" | sed 's/^/    /' >> "$summary"
     return 0
 }
+# From cuStreamWriteValue32 to the host seeing the word, and from a host store to cuStreamWaitValue32 letting
+# the stream on (plus the write of an acknowledgement).
+bench gpu-latency dev.gdasync.apps.gpulatency.GpuLatency --iters "$iters" --csv "$out/gpu-latency.csv"
+# The GPU ping-pong with GPU buffers: host (kernel, cuStreamSynchronize, CPU send) against sa (a CUDA stream
+# rings and waits), 8 B to 4 MiB; then both with a 10 us compute kernel per message.
+bench pingpong-gpu dev.gdasync.libmp.launch.MpRun -np 2 pingpong --buffers gpu --mode host,sa \
+    --sizes 8,64,512,4096,32768,262144,1048576,4194304 --iters "$iters" --reps 3 --warmup 2 --csv "$out/pingpong-gpu.csv"
+bench pingpong-gpu-compute dev.gdasync.libmp.launch.MpRun -np 2 pingpong --buffers gpu --mode host,sa \
+    --sizes 8,4096 --compute-us 10 --iters "$iters" --reps 3 --warmup 1 --csv "$out/pingpong-gpu-compute.csv"
+bench pingpong-gpu-validated dev.gdasync.libmp.launch.MpRun -np 2 pingpong --buffers gpu --mode host,sa \
+    --sizes 8,65536 --iters 1000 --reps 1 --warmup 0 --validate
 bench pingpong-ki-gpu dev.gdasync.libmp.launch.MpRun -np 2 pingpong --mode ki --ki-executor gpu \
     --sizes 8,4096 --iters "$iters" --csv "$out/pingpong-ki-gpu.csv"
 

@@ -22,7 +22,7 @@ NAME=ki_templates
 PTX_ISA=8.0
 VIRTUAL_ARCH=compute_80
 CUBIN_ARCHS="sm_80 sm_90"
-KERNELS="gds_ki_pingpong gds_ki_send_templates gds_ki_exchange"
+KERNELS="gds_ki_pingpong gds_ki_send_templates gds_ki_exchange gds_compute_spin"
 
 find_nvcc() {
     if [ -n "${NVCC:-}" ] && [ -x "$NVCC" ]; then

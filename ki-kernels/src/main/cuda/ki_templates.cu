@@ -73,3 +73,15 @@ extern "C" __global__ void gds_ki_exchange(const gds_ki_table_header *table, gds
     gds_ki::copy_work copies{work};
     gds_ki::exchange(table, ctl, copies, pack_blocks, unpack_blocks, timeout_ns);
 }
+
+/*
+ * Emulated compute on a stream, one thread (grid 1, block 1): busy waiting of ns nanoseconds on the global
+ * timer, then return. The GPU ping-pong runs it as the kernel that produces or consumes each message (LibMP's
+ * benchmarks' compute kernel); with ns = 0 it is an empty kernel, the cost of a launch.
+ */
+extern "C" __global__ void gds_compute_spin(uint64_t ns) {
+    if (threadIdx.x + blockIdx.x != 0) {
+        return;
+    }
+    gds_ki::spin_ns(ns);
+}

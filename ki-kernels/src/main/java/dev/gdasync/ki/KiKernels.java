@@ -27,6 +27,9 @@ public final class KiKernels {
      */
     public static final String EXCHANGE = "gds_ki_exchange";
 
+    /** {@code gds_compute_spin(ns)}: grid 1, block 1; busy waits {@code ns} nanoseconds (emulated compute). */
+    public static final String COMPUTE_SPIN = "gds_compute_spin";
+
     /** The class-path folder of the built kernels. */
     public static final String KERNEL_DIRECTORY = "dev/gdasync/ki/kernels/";
     /** The class-path folder of the CUDA sources: {@code device.cuh} and {@code ki_templates.cu}. */

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The kernels the build made with nvcc (or, without nvcc, that the jar says it has none). */
 class KiKernelsTest {
-    private static final List<String> KERNELS = List.of(KiKernels.PINGPONG, KiKernels.SEND_TEMPLATES, KiKernels.EXCHANGE);
+    private static final List<String> KERNELS = List.of(KiKernels.PINGPONG, KiKernels.SEND_TEMPLATES, KiKernels.EXCHANGE,
+            KiKernels.COMPUTE_SPIN);
 
     private static Path assumeNvcc() {
         Optional<Path> nvcc = NativeTools.nvcc();

@@ -2,6 +2,8 @@ package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.cuda.CudaContext;
+import dev.gdasync.gdsync.cuda.DeviceRegion;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.DescriptorFlags;
 import dev.gdasync.gdsync.ki.KiTable;
@@ -52,6 +54,7 @@ public final class Mp implements AutoCloseable {
     private final SoftwareNic nic;
     private final PeerLink[] links;
     private final List<HostRegion> regions = new ArrayList<>();
+    private final List<DeviceRegion> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
@@ -220,6 +223,56 @@ public final class Mp implements AutoCloseable {
         }
         throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
                 + " bytes) is not inside memory from Mp.allocate(): the shared-memory NIC registers only its own regions");
+    }
+
+    /**
+     * Allocates GPU memory that can be registered and reached by peers (LibMP's buffers from
+     * {@code cudaMalloc}): zero-filled {@code cuMemAlloc} memory, which this rank's NIC moves with CUDA copies
+     * and publishes to the other ranks of the node through CUDA IPC (see {@code docs/swnic-device-memory.md}).
+     * Pass its ranges to sends, receives and puts as {@link DeviceRegion#pointer(long, long)}; the CPU cannot
+     * touch its bytes. Closing the Mp frees it.
+     *
+     * @param context a context of the GPU (every device allocation of one Mp is on one GPU)
+     * @param bytes   the length, {@code > 0}
+     * @return the memory
+     * @throws IllegalArgumentException if the length is not positive or the GPU is not the Mp's GPU
+     * @throws dev.gdasync.gdsync.cuda.CudaException if the driver refuses
+     */
+    public DeviceRegion allocateDevice(CudaContext context, long bytes) {
+        requireOpen();
+        DeviceRegion r = nic.allocateDevice(context, bytes);
+        deviceRegions.add(r);
+        return r;
+    }
+
+    /**
+     * Frees GPU memory from {@link #allocateDevice}; its registrations end with it.
+     *
+     * @param memory the region {@code allocateDevice} returned
+     * @throws IllegalArgumentException if it did not come from {@code allocateDevice} or was freed
+     */
+    public void free(DeviceRegion memory) {
+        requireOpen();
+        if (!deviceRegions.remove(memory)) {
+            throw new IllegalArgumentException(memory + " was not allocated by this Mp, or was freed");
+        }
+        memory.close();
+    }
+
+    /**
+     * Registers a whole GPU allocation for communication (LibMP's {@code mp_register} of device memory).
+     * Atomics cannot target it: the software NIC refuses them on GPU memory.
+     *
+     * @param memory a region from {@link #allocateDevice}
+     * @return the registration
+     * @throws IllegalArgumentException if the region is not this Mp's, or was freed
+     */
+    public MpRegistration register(DeviceRegion memory) {
+        requireOpen();
+        if (!deviceRegions.contains(memory) || !memory.isOpen()) {
+            throw new IllegalArgumentException(memory + " is not GPU memory from this Mp's allocateDevice(), or was freed");
+        }
+        return new MpRegistration(this, nic.register(memory, Access.ALL));
     }
 
     /**

@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * {@code host}, the MPI model: the CPU posts, sends and waits, synchronously ({@code irecv}, {@code isend},
- * {@code wait}). Rank 0 sends and waits for the reply; rank 1 waits for the message and replies.
+ * {@code wait}). Rank 0 sends and waits for the reply; rank 1 waits for the message and replies. The CPU
+ * produces each message before its send and consumes each received one ({@link Messages}): with GPU buffers,
+ * producing is a kernel and a synchronization of its stream.
  *
  * <p>Each rank keeps one receive posted beyond the one it waits for, so the next receive is always posted
  * before the reply goes out, and posting it is off the critical path: the initiator posts it while its
@@ -19,45 +21,34 @@ import java.lang.foreign.MemorySegment;
 final class HostLoop implements Loop {
     private final Pair pair;
     private final Mp mp;
+    private final Messages messages;
     private final MpRegistration reg;
-    private final boolean validate;
-    private final Compute compute;
-    private final String where;
 
-    HostLoop(Pair pair, PingPongOptions options) {
+    HostLoop(Pair pair, Messages messages) {
         this.pair = pair;
         this.mp = pair.mp;
-        this.reg = pair.reg;
-        this.validate = options.validate();
-        this.compute = new Compute(options.computeMicros());
-        this.where = "host mode, rank " + pair.rank;
+        this.messages = messages;
+        this.reg = messages.reg();
     }
 
     @Override
     public long run(int bytes, int iters) {
-        MemorySegment out = pair.send(bytes);
-        MemorySegment in = pair.recv(bytes);
+        MemorySegment out = messages.send(bytes);
+        MemorySegment in = messages.recv(bytes);
         int peer = pair.peer;
         if (pair.initiator) {
             MpRequest recv = mp.irecv(in, peer, reg);
             pair.barrier(); // the responder's first receives are posted
             long start = System.nanoTime();
             for (int i = 0; i < iters; i++) {
-                if (validate) {
-                    Pattern.fill(out, i, pair.rank);
-                }
+                messages.produce(bytes, i);
                 MpRequest send = mp.isend(out, peer, reg);
                 // While this message travels: post the next reply's receive and complete the send (the
                 // NIC ran it on this thread), so neither is between the reply's arrival and the next send.
                 MpRequest next = i + 1 < iters ? mp.irecv(in, peer, reg) : null;
                 mp.wait(send);
                 mp.wait(recv);
-                if (validate) {
-                    Pattern.check(in, i, peer, recv.byteCount(), where);
-                }
-                if (compute.isEnabled()) {
-                    compute.run();
-                }
+                messages.consume(bytes, i, recv.byteCount());
                 recv = next;
             }
             return System.nanoTime() - start;
@@ -69,15 +60,8 @@ final class HostLoop implements Loop {
         pair.barrier();
         for (int i = 0; i < iters; i++) {
             mp.wait(recv);
-            if (validate) {
-                Pattern.check(in, i, peer, recv.byteCount(), where);
-            }
-            if (compute.isEnabled()) {
-                compute.run();
-            }
-            if (validate) {
-                Pattern.fill(out, i, pair.rank);
-            }
+            messages.consume(bytes, i, recv.byteCount());
+            messages.produce(bytes, i);
             MpRequest send = mp.isend(out, peer, reg);
             recv = next;
             next = i + 2 < iters ? mp.irecv(in, peer, reg) : null;

@@ -96,6 +96,15 @@ public final class PingPong {
                 return 1;
             }
         }
+        if (options.buffers() == PingPongOptions.Buffers.GPU) {
+            Optional<String> noGpu = KiExecutors.gpuUnavailable();
+            if (noGpu.isPresent()) {
+                if (speaker) {
+                    err.println("pingpong: --buffers gpu: " + noGpu.get());
+                }
+                return 1;
+            }
+        }
         int rank = -1;
         try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
             rank = boot.rank();
@@ -140,26 +149,32 @@ public final class PingPong {
             out.println("pingpong: modes " + String.join(",", o.modes().stream().map(PingPongOptions.Mode::label).toList())
                     + ", sizes " + o.sizes() + ", " + o.iters() + " round trips x " + o.reps() + " runs per size"
                     + (o.validate() ? ", validated" : "")
+                    + (o.buffers() == PingPongOptions.Buffers.GPU ? ", gpu buffers" : "")
                     + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
             out.println(machine());
         }
         Consumer<Result> progress = r -> out.println(Report.progressLine(r));
+        GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
         for (PingPongOptions.Mode mode : o.modes()) {
             if (speak) {
                 out.printf(Locale.ROOT, "%s: warming up for %.1f s, then %.1f s per size%n", mode.label(),
                         o.warmupSeconds(), o.warmupSeconds() / 3);
             }
+            Messages messages = gpu != null ? new GpuMessages(pair, gpu, o, mode.label()) : new HostMessages(pair, o, mode.label());
+            if (speak && gpu != null) {
+                out.println(mode.label() + ": " + messages.describe());
+            }
             switch (mode) {
                 case HOST -> {
-                    try (HostLoop loop = new HostLoop(pair, o)) {
+                    try (HostLoop loop = new HostLoop(pair, messages)) {
                         rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
                     }
                 }
                 case SA -> {
-                    try (StreamLoop loop = new StreamLoop(pair, o)) {
+                    try (StreamLoop loop = new StreamLoop(pair, messages, o)) {
                         if (speak) {
-                            out.println("sa: " + (loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs"
-                                    : "stream threads not pinned"));
+                            out.println("sa: " + (gpu != null ? "a CUDA stream rings the sends and waits for the receives"
+                                    : loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs" : "stream threads not pinned"));
                         }
                         rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
                     }
@@ -173,6 +188,9 @@ public final class PingPong {
                 }
                 case MPJ -> rows.addAll(MpjMode.run(pair, o, progress));
             }
+        }
+        if (gpu != null) {
+            gpu.close();
         }
         pair.close();
         return rows;

@@ -20,9 +20,30 @@ import java.util.Locale;
  *                      warmed for a third of it
  * @param pin           whether the two stream threads of {@code sa} are pinned to distinct CPUs
  * @param kiExecutor    where {@code ki} runs its kernels
+ * @param buffers       where the messages live: host memory, or GPU memory with CUDA streams
  */
 public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, double computeMicros, boolean validate,
-                              Path csv, Path plot, int reps, double warmupSeconds, boolean pin, KiExecutorChoice kiExecutor) {
+                              Path csv, Path plot, int reps, double warmupSeconds, boolean pin, KiExecutorChoice kiExecutor,
+                              Buffers buffers) {
+
+    /** Where the messages live, and so which streams carry {@code sa}. */
+    public enum Buffers {
+        /** Host shared memory; {@code sa} runs on host streams. */
+        HOST,
+        /**
+         * GPU memory ({@code cuMemAlloc}) on device 0: a compute kernel produces and consumes each message;
+         * {@code host} synchronizes the CUDA stream before the CPU sends, {@code sa} runs on a CUDA stream.
+         */
+        GPU;
+
+        static Buffers parse(String v) {
+            return switch (v) {
+                case "host" -> HOST;
+                case "gpu" -> GPU;
+                default -> throw new IllegalArgumentException("--buffers takes host or gpu, got '" + v + "'");
+            };
+        }
+    }
 
     /** Where the {@code ki} mode runs its kernels. */
     public enum KiExecutorChoice {
@@ -77,7 +98,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
     static final String USAGE = """
             usage: scripts/mprun -np 2 pingpong [--mode M[,M...]] [--sizes S[,S...]] [--iters N] [--compute-us T]
                                                 [--validate] [--csv FILE] [--plot FILE.png] [--reps R] [--warmup SECONDS] [--pin yes|no]
-                                                [--ki-executor auto|host|gpu]
+                                                [--ki-executor auto|host|gpu] [--buffers host|gpu]
               --mode        host (CPU irecv/isend/wait), sa (host streams ring sends and wait), ki (a kernel
                             rings sends and waits: on the GPU, or on the host KI executor without one), mpj
                             (MPJ Express Send/Recv, multicore device); default host,sa
@@ -93,7 +114,11 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
               --warmup      seconds of warm-up of each mode's first size (other sizes: a third of it); default 3
               --pin         pin the two sa stream threads (ki kernel threads) to distinct CPUs; default yes
               --ki-executor where ki runs its kernels: gpu (CUDA), host (the host KI executor) or auto (the GPU
-                            when there is one and the kernels were built, else the host); default auto""";
+                            when there is one and the kernels were built, else the host); default auto
+              --buffers     where messages live: host (shared memory), or gpu (GPU memory; a kernel of
+                            --compute-us on a CUDA stream produces and consumes each message; host mode then
+                            synchronizes the stream before each send, sa rings and waits from the CUDA stream;
+                            modes host and sa only); default host""";
 
     /**
      * Parses the command line.
@@ -114,6 +139,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         double warmup = 3;
         boolean pin = true;
         KiExecutorChoice kiExecutor = KiExecutorChoice.AUTO;
+        Buffers buffers = Buffers.HOST;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -150,10 +176,19 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
                     default -> throw new IllegalArgumentException("--pin takes yes or no, got '" + v + "'");
                 };
                 case "--ki-executor" -> kiExecutor = KiExecutorChoice.parse(v);
+                case "--buffers" -> buffers = Buffers.parse(v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return new PingPongOptions(modes, sizes, iters, compute, validate, csv, plot, reps, warmup, pin, kiExecutor);
+        if (buffers == Buffers.GPU) {
+            for (Mode m : modes) {
+                if (m != Mode.HOST && m != Mode.SA) {
+                    throw new IllegalArgumentException("--buffers gpu runs the host and sa modes only, not " + m.label()
+                            + " (ki and mpj use host buffers)");
+                }
+            }
+        }
+        return new PingPongOptions(modes, sizes, iters, compute, validate, csv, plot, reps, warmup, pin, kiExecutor, buffers);
     }
 
     private static List<Mode> parseModes(String v) {

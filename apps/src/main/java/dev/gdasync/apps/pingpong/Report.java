@@ -22,7 +22,10 @@ final class Report {
 
     static void print(List<Result> rows, PingPongOptions o, String machine, PrintStream out) {
         out.println();
-        out.println("pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device");
+        out.println(o.buffers() == PingPongOptions.Buffers.GPU
+                ? "pingpong, 2 ranks; host and sa with GPU buffers over the shared-memory software NIC (a compute kernel before each send;"
+                + " host: cuStreamSynchronize, then the CPU sends; sa: a CUDA stream rings and waits)"
+                : "pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device");
         out.println("(one-way = round trip / 2, median of "
                 + o.reps() + " runs of " + o.iters() + " round trips"
                 + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
@@ -50,8 +53,9 @@ final class Report {
     }
 
     private static void target(PrintStream out, String what, double measured, double limit, PingPongOptions o) {
-        if (o.computeMicros() > 0) {
-            out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: not applicable with --compute-us%n", what, measured, limit);
+        if (o.computeMicros() > 0 || o.buffers() == PingPongOptions.Buffers.GPU) {
+            out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: not applicable with %s%n", what, measured, limit,
+                    o.computeMicros() > 0 ? "--compute-us" : "--buffers gpu (the targets are for host buffers)");
             return;
         }
         out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: %s%s%n", what, measured, limit,

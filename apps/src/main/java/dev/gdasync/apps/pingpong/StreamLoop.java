@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.stream.Event;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.gdsync.stream.StreamFailedException;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpDescQueue;
@@ -17,12 +18,13 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * {@code sa}, the stream-asynchronous model on a host stream: the stream rings every send and waits for
- * every receive itself; the CPU only prepares work ahead and reaps what the stream has passed.
+ * {@code sa}, the stream-asynchronous model: the stream (a host stream, or a CUDA stream with GPU buffers)
+ * rings every send and waits for every receive itself; the CPU only prepares work ahead and reaps what the
+ * stream has passed.
  *
- * <p>Per iteration the initiator's stream runs {@code [fill] send, wait(recv) [check] [compute]} and the
- * responder's {@code wait(recv) [check] [compute] [fill] send} (the bracketed parts are host tasks, present
- * with {@code --validate} and {@code --compute-us}). The CPU:
+ * <p>Per iteration the initiator's stream runs {@code produce, send, wait(recv), consume} and the responder's
+ * {@code wait(recv), consume, produce, send}, where {@link Messages} says what producing and consuming queue
+ * (host tasks that fill, check and compute; with GPU buffers the compute kernel and the copies). The CPU:
  * <ul>
  * <li>posts receives up to {@link #RECV_AHEAD} ahead ({@code irecv} prepares each receive's wait, so its
  *     completion is held for the stream), so a send never finds its receive missing;</li>
@@ -33,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  *     being woken by the stream (on a 2-CPU machine either would take a core from the streams, which play
  *     the ping-pong), and reaps and releases its requests with {@code waitAll}.</li>
  * </ul>
- * Each rank's stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second).
+ * Each rank's host stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second).
  */
 final class StreamLoop implements Loop {
     /**
@@ -53,22 +55,21 @@ final class StreamLoop implements Loop {
 
     private final Pair pair;
     private final Mp mp;
+    private final Messages messages;
     private final MpRegistration reg;
-    private final HostStream stream;
-    private final boolean validate;
-    private final Compute compute;
+    private final Stream stream;
     private final String where;
     private final int cpu;
 
-    StreamLoop(Pair pair, PingPongOptions options) {
+    StreamLoop(Pair pair, Messages messages, PingPongOptions options) {
         this.pair = pair;
         this.mp = pair.mp;
-        this.reg = pair.reg;
-        this.validate = options.validate();
-        this.compute = new Compute(options.computeMicros());
+        this.messages = messages;
+        this.reg = messages.reg();
         this.where = "sa mode, rank " + pair.rank;
-        this.stream = HostStream.create("pingpong-sa-rank" + pair.rank);
-        this.cpu = cpuFor(pair.rank, options.pin());
+        this.stream = messages.newStream("pingpong-sa-rank" + pair.rank);
+        // A host stream runs on a thread of its own, which sa pins; a CUDA stream runs on the GPU.
+        this.cpu = stream instanceof HostStream ? cpuFor(pair.rank, options.pin()) : -1;
         if (cpu >= 0) {
             int c = cpu;
             // A task on the stream pins the stream's own thread.
@@ -96,10 +97,9 @@ final class StreamLoop implements Loop {
 
     @Override
     public long run(int bytes, int iters) {
-        MemorySegment out = pair.send(bytes);
-        MemorySegment in = pair.recv(bytes);
+        MemorySegment out = messages.send(bytes);
+        MemorySegment in = messages.recv(bytes);
         int peer = pair.peer;
-        int me = pair.rank;
         boolean initiator = pair.initiator;
         ArrayDeque<MpRequest> posted = new ArrayDeque<>();
         ArrayDeque<Window> windows = new ArrayDeque<>();
@@ -121,17 +121,13 @@ final class StreamLoop implements Loop {
                     MpRequest recv = posted.remove();
                     MpRequest send = mp.sendPrepare(out, peer, reg);
                     if (initiator) {
-                        if (validate) {
-                            task(queue, () -> Pattern.fill(out, i, me));
-                        }
+                        messages.produceOn(queue, stream, bytes, i);
                         queue.addSend(send).addWaitRecv(recv);
-                        afterReceive(queue, in, i, peer);
+                        messages.consumeOn(queue, stream, bytes, i);
                     } else {
                         queue.addWaitRecv(recv);
-                        afterReceive(queue, in, i, peer);
-                        if (validate) {
-                            task(queue, () -> Pattern.fill(out, i, me));
-                        }
+                        messages.consumeOn(queue, stream, bytes, i);
+                        messages.produceOn(queue, stream, bytes, i);
                         queue.addSend(send);
                     }
                     reqs.add(recv);
@@ -169,23 +165,6 @@ final class StreamLoop implements Loop {
             recvPosted++;
         }
         return recvPosted;
-    }
-
-    private void afterReceive(MpDescQueue queue, MemorySegment in, int i, int peer) {
-        if (validate) {
-            task(queue, () -> Pattern.check(in, i, peer, -1, where));
-        }
-        if (compute.isEnabled()) {
-            task(queue, compute);
-        }
-    }
-
-    /** Queues a host task on the stream after everything collected so far. */
-    private void task(MpDescQueue queue, Runnable task) {
-        if (queue.size() > 0) {
-            queue.postOnStream(stream);
-        }
-        stream.launch(task);
     }
 
     /**

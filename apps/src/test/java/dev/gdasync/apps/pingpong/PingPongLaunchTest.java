@@ -156,6 +156,72 @@ class PingPongLaunchTest {
     }
 
     @Test
+    void gpuBuffersWithoutAGpuSayWhy() throws Exception {
+        java.util.Optional<String> noGpu = KiExecutors.gpuUnavailable();
+        if (noGpu.isEmpty()) {
+            System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
+        }
+        Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
+        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--buffers", "gpu", "--iters", "10");
+        assertEquals(1, r.status(), r.all());
+        assertTrue(r.err().contains("[0] pingpong: --buffers gpu: " + noGpu.get()), r.all());
+        assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
+    }
+
+    /**
+     * The environment that puts the stand-in libcuda (built by gcc from gdsync's test resources) in front of the
+     * ranks, or null, printing why, when it cannot be built or the kernels were not built.
+     */
+    private Map<String, String> standInDriver() throws IOException {
+        java.util.Optional<String> reason = dev.gdasync.gdsync.cuda.FakeCuda.unavailableReason();
+        if (reason.isEmpty() && !dev.gdasync.ki.KiKernels.available()) {
+            reason = java.util.Optional.of("ki-kernels was built without nvcc, so there is no compute kernel to launch");
+        }
+        if (reason.isPresent()) {
+            System.out.println("SKIPPED (stand-in libcuda): " + reason.get());
+            return null;
+        }
+        Path lib = dev.gdasync.gdsync.cuda.FakeCuda.build(Files.createDirectory(dir.resolve("fake-cuda")));
+        Path devmem = Files.createDirectory(dir.resolve("fake-devmem"));
+        return Map.of("LD_LIBRARY_PATH", lib.toString(), "FAKE_CUDA_SHM_DIR", devmem.toString());
+    }
+
+    @Test
+    void gpuBuffersRunValidatedOnCudaStreamsOfTheStandInDriver() throws Exception {
+        Map<String, String> env = standInDriver();
+        Assumptions.assumeTrue(env != null, "no stand-in libcuda");
+        Path csv = dir.resolve("gpu.csv");
+        Run r = mprun(env, "-np", "2", "pingpong", "--buffers", "gpu", "--mode", "host,sa", "--sizes", "8,4096,65536",
+                "--iters", "100", "--reps", "1", "--warmup", "0", "--compute-us", "2", "--validate", "--csv", csv.toString());
+        assertEquals(0, r.status(), r.all());
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals(1 + 6, rows.size(), rows.toString());
+        for (String mode : new String[]{"host", "sa"}) {
+            for (int size : new int[]{8, 4096, 65536}) {
+                String prefix = mode + "," + size + ",100,";
+                assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
+            }
+            assertTrue(r.out().contains("[0] " + mode + ": gpu buffers on Fake GPU (device 0"), r.all());
+        }
+        assertTrue(r.out().contains("[0] sa: a CUDA stream rings the sends and waits for the receives"), r.all());
+        assertTrue(r.out().contains("not applicable with --compute-us"), r.all());
+    }
+
+    @Test
+    void aCorruptedGpuMessageFailsTheRunNamingIterationAndByte() throws Exception {
+        Map<String, String> env = standInDriver();
+        Assumptions.assumeTrue(env != null, "no stand-in libcuda");
+        for (String mode : new String[]{"host", "sa"}) {
+            Run r = mprun(env, "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+                    "--buffers", "gpu", "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0",
+                    "--validate");
+            assertEquals(1, r.status(), r.all());
+            assertTrue(r.err().contains("[0] pingpong: " + mode + " mode (gpu buffers), rank 0: validation failed at iteration 5,"
+                    + " byte 0 of 8: expected 0x"), r.all());
+        }
+    }
+
+    @Test
     void mpjWithoutMpjHomeSaysWhatToDo() throws Exception {
         Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
         assertEquals(1, r.status(), r.all());

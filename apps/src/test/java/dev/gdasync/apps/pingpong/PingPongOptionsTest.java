@@ -110,4 +110,18 @@ class PingPongOptionsTest {
         assertEquals("unknown option --size", error("--size", "8"));
         assertEquals("unexpected argument '8': options start with --", error("8"));
     }
+
+    @Test
+    void buffers() {
+        assertEquals(PingPongOptions.Buffers.HOST, PingPongOptions.parse().buffers());
+        PingPongOptions o = PingPongOptions.parse("--buffers", "gpu", "--mode", "sa,host", "--compute-us", "10");
+        assertEquals(PingPongOptions.Buffers.GPU, o.buffers());
+        assertEquals(List.of(PingPongOptions.Mode.SA, PingPongOptions.Mode.HOST), o.modes());
+        assertEquals(PingPongOptions.Buffers.GPU, PingPongOptions.parse("--buffers", "gpu").buffers());
+        assertEquals("--buffers takes host or gpu, got 'device'", error("--buffers", "device"));
+        assertEquals("--buffers gpu runs the host and sa modes only, not ki (ki and mpj use host buffers)",
+                error("--buffers", "gpu", "--mode", "host,ki"));
+        assertEquals("--buffers gpu runs the host and sa modes only, not mpj (ki and mpj use host buffers)",
+                error("--mode", "mpj", "--buffers", "gpu"));
+    }
 }

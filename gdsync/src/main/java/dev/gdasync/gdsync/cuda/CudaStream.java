@@ -12,9 +12,11 @@ import dev.gdasync.gdsync.memop.WaitPolicy;
 import dev.gdasync.gdsync.stream.Event;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.gdsync.stream.StreamFailedException;
+import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
 import jcuda.driver.JCudaDriver;
 
 import java.lang.foreign.Arena;
@@ -301,6 +303,91 @@ public final class CudaStream implements Stream {
             launchHost(() -> runTask(task), "host task");
         } finally {
             submit.unlock();
+        }
+    }
+
+    /**
+     * Queues a kernel launch ({@code cuLaunchKernel}, one-dimensional grid and blocks), in order with the
+     * stream's memops, host tasks and events.
+     *
+     * @param function    the kernel, from a module loaded in this stream's context
+     * @param gridX       blocks, {@code > 0}
+     * @param blockX      threads per block, {@code > 0}
+     * @param sharedBytes dynamic shared memory per block, {@code >= 0}
+     * @param params      the kernel's parameters, as {@code cuLaunchKernel} takes them
+     * @param what        what the kernel does, for timeout messages
+     * @throws IllegalArgumentException if a dimension is not positive; nothing is queued
+     * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
+     */
+    public void launchKernel(CUfunction function, int gridX, int blockX, int sharedBytes, Pointer params, String what) {
+        Objects.requireNonNull(function, "function");
+        Objects.requireNonNull(params, "params");
+        if (gridX <= 0 || blockX <= 0 || sharedBytes < 0) {
+            throw new IllegalArgumentException("kernel " + what + ": grid " + gridX + ", block " + blockX + ", shared "
+                    + sharedBytes + " bytes: grid and block must be positive, shared memory not negative");
+        }
+        submit.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            check(JCudaDriver.cuLaunchKernel(function, gridX, 1, 1, blockX, 1, 1, sharedBytes, handle, params, null),
+                    "cuLaunchKernel (" + what + ")");
+            queued.add(ticket(), "kernel " + what);
+        } finally {
+            submit.unlock();
+        }
+    }
+
+    /**
+     * Queues a copy from host memory to device memory ({@code cuMemcpyHtoDAsync}), in order with the stream's
+     * other work. The host memory must stay mapped, and unchanged, until the stream has passed the copy; it
+     * should be page-locked (registered) for the copy to be asynchronous.
+     *
+     * @param deviceAddress the device address of the first byte written
+     * @param src           native host memory; all of it is copied
+     * @throws IllegalArgumentException if {@code src} is not native memory; nothing is queued
+     * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
+     */
+    public void copyHostToDevice(long deviceAddress, MemorySegment src) {
+        requireNative(src);
+        submit.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            check(JCudaDriver.cuMemcpyHtoDAsync(CudaPointers.device(deviceAddress), CudaPointers.host(src.address()),
+                    src.byteSize(), handle), "cuMemcpyHtoDAsync of " + src.byteSize() + " bytes");
+            queued.add(ticket(), "copy of " + src.byteSize() + " bytes to device 0x" + Long.toHexString(deviceAddress));
+        } finally {
+            submit.unlock();
+        }
+    }
+
+    /**
+     * Queues a copy from device memory to host memory ({@code cuMemcpyDtoHAsync}), in order with the stream's
+     * other work: a host task or an event after it sees the bytes.
+     *
+     * @param dst           native host memory; all of it is written
+     * @param deviceAddress the device address of the first byte read
+     * @throws IllegalArgumentException if {@code dst} is not native memory; nothing is queued
+     * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
+     */
+    public void copyDeviceToHost(MemorySegment dst, long deviceAddress) {
+        requireNative(dst);
+        submit.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            check(JCudaDriver.cuMemcpyDtoHAsync(CudaPointers.host(dst.address()), CudaPointers.device(deviceAddress),
+                    dst.byteSize(), handle), "cuMemcpyDtoHAsync of " + dst.byteSize() + " bytes");
+            queued.add(ticket(), "copy of " + dst.byteSize() + " bytes from device 0x" + Long.toHexString(deviceAddress));
+        } finally {
+            submit.unlock();
+        }
+    }
+
+    private static void requireNative(MemorySegment segment) {
+        if (!segment.isNative() || segment.byteSize() == 0) {
+            throw new IllegalArgumentException("a copy needs native host memory of at least one byte, got " + segment);
         }
     }
 

@@ -85,6 +85,25 @@ public final class DeviceRegion implements Region {
         return address;
     }
 
+    /**
+     * A range of the region as a segment that carries only its device address and length, for calls that
+     * take buffers as segments and use nothing but their address and size: the sends, receives and puts of
+     * {@code dev.gdasync.libmp.Mp}, which the NIC executes with device copies (LibMP's {@code void *} buffers,
+     * which may be device pointers). The CPU must never read or write it: the address is not host memory,
+     * and an access crashes the process.
+     *
+     * @param offset the range's first byte in the region
+     * @param length its length
+     * @return the address-only segment
+     * @throws IndexOutOfBoundsException if the range is not inside the region
+     * @throws IllegalStateException     if the region is closed
+     */
+    @SuppressWarnings("restricted") // a segment over an address the JVM did not allocate: by design, see above
+    public MemorySegment pointer(long offset, long length) {
+        checkRange(offset, length);
+        return MemorySegment.ofAddress(address + offset).reinterpret(length);
+    }
+
     /** @return the context the memory was allocated in */
     public CudaContext context() {
         return context;

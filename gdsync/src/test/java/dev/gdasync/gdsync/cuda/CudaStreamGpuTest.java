@@ -55,6 +55,12 @@ class CudaStreamGpuTest {
     }
 
     @Test
+    void copiesBetweenHostAndDeviceMemoryRunInStreamOrder() {
+        requireGpu();
+        scenarios.copies();
+    }
+
+    @Test
     void eventsOrderWorkAcrossStreams() {
         requireGpu();
         scenarios.events();

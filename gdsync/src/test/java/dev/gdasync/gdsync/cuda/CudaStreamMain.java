@@ -31,6 +31,7 @@ public final class CudaStreamMain {
                     try {
                         switch (name) {
                             case "memops" -> s.memops();
+                            case "copies" -> s.copies();
                             case "events" -> s.events();
                             case "swnic" -> s.swnic(base);
                             case "throws" -> s.hostTaskThrows();

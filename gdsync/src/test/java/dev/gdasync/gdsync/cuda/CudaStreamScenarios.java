@@ -62,6 +62,66 @@ final class CudaStreamScenarios {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
     }
 
+    /**
+     * Copies between host and device memory run in stream order: held by a wait before them, seen by a host
+     * task after them; bad copies and launches are refused before anything is queued.
+     */
+    void copies() {
+        try (Arena arena = Arena.ofShared(); CudaAddressMap map = new CudaAddressMap(context);
+             CudaStream s = CudaStream.create("copies", context, map, PATIENT);
+             DeviceRegion device = DeviceRegion.allocate(context, 1, 8192)) {
+            MemorySegment page = arena.allocate(4096, 4096);
+            MemoryWord gate = MemoryWord.word32(page, 0, "gate");
+            MemorySegment src = arena.allocate(4096, 4096);
+            MemorySegment back = arena.allocate(4096, 4096);
+            map.register(src);
+            map.register(back);
+            byte[] data = bytes(4096, 0x33);
+            MemorySegment.copy(data, 0, src, ValueLayout.JAVA_BYTE, 0, data.length);
+            s.post(MemopBatch.of(new Memop.Wait32(gate, 1, WaitCondition.GEQ)));
+            s.copyHostToDevice(device.address() + 4096, src);
+            s.copyDeviceToHost(back, device.address() + 4096);
+            AtomicReference<String> seen = new AtomicReference<>();
+            s.launch(() -> seen.set(hex(back, 0, 16)));
+            Event done = s.record();
+            settle();
+            byte[] now = new byte[4096];
+            MemorySegment probe = arena.allocate(4096);
+            device.copyToHost(4096, probe);
+            MemorySegment.copy(probe, ValueLayout.JAVA_BYTE, 0, now, 0, now.length);
+            expect(java.util.Arrays.equals(now, new byte[4096]), "a copy ran before the wait ahead of it was released");
+            expect(seen.get() == null, "the host task ran before the copies");
+            gate.set32(1, true);
+            synced(done, "the event after the copies");
+            expect(HexFormat.of().formatHex(data, 0, 16).equals(seen.get()), "the host task after the copies saw "
+                    + seen.get());
+            expect(back.mismatch(src) == -1, "the bytes copied back differ");
+            device.copyToHost(0, probe);
+            expect(probe.mismatch(arena.allocate(4096)) == -1, "the copy wrote outside its range");
+            out.accept("pointer: " + (device.pointer(4096, 100).address() == device.address() + 4096)
+                    + " " + device.pointer(4096, 100).byteSize());
+            try {
+                device.pointer(8100, 100);
+                expect(false, "a pointer past the region's end was made");
+            } catch (IndexOutOfBoundsException e) {
+                out.accept("pointer out of range: " + e.getMessage());
+            }
+            try {
+                s.copyHostToDevice(device.address(), MemorySegment.ofArray(new byte[8]));
+                expect(false, "a heap segment was accepted");
+            } catch (IllegalArgumentException e) {
+                out.accept("heap copy: " + e.getMessage());
+            }
+            try {
+                s.launchKernel(new jcuda.driver.CUfunction(), 0, 1, 0, jcuda.Pointer.to(new int[1]), "nothing");
+                expect(false, "a launch of grid 0 was accepted");
+            } catch (IllegalArgumentException e) {
+                out.accept("grid 0: " + e.getMessage());
+            }
+            s.synchronize();
+        }
+    }
+
     /** Every memop kind reaches host memory in order, and each wait holds later work until the host writes. */
     void memops() {
         try (Arena arena = Arena.ofShared(); CudaAddressMap map = new CudaAddressMap(context);

@@ -213,6 +213,19 @@ class FakeCudaStreamTest {
     }
 
     @Test
+    void copiesBetweenHostAndDeviceMemoryRunInStreamOrder() throws IOException {
+        Run r = run(Map.of(), "copies");
+        r.ok("copies");
+        assertTrue(r.logged("cuMemcpyHtoDAsync"), r::toString);
+        assertTrue(r.logged("cuMemcpyDtoHAsync"), r::toString);
+        assertTrue(r.out().contains("pointer: true 100"), r::toString);
+        assertTrue(r.out().contains("pointer out of range: "), r::toString);
+        assertTrue(r.out().contains("heap copy: a copy needs native host memory of at least one byte"), r::toString);
+        assertTrue(r.out().contains("grid 0: kernel nothing: grid 0, block 1, shared 0 bytes: grid and block must be positive"),
+                r::toString);
+    }
+
+    @Test
     void memopsDisabledInTheDriverAreReportedWithWhatToDo() throws IOException {
         Run r = run(Map.of("FAKE_CUDA_MEMOPS", "0"), "create");
         assertTrue(r.out().contains("create: FAILED dev.gdasync.gdsync.cuda.CudaException: stream memops are disabled in "

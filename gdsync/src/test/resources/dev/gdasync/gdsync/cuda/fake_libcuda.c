@@ -144,6 +144,9 @@ static const char *signature(const char *name) {
     if (strcmp(name, "gds_ki_exchange") == 0) {
         return "pppuuU";
     }
+    if (strcmp(name, "gds_compute_spin") == 0) {
+        return "U";
+    }
     return "";
 }
 

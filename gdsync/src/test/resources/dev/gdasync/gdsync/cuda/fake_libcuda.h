@@ -55,5 +55,7 @@ static inline int cc(int part) {
 
 /* Stream memop attributes (fake_libcuda_stream.c): 1 and *value set when the attribute is one of them. */
 int fake_stream_attribute(int attribute, int *value);
+/* Queues a function on a stream (NULL: the default stream), in order with its other work (fake_libcuda_stream.c). */
+void fake_stream_push_fn(void *stream, void (*fn)(void *), void *user);
 
 #endif

@@ -16,6 +16,8 @@
  *   FAKE_CUDA_IPC_GET_RESULT     cuIpcGetMemHandle's result [0]
  *   FAKE_CUDA_IPC_OPEN_RESULT    cuIpcOpenMemHandle_v2's result [0]
  *   FAKE_CUDA_MEMCPY_ASYNC_RESULT the result of the cuMemcpy*Async_v2 calls (nothing is copied when not 0) [0]
+ * The cuMemcpy*Async_v2 copies check their ranges at once and run in stream order on the stream's thread
+ * (fake_libcuda_stream.c), so a cuStreamSynchronize or a later memop of the stream sees them done.
  * Calls logged (FAKE_CUDA_LOG): cuMemAlloc, cuMemFree, cuIpcGetMemHandle, cuIpcOpenMemHandle,
  * cuIpcCloseMemHandle and every copy, each with "pid=<pid>" so that the logs of two processes can share a file.
  */
@@ -254,44 +256,79 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
     return 0;
 }
 
-/* One copy: checks the device ranges, then copies. */
-static CUresult copy(const char *call, void *dst, int dst_device, const void *src, int src_device, size_t n, int async) {
-    CUresult forced = async ? (CUresult) env_ll("FAKE_CUDA_MEMCPY_ASYNC_RESULT", 0) : 0;
+/* Whether the device sides of a copy lie inside allocations; logs the copy either way. */
+static int copy_ok(const char *call, void *dst, int dst_device, const void *src, int src_device, size_t n,
+                   CUresult result) {
     if ((dst_device && !inside((CUdeviceptr) (uintptr_t) dst, n, 0, NULL))
         || (src_device && !inside((CUdeviceptr) (uintptr_t) src, n, 0, NULL))) {
         log_line("%s 0x%llx 0x%llx %llu -> invalid pointer pid=%d", call, (unsigned long long) (uintptr_t) dst,
                  (unsigned long long) (uintptr_t) src, (unsigned long long) n, (int) getpid());
-        return CUDA_ERROR_INVALID_VALUE;
+        return 0;
     }
     log_line("%s 0x%llx 0x%llx %llu -> %d pid=%d", call, (unsigned long long) (uintptr_t) dst,
-             (unsigned long long) (uintptr_t) src, (unsigned long long) n, forced, (int) getpid());
-    if (forced != 0) {
-        return forced;
+             (unsigned long long) (uintptr_t) src, (unsigned long long) n, result, (int) getpid());
+    return 1;
+}
+
+/* A synchronous copy: checks the device ranges, then copies. */
+static CUresult copy(const char *call, void *dst, int dst_device, const void *src, int src_device, size_t n) {
+    if (!copy_ok(call, dst, dst_device, src, src_device, n, 0)) {
+        return CUDA_ERROR_INVALID_VALUE;
     }
     memmove(dst, src, n);
     return 0;
 }
 
+/* An asynchronous copy queued on its stream: it runs in stream order, after the work queued before it. */
+struct queued_copy {
+    void *dst;
+    const void *src;
+    size_t n;
+};
+
+static void run_queued_copy(void *user) {
+    struct queued_copy *c = user;
+    memmove(c->dst, c->src, c->n);
+    free(c);
+}
+
+static CUresult copy_async(const char *call, void *dst, int dst_device, const void *src, int src_device, size_t n,
+                           void *stream) {
+    CUresult forced = (CUresult) env_ll("FAKE_CUDA_MEMCPY_ASYNC_RESULT", 0);
+    if (!copy_ok(call, dst, dst_device, src, src_device, n, forced)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (forced != 0) {
+        return forced;
+    }
+    struct queued_copy *c = malloc(sizeof *c);
+    c->dst = dst;
+    c->src = src;
+    c->n = n;
+    fake_stream_push_fn(stream, run_queued_copy, c);
+    return 0;
+}
+
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
-    return copy("cuMemcpyHtoD", (void *) (uintptr_t) dst, 1, src, 0, n, 0);
+    return copy("cuMemcpyHtoD", (void *) (uintptr_t) dst, 1, src, 0, n);
 }
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
-    return copy("cuMemcpyDtoH", dst, 0, (const void *) (uintptr_t) src, 1, n, 0);
+    return copy("cuMemcpyDtoH", dst, 0, (const void *) (uintptr_t) src, 1, n);
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    return copy("cuMemcpyDtoD", (void *) (uintptr_t) dst, 1, (const void *) (uintptr_t) src, 1, n, 0);
+    return copy("cuMemcpyDtoD", (void *) (uintptr_t) dst, 1, (const void *) (uintptr_t) src, 1, n);
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *stream) {
-    return copy("cuMemcpyHtoDAsync", (void *) (uintptr_t) dst, 1, src, 0, n, 1);
+    return copy_async("cuMemcpyHtoDAsync", (void *) (uintptr_t) dst, 1, src, 0, n, stream);
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *stream) {
-    return copy("cuMemcpyDtoHAsync", dst, 0, (const void *) (uintptr_t) src, 1, n, 1);
+    return copy_async("cuMemcpyDtoHAsync", dst, 0, (const void *) (uintptr_t) src, 1, n, stream);
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, void *stream) {
-    return copy("cuMemcpyDtoDAsync", (void *) (uintptr_t) dst, 1, (const void *) (uintptr_t) src, 1, n, 1);
+    return copy_async("cuMemcpyDtoDAsync", (void *) (uintptr_t) dst, 1, (const void *) (uintptr_t) src, 1, n, stream);
 }

@@ -421,6 +421,18 @@ CUresult cuStreamBatchMemOp_v2(void *stream, unsigned count, void *array, unsign
     return CUDA_SUCCESS;
 }
 
+/* Queues a function on a stream without logging it (the memory fake's asynchronous copies). */
+void fake_stream_push_fn(void *stream, void (*fn)(void *), void *user) {
+    struct fake_stream *s = stream_of(stream);
+    struct fake_op *op = calloc(1, sizeof *op);
+    op->kind = OP_HOST_FN;
+    op->fn = fn;
+    op->user = user;
+    pthread_mutex_lock(&lock);
+    push(s, op);
+    pthread_mutex_unlock(&lock);
+}
+
 CUresult cuLaunchHostFunc(void *stream, void (*fn)(void *), void *user) {
     if (!fn) {
         return CUDA_ERROR_INVALID_VALUE;
