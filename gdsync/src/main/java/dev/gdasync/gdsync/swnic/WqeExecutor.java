@@ -373,6 +373,18 @@ final class WqeExecutor {
         if (device) {
             return deviceCopy(r, retiredStatus, retiredDetail);
         }
+        forEachPiece(MemorySegment::copy);
+        return true;
+    }
+
+    /** One piece of a copy: a run of bytes that lies in one source and one destination buffer. */
+    @FunctionalInterface
+    private interface PieceCopy {
+        void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes);
+    }
+
+    /** Walks the gather list against the scatter list, handing each piece to {@code copy}. */
+    private void forEachPiece(PieceCopy copy) {
         int si = 0;
         int di = 0;
         long sDone = 0;
@@ -380,7 +392,7 @@ final class WqeExecutor {
         while (si < srcCount && di < dstCount) {
             long n = Math.min(srcLen[si] - sDone, dstLen[di] - dDone);
             if (n > 0) {
-                MemorySegment.copy(srcSeg[si], srcOff[si] + sDone, dstSeg[di], dstOff[di] + dDone, n);
+                copy.copy(srcSeg[si], srcOff[si] + sDone, dstSeg[di], dstOff[di] + dDone, n);
             }
             sDone += n;
             dDone += n;
@@ -393,7 +405,6 @@ final class WqeExecutor {
                 dDone = 0;
             }
         }
-        return true;
     }
 
     /**
@@ -419,26 +430,7 @@ final class WqeExecutor {
             }
             try {
                 support.begin();
-                int si = 0;
-                int di = 0;
-                long sDone = 0;
-                long dDone = 0;
-                while (si < srcCount && di < dstCount) {
-                    long n = Math.min(srcLen[si] - sDone, dstLen[di] - dDone);
-                    if (n > 0) {
-                        support.copy(srcSeg[si], srcOff[si] + sDone, dstSeg[di], dstOff[di] + dDone, n);
-                    }
-                    sDone += n;
-                    dDone += n;
-                    if (sDone == srcLen[si]) {
-                        si++;
-                        sDone = 0;
-                    }
-                    if (dDone == dstLen[di]) {
-                        di++;
-                        dDone = 0;
-                    }
-                }
+                forEachPiece(support::copy);
                 support.finish();
             } catch (RuntimeException e) {
                 support.abort();

@@ -110,36 +110,13 @@ public final class FakeCuda {
      * @return its output
      */
     public static Child run(Path libraryPath, Path tmp, Map<String, String> env, Class<?> main, String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-Djava.io.tmpdir=" + tmp);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main.getName());
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command);
+        ProcessBuilder pb = ChildJvm.command(tmp, List.of(), main, args);
         pb.environment().remove("LD_LIBRARY_PATH");
         pb.environment().keySet().removeIf(k -> k.startsWith("FAKE_CUDA_"));
         if (libraryPath != null) {
             pb.environment().put("LD_LIBRARY_PATH", libraryPath.toString());
         }
         pb.environment().putAll(env);
-        try {
-            Path out = Files.createTempFile(tmp, "child", ".out");
-            Path err = Files.createTempFile(tmp, "child", ".err");
-            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-            Process p = pb.start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("the child JVM " + main.getName() + " did not end within 120 s");
-            }
-            return new Child(p.exitValue(), Files.readString(out), Files.readString(err));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ChildJvm.run(pb, tmp);
     }
 }

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.gdrcopy;
 
+import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.FakeCuda;
 
 import java.io.IOException;
@@ -140,16 +141,7 @@ public final class FakeGdr {
      */
     public static FakeCuda.Child run(List<Path> libraryPath, Path preload, Path tmp, Map<String, String> env,
                                      List<String> jvmOptions, Class<?> main, String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-Djava.io.tmpdir=" + tmp);
-        command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main.getName());
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command);
+        ProcessBuilder pb = ChildJvm.command(tmp, jvmOptions, main, args);
         pb.environment().remove("LD_LIBRARY_PATH");
         pb.environment().remove("LD_PRELOAD");
         pb.environment().keySet().removeIf(k -> k.startsWith("FAKE_GDR_") || k.startsWith("FAKE_CUDA_")
@@ -162,21 +154,6 @@ public final class FakeGdr {
             pb.environment().put("LD_PRELOAD", preload.toString());
         }
         pb.environment().putAll(env);
-        try {
-            Path out = Files.createTempFile(tmp, "child", ".out");
-            Path err = Files.createTempFile(tmp, "child", ".err");
-            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-            Process p = pb.start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("the child JVM " + main.getName() + " did not end within 120 s");
-            }
-            return new FakeCuda.Child(p.exitValue(), Files.readString(out), Files.readString(err));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ChildJvm.run(pb, tmp);
     }
 }

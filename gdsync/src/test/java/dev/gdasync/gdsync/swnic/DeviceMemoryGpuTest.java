@@ -1,21 +1,19 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.gdsync.cuda.FakeCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,29 +37,7 @@ class DeviceMemoryGpuTest {
 
     /** A child JVM with this JVM's class path and environment (the real libcuda). */
     private static FakeCuda.Child child(Path tmp, Class<?> main, String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-Djava.io.tmpdir=" + tmp);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main.getName());
-        command.addAll(List.of(args));
-        try {
-            Path out = Files.createTempFile(tmp, "child", ".out");
-            Path err = Files.createTempFile(tmp, "child", ".err");
-            Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("the child JVM " + main.getName() + " did not end within 120 s");
-            }
-            return new FakeCuda.Child(p.exitValue(), Files.readString(out), Files.readString(err));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ChildJvm.run(ChildJvm.command(tmp, List.of(), main, args), tmp);
     }
 
     private static void assertRanClean(FakeCuda.Child c) {
