@@ -156,12 +156,31 @@ ensure_cxx() {
     echo "gdasync: no gcc/g++ found and no apt-get to install them: the KI kernels and the C layout checks will be skipped" >&2
 }
 
+# UCX, the engine under the software NIC's ucx transport, through JUCX (a Maven dependency holding only JNI
+# glue): the system's libucp must be there and of a version JUCX speaks. Debian 12 ships UCX 1.13.1, which
+# JUCX 1.12.1 works with (docs/ucx.md). Installs Debian's libucx0 and ucx-utils when missing (as root).
+ensure_ucx() {
+    if ldconfig -p 2>/dev/null | grep -q 'libucp\.so\.0 '; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: UCX is missing; installing Debian's libucx0 and ucx-utils (the ucx transport)" >&2
+        local apt_log
+        apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libucx0 ucx-utils; } 2>&1) \
+            || { echo "$apt_log" >&2; die "could not install libucx0 (UCX) with apt-get"; }
+        return 0
+    fi
+    echo "gdasync: UCX (libucp.so.0) is not installed and cannot be installed here: the ucx transport and its tests will say so and skip" >&2
+}
+
 setup() {
     find_jdk
     ensure_maven
     ensure_mpj
     ensure_fonts
     ensure_cxx
+    ensure_ucx
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.
