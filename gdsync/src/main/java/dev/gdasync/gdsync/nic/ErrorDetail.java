@@ -46,7 +46,14 @@ public enum ErrorDetail {
     DEVICE_UNREACHABLE("the peer's device memory could not be mapped into the executing process (CUDA IPC failed or "
             + "CUDA is unavailable there)"),
     /** A CUDA copy to or from device memory failed; the executing process logs the driver's reason. */
-    DEVICE_COPY_FAILED("a CUDA copy to or from device memory failed");
+    DEVICE_COPY_FAILED("a CUDA copy to or from device memory failed"),
+    /**
+     * Over UCX: the peer did not answer a request within the timeout (a cut link, a stuck peer), or UCX reported the
+     * connection failed.
+     */
+    PEER_UNREACHABLE("the peer did not answer over UCX within the timeout, or UCX reported the connection failed"),
+    /** Over UCX: the request names device memory, which the UCX transport does not carry. */
+    DEVICE_OVER_UCX("GPU memory cannot travel over the UCX transport: use host memory, or peers on one host (shm)");
 
     private static final ErrorDetail[] BY_CODE = values();
 

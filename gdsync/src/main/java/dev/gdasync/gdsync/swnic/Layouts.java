@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * the machine's byte order (the files never leave the node). See {@code docs/swnic-shm-format.md}.
  */
 final class Layouts {
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final long PAGE = 4096;
     static final long LINE = 64;
 

@@ -11,9 +11,10 @@ import java.nio.file.Path;
 /**
  * The software NIC's endpoint descriptor: where the peer's files are and which queue pair to map.
  *
- * <p>Encoding (little-endian): magic "GDEP" u32, format version u16, transport u16 (1 = shm), pid u64,
- * process start time u64 (epoch ms), queue pair number u32, token u64, send depth u32, receive depth
- * u32, send CQ depth u32, directory length u16, directory UTF-8 bytes.
+ * <p>Encoding (little-endian): magic "GDEP" u32, format version u16, transports u16 (bit 0 shm, bit 1 ucx),
+ * pid u64, process start time u64 (epoch ms), queue pair number u32, token u64, send depth u32, receive
+ * depth u32, send CQ depth u32, directory length u16, directory UTF-8 bytes, host identity length u16, host
+ * identity UTF-8 bytes ({@link HostIdentity}), UCX worker address length u32, its bytes (empty without ucx).
  *
  * @param directory   the peer's process directory
  * @param pid         the peer's pid
@@ -23,19 +24,31 @@ import java.nio.file.Path;
  * @param sendDepth   its send queue depth
  * @param recvDepth   its receive queue depth
  * @param sendCqDepth its send completion queue depth
+ * @param hostId      the peer's host identity
+ * @param ucxAddress  the peer NIC's UCX worker address, empty when it offers no UCX
  */
 record ShmEndpoint(Path directory, long pid, long startMillis, int qpn, long token, int sendDepth, int recvDepth,
-                   int sendCqDepth) {
+                   int sendCqDepth, String hostId, byte[] ucxAddress) {
     static final int MAGIC = 0x50454447; // "GDEP"
     static final int TRANSPORT_SHM = 1;
+    static final int TRANSPORT_UCX = 2;
+
+    /** @return whether the peer offers UCX */
+    boolean offersUcx() {
+        return ucxAddress.length > 0;
+    }
 
     Endpoint encode() {
         byte[] dir = directory.toString().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(4 + 2 + 2 + 8 + 8 + 4 + 8 + 4 * 3 + 2 + dir.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(MAGIC).putShort((short) Layouts.VERSION).putShort((short) TRANSPORT_SHM)
+        byte[] host = hostId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(4 + 2 + 2 + 8 + 8 + 4 + 8 + 4 * 3 + 2 + dir.length + 2 + host.length + 4
+                + ucxAddress.length).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(MAGIC).putShort((short) Layouts.VERSION).putShort((short) (TRANSPORT_SHM | (offersUcx() ? TRANSPORT_UCX : 0)))
                 .putLong(pid).putLong(startMillis).putInt(qpn).putLong(token)
                 .putInt(sendDepth).putInt(recvDepth).putInt(sendCqDepth)
-                .putShort((short) dir.length).put(dir);
+                .putShort((short) dir.length).put(dir)
+                .putShort((short) host.length).put(host)
+                .putInt(ucxAddress.length).put(ucxAddress);
         return Endpoint.of(b.array());
     }
 
@@ -50,9 +63,9 @@ record ShmEndpoint(Path directory, long pid, long startMillis, int qpn, long tok
                 throw new IllegalArgumentException("endpoint speaks shared-memory format " + version
                         + ", this process speaks " + Layouts.VERSION);
             }
-            int transport = b.getShort() & 0xffff;
-            if (transport != TRANSPORT_SHM) {
-                throw new IllegalArgumentException("endpoint uses transport " + transport + ", only shm (1) is available");
+            int transports = b.getShort() & 0xffff;
+            if ((transports & ~(TRANSPORT_SHM | TRANSPORT_UCX)) != 0) {
+                throw new IllegalArgumentException("endpoint offers unknown transports 0x" + Integer.toHexString(transports));
             }
             long pid = b.getLong();
             long start = b.getLong();
@@ -64,10 +77,22 @@ record ShmEndpoint(Path directory, long pid, long startMillis, int qpn, long tok
             int len = b.getShort() & 0xffff;
             byte[] dir = new byte[len];
             b.get(dir);
+            byte[] host = new byte[b.getShort() & 0xffff];
+            b.get(host);
+            int ucxLength = b.getInt();
+            if (ucxLength < 0 || ucxLength > b.remaining()) {
+                throw new IllegalArgumentException("endpoint descriptor is truncated");
+            }
+            byte[] ucx = new byte[ucxLength];
+            b.get(ucx);
             if (b.hasRemaining()) {
                 throw new IllegalArgumentException("endpoint descriptor has " + b.remaining() + " trailing bytes");
             }
-            return new ShmEndpoint(Path.of(new String(dir, StandardCharsets.UTF_8)), pid, start, qpn, token, sd, rd, cd);
+            if ((transports & TRANSPORT_UCX) != 0 && ucxLength == 0) {
+                throw new IllegalArgumentException("endpoint offers ucx without a worker address");
+            }
+            return new ShmEndpoint(Path.of(new String(dir, StandardCharsets.UTF_8)), pid, start, qpn, token, sd, rd, cd,
+                    new String(host, StandardCharsets.UTF_8), ucx);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("endpoint descriptor is truncated", e);
         }

@@ -84,6 +84,11 @@ final class ShmQueuePair implements QueuePair {
     private volatile QpState state = QpState.RESET;
     private volatile ErrorDetail errorDetail = ErrorDetail.NONE;
     volatile RemoteQp remote;
+    /** The connection over UCX, when the peer is reached that way ({@link #remote} is then null). */
+    private volatile UcxLink ucxLink;
+    /** This queue pair as a peer's executor sees it, for requests that arrive over UCX; made on first use. */
+    private volatile RemoteQp selfView;
+    private RemoteNode selfNode;
 
     // Owner CPU thread; sqProduced, which executors read, is published with release stores (no fence
     // on the hot path).
@@ -141,8 +146,13 @@ final class ShmQueuePair implements QueuePair {
         this.encoder = new WorkRequestEncoder(nic, seg);
         this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
         this.executor = new WqeExecutor(this);
-        this.endpoint = new ShmEndpoint(nic.directory().processDirectory(), ProcessHandle.current().pid(),
-                nic.startMillis(), qpn, token, config.sendDepth(), config.recvDepth(), config.sendCqDepth()).encode();
+        this.endpoint = ownEndpoint().encode();
+    }
+
+    private ShmEndpoint ownEndpoint() {
+        return new ShmEndpoint(nic.directory().processDirectory(), ProcessHandle.current().pid(), nic.startMillis(), qpn,
+                token, config.sendDepth(), config.recvDepth(), config.sendCqDepth(), HostIdentity.current(),
+                nic.ucxAddress());
     }
 
     @Override
@@ -196,6 +206,17 @@ final class ShmQueuePair implements QueuePair {
         if (ep.token() == token) {
             throw new IllegalArgumentException("queue pair " + qpn + " cannot connect to itself");
         }
+        boolean sameHost = ep.hostId().equals(HostIdentity.current());
+        Transport transport = nic.config().transport();
+        if (transport == Transport.UCX || (transport == Transport.AUTO && !sameHost)) {
+            connectOverUcx(ep, sameHost);
+            return;
+        }
+        if (!sameHost) {
+            throw new IllegalArgumentException("queue pair " + qpn + " cannot reach its peer over shared memory: the peer runs on"
+                    + " another host (" + ep.hostId() + ", this is " + HostIdentity.current() + ") and this NIC's transport is "
+                    + "shm; use the ucx or auto transport");
+        }
         RemoteNode node = nic.retainRemoteNode(ep);
         RemoteQp r;
         try {
@@ -209,6 +230,69 @@ final class ShmQueuePair implements QueuePair {
         if (state == QpState.RESET) {
             setState(QpState.READY);
         }
+    }
+
+    private void connectOverUcx(ShmEndpoint ep, boolean sameHost) {
+        if (!ep.offersUcx()) {
+            throw new IllegalArgumentException("queue pair " + qpn + " cannot reach its peer over UCX: the peer's NIC offers no"
+                    + " UCX address (its transport is shm, or UCX is unavailable there)"
+                    + (sameHost ? "" : "; the peer runs on another host, so shared memory cannot be used either"));
+        }
+        UcxNet net = nic.ucx();
+        if (net == null) {
+            throw new IllegalStateException("queue pair " + qpn + " cannot reach its peer" + (sameHost ? "" : " on another host")
+                    + ": " + nic.ucxUnavailableReason());
+        }
+        UcxLink link = new UcxLink(this, net, net.peer(ep.ucxAddress()), ep.token());
+        LONG.setRelease(seg, Layouts.Qp.OFF_REMOTE_TOKEN, ep.token());
+        ucxLink = link;
+        if (state == QpState.RESET) {
+            setState(QpState.READY);
+        }
+    }
+
+    /** @return the UCX connection, or null when the peer is reached over shared memory or not connected */
+    UcxLink ucxLink() {
+        return ucxLink;
+    }
+
+    /** @return this queue pair as a peer's executor sees it (for requests that arrive over UCX) */
+    RemoteQp selfView() {
+        RemoteQp v = selfView;
+        if (v == null) {
+            synchronized (this) {
+                v = selfView;
+                if (v == null) {
+                    ShmEndpoint own = ownEndpoint();
+                    selfNode = nic.retainRemoteNode(own);
+                    v = new RemoteQp(selfNode, own);
+                    selfView = v;
+                }
+            }
+        }
+        return v;
+    }
+
+    // ---- the UCX transport's completions (UcxLink) ----
+
+    void lockForTransport() {
+        lockExecution();
+    }
+
+    void unlockForTransport() {
+        LOCK.setRelease(this, 0);
+    }
+
+    /** Request {@code index}, in flight over UCX, is complete. Caller holds the execution lock. */
+    void transportExecuted(long index) {
+        EXECUTED.setRelease(this, index + 1);
+        stalled = false;
+    }
+
+    /** The request in flight must be sent again (the peer was not ready). Caller holds the execution lock. */
+    void transportStalled() {
+        stalled = true;
+        nic.wakeAgent();
     }
 
     @Override
@@ -457,10 +541,14 @@ final class ShmQueuePair implements QueuePair {
     /**
      * Executes every rung, unexecuted request in order. Caller holds the lock.
      *
-     * @return true if the head request is stalled (the peer posted no receive yet)
+     * @return true if the head request is stalled (the peer posted no receive yet) or in flight over UCX
      */
     private boolean drain() {
+        UcxLink link = ucxLink;
         for (;;) {
+            if (link != null && link.inFlight()) {
+                return true; // its response continues the drain
+            }
             long ex = (long) EXECUTED.getOpaque(this);
             int pending = dbrecWord.getAcquire32() - (int) ex;
             // A doorbell record behind the executed index is a late ring of already-run work; one ahead
@@ -476,9 +564,18 @@ final class ShmQueuePair implements QueuePair {
                 long index = ex + i;
                 if (state != QpState.READY) {
                     flushWqe(index);
-                } else if (executor.execute(index) == WqeExecutor.STALLED) {
-                    stalled = true;
-                    return true;
+                } else {
+                    int result = executor.execute(index);
+                    if (result == WqeExecutor.STALLED) {
+                        stalled = true;
+                        return true;
+                    }
+                    if (result == WqeExecutor.IN_FLIGHT) {
+                        if (stalled) {
+                            stalled = false;
+                        }
+                        return true; // its response continues the drain
+                    }
                 }
                 EXECUTED.setRelease(this, index + 1);
             }
@@ -532,6 +629,10 @@ final class ShmQueuePair implements QueuePair {
             INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, detail.code());
             setState(QpState.ERROR);
         }
+        UcxLink link = ucxLink;
+        if (link != null) {
+            link.sendEnded(ErrorDetail.PEER_QP_ERROR);
+        }
         flushReceives();
     }
 
@@ -551,6 +652,10 @@ final class ShmQueuePair implements QueuePair {
         // The head send gets the reason, the rest a flush: drain under the lock so no executor races us.
         lockExecution();
         try {
+            UcxLink link = ucxLink;
+            if (link != null) {
+                link.abandon();
+            }
             if (dbrecWord.getAcquire32() != (int) (long) EXECUTED.getOpaque(this)) {
                 pendingHeadError = why;
             }
@@ -572,6 +677,19 @@ final class ShmQueuePair implements QueuePair {
 
     /** Sweep step of the agent: notices a peer that died, closed or broke. */
     void checkPeer() {
+        UcxLink link = ucxLink;
+        if (link != null) {
+            if (state == QpState.READY) {
+                ErrorDetail why = link.unusable(System.nanoTime());
+                if (why != null) {
+                    if (why == ErrorDetail.PEER_UNREACHABLE && link.failureMessage() != null) {
+                        SoftwareNic.LOG.log(System.Logger.Level.WARNING, this + ": " + link.failureMessage());
+                    }
+                    peerGone(why);
+                }
+            }
+            return;
+        }
         RemoteQp r = remote;
         if (r == null || state != QpState.READY) {
             return;
@@ -623,12 +741,23 @@ final class ShmQueuePair implements QueuePair {
         if (r != null) {
             nic.releaseRemoteNode(r.node());
         }
+        UcxLink link = ucxLink;
+        if (link != null) {
+            link.sendEnded(ErrorDetail.PEER_CLOSED);
+        }
+        synchronized (this) {
+            if (selfNode != null) {
+                nic.releaseRemoteNode(selfNode);
+                selfNode = null;
+            }
+        }
     }
 
     @Override
     public String toString() {
+        UcxLink link = ucxLink;
         return "QueuePair{" + qpn + ", " + state + (state == QpState.ERROR ? " (" + errorDetail.text() + ")" : "")
-                + (remote != null ? ", peer " + remote : "") + "}";
+                + (remote != null ? ", peer " + remote : link != null ? ", peer " + link : "") + "}";
     }
 
     /** A prepared send of this queue pair. */

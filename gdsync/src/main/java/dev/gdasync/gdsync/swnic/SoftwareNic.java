@@ -41,6 +41,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * CUDA IPC. The CUDA binding is loaded only once device memory is allocated here or met at a peer.
  */
 public final class SoftwareNic implements Nic {
+    static final System.Logger LOG = System.getLogger(SoftwareNic.class.getName());
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final SwNicConfig config;
@@ -54,6 +55,10 @@ public final class SoftwareNic implements Nic {
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger nextQpn = new AtomicInteger(1);
     private final List<ShmQueuePair> queuePairs = new ArrayList<>();
+    private final Map<Long, ShmQueuePair> byToken = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Object ucxLock = new Object();
+    private UcxNet ucx;
+    private String ucxUnavailable;
     private final Map<String, RemoteNode> remoteNodes = new HashMap<>();
     private final Object devicesLock = new Object();
     private volatile NicDevices devices;
@@ -234,6 +239,51 @@ public final class SoftwareNic implements Nic {
         return mrTable.size();
     }
 
+    /** @return the open queue pair with this token, or null */
+    ShmQueuePair queuePairByToken(long token) {
+        return byToken.get(token);
+    }
+
+    /**
+     * The NIC's UCX side, opened on first use when the transport is not shm and UCX can be used here.
+     *
+     * @return it, or null (then {@link #ucxUnavailableReason()} says why)
+     */
+    UcxNet ucx() {
+        synchronized (ucxLock) {
+            if (ucx == null && ucxUnavailable == null) {
+                if (config.transport() == Transport.SHM) {
+                    ucxUnavailable = "this NIC's transport is shm";
+                } else if (!open) {
+                    ucxUnavailable = name + " is closed";
+                } else {
+                    try {
+                        ucx = UcxNet.open(this);
+                    } catch (RuntimeException | LinkageError e) {
+                        ucxUnavailable = e.getMessage();
+                        if (config.transport() == Transport.UCX) {
+                            LOG.log(System.Logger.Level.WARNING, name + ": " + ucxUnavailable);
+                        }
+                    }
+                }
+            }
+            return ucx;
+        }
+    }
+
+    /** @return why {@link #ucx()} is null */
+    String ucxUnavailableReason() {
+        synchronized (ucxLock) {
+            return ucxUnavailable == null ? "UCX is not open" : ucxUnavailable;
+        }
+    }
+
+    /** @return this NIC's UCX worker address for endpoint descriptors, or an empty array without UCX */
+    byte[] ucxAddress() {
+        UcxNet net = ucx();
+        return net == null ? new byte[0] : net.address();
+    }
+
     ShmMemoryRegion localMr(long lkey) {
         return mrTable.byLkey(lkey);
     }
@@ -249,6 +299,7 @@ public final class SoftwareNic implements Nic {
             } while (token == 0);
             qp = new ShmQueuePair(this, nextQpn.getAndIncrement(), qpConfig, token);
             queuePairs.add(qp);
+            byToken.put(token, qp);
         }
         agent.add(qp);
         return qp;
@@ -276,6 +327,7 @@ public final class SoftwareNic implements Nic {
         agent.remove(qp);
         synchronized (this) {
             queuePairs.remove(qp);
+            byToken.remove(qp.token());
         }
     }
 
@@ -338,6 +390,15 @@ public final class SoftwareNic implements Nic {
             d.closeRegions();
         }
         agent.stop();
+        UcxNet net;
+        synchronized (ucxLock) {
+            net = ucx;
+            ucx = null;
+            ucxUnavailable = name + " is closed";
+        }
+        if (net != null) {
+            net.close();
+        }
         directory.close();
         nodeArena.close();
         if (d != null) {

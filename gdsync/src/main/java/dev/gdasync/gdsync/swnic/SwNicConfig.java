@@ -19,14 +19,20 @@ import java.util.Objects;
  * @param agentIdle         how the agent idles when nothing is expected
  * @param agentHotIdle      how the agent idles while a doorbell rung by a plain store is expected or a
  *                          send waits for a receive
+ * @param transport         how queue pairs reach their peers: shared memory, UCX, or shared memory on the
+ *                          same host and UCX to other hosts
  */
 public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Duration livenessInterval,
-                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle) {
+                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport) {
 
     /** Environment variable with the default job id. */
     public static final String JOB_ENV = "GDASYNC_JOB_ID";
     /** System property with the default receiver-not-ready timeout in milliseconds. */
     public static final String RNR_TIMEOUT_PROPERTY = "gdasync.swnic.rnr.timeout.ms";
+    /** System property with the default transport: auto, shm or ucx. */
+    public static final String TRANSPORT_PROPERTY = "gdasync.swnic.transport";
+    /** Environment variable with the default transport, used when the property is not set. */
+    public static final String TRANSPORT_ENV = "GDASYNC_TRANSPORT";
 
     /**
      * @throws IllegalArgumentException if a duration is not positive or the capacity is out of range
@@ -36,6 +42,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
         Objects.requireNonNull(shmBase, "shmBase");
         Objects.requireNonNull(agentIdle, "agentIdle");
         Objects.requireNonNull(agentHotIdle, "agentHotIdle");
+        Objects.requireNonNull(transport, "transport");
         if (rnrTimeout.isNegative() || rnrTimeout.isZero()) {
             throw new IllegalArgumentException("rnrTimeout must be positive, got " + rnrTimeout);
         }
@@ -50,9 +57,11 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
     /**
      * Defaults: the job from {@value #JOB_ENV} (or one of this process alone), the default shared-memory
      * base, a 30 s receiver-not-ready timeout (or {@value #RNR_TIMEOUT_PROPERTY}), liveness checks every
-     * 20 ms, 4096 memory regions.
+     * 20 ms, 4096 memory regions, the transport from {@value #TRANSPORT_PROPERTY} or {@value #TRANSPORT_ENV}
+ * (default {@link Transport#AUTO}).
      *
      * @return the configuration
+     * @throws IllegalArgumentException if the transport property or variable names no transport
      */
     public static SwNicConfig defaults() {
         String job = System.getenv(JOB_ENV);
@@ -60,8 +69,10 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
             job = "p" + ProcessHandle.current().pid();
         }
         long rnrMs = Long.getLong(RNR_TIMEOUT_PROPERTY, 30_000);
+        String transport = System.getProperty(TRANSPORT_PROPERTY, System.getenv(TRANSPORT_ENV));
         return new SwNicConfig(job, ShmDirectory.defaultBase(), Duration.ofMillis(rnrMs), Duration.ofMillis(20),
-                4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000));
+                4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000),
+                transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport));
     }
 
     /**
@@ -69,7 +80,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration for another job
      */
     public SwNicConfig withJobId(String jobId) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
 
     /**
@@ -77,7 +88,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another shared-memory base
      */
     public SwNicConfig withShmBase(Path shmBase) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
 
     /**
@@ -85,7 +96,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another receiver-not-ready timeout
      */
     public SwNicConfig withRnrTimeout(Duration rnrTimeout) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
 
     /**
@@ -93,7 +104,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another liveness interval
      */
     public SwNicConfig withLivenessInterval(Duration livenessInterval) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
 
     /**
@@ -101,6 +112,14 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another memory-region capacity
      */
     public SwNicConfig withMrCapacity(int mrCapacity) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+    }
+
+    /**
+     * @param transport the transport
+     * @return this configuration with another transport
+     */
+    public SwNicConfig withTransport(Transport transport) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
 }

@@ -32,6 +32,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class WqeExecutor {
     static final int DONE = 0;
     static final int STALLED = 1;
+    /** Sent over UCX; the response completes it ({@link UcxLink}). */
+    static final int IN_FLIGHT = 2;
 
     private static final int MAX_SGE = 8;
 
@@ -84,6 +86,10 @@ final class WqeExecutor {
             op = Opcode.ofCode(sq.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
         } catch (IllegalArgumentException e) {
             return fail(index, CompletionStatus.LOC_QP_OP_ERR, ErrorDetail.MALFORMED_REQUEST);
+        }
+        UcxLink link = qp.ucxLink();
+        if (link != null) {
+            return link.execute(index);
         }
         RemoteQp r = qp.remote;
         ErrorDetail unusable = r.unusable();

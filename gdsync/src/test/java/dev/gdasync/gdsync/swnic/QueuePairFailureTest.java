@@ -44,13 +44,18 @@ class QueuePairFailureTest {
     @TempDir
     Path base;
 
+    /** @return the NICs' settings; {@link UcxQueuePairFailureTest} runs every test over UCX */
+    SwNicConfig config() {
+        return NicPair.config(base);
+    }
+
     /** A target region of which only the middle is registered, the rest filled with guard bytes. */
     private static final class Target implements AutoCloseable {
         final NicPair p;
         final MemoryRegion window;
 
-        Target(Path base, int access) {
-            p = new NicPair(base, REGION, Access.ALL, Access.LOCAL_WRITE);
+        Target(SwNicConfig config, int access) {
+            p = new NicPair(config, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.LOCAL_WRITE);
             p.sb().fill(GUARD);
             window = p.b.register(p.rb, TARGET, TARGET_LEN, access);
         }
@@ -90,7 +95,7 @@ class QueuePairFailureTest {
     @ParameterizedTest
     @MethodSource("refusedAccesses")
     void refusedRemoteAccessFailsAndTouchesNothing(Opcode op, int access, long offset, int len, long rkey, ErrorDetail detail) {
-        try (Target t = new Target(base, access)) {
+        try (Target t = new Target(config(), access)) {
             NicPair p = t.p;
             if (op == Opcode.RDMA_WRITE_WITH_IMM) {
                 p.qb.postRecv(new RecvWorkRequest().sge(p.b.register(p.b.allocateHost(4096), Access.LOCAL_WRITE), 0, 8));
@@ -113,7 +118,7 @@ class QueuePairFailureTest {
 
     @Test
     void afterAnErrorLaterRequestsAreFlushedAndThePeerFollows() {
-        try (NicPair p = new NicPair(base, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             p.qa.postRecv(new RecvWorkRequest().wrId(70).sge(p.ma, 0, 8));
             p.qb.postRecv(new RecvWorkRequest().wrId(80).sge(p.mb, 0, 8));
             p.qa.postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).wrId(1).sge(p.ma, 0, 8).remote(p.mb.address(), 12345L));
@@ -136,7 +141,7 @@ class QueuePairFailureTest {
 
     @Test
     void sendLongerThanTheReceiveFailsAtBothEnds() {
-        try (NicPair p = new NicPair(base, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             p.sb().fill((byte) 1);
             p.qb.postRecv(new RecvWorkRequest().wrId(3).sge(p.mb, 0, 16));
             p.qa.postSend(new SendWorkRequest().wrId(4).sge(p.ma, 0, 17));
@@ -154,7 +159,7 @@ class QueuePairFailureTest {
 
     @Test
     void receiveIntoADeregisteredBufferFailsAtBothEnds() {
-        try (NicPair p = new NicPair(base, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             HostRegion other = p.b.allocateHost(4096);
             MemoryRegion buf = p.b.register(other, Access.LOCAL_WRITE);
             p.qb.postRecv(new RecvWorkRequest().wrId(6).sge(buf, 0, 64));
@@ -171,7 +176,7 @@ class QueuePairFailureTest {
 
     @Test
     void sendWithoutAReceiveFailsAfterTheReceiverNotReadyTimeout() {
-        SwNicConfig cfg = NicPair.config(base).withRnrTimeout(Duration.ofMillis(300));
+        SwNicConfig cfg = config().withRnrTimeout(Duration.ofMillis(300));
         try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             long start = System.nanoTime();
             p.qa.postSend(new SendWorkRequest().wrId(11).sge(p.ma, 0, 8));
@@ -187,7 +192,7 @@ class QueuePairFailureTest {
 
     @Test
     void aReceivePostedWithinTheTimeoutLetsTheStalledSendThrough() throws Exception {
-        SwNicConfig cfg = NicPair.config(base).withRnrTimeout(Duration.ofSeconds(10));
+        SwNicConfig cfg = config().withRnrTimeout(Duration.ofSeconds(10));
         try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             p.sa().set(JAVA_LONG, 0, 31337);
             p.qa.postSend(new SendWorkRequest().wrId(12).sge(p.ma, 0, 8));
@@ -203,7 +208,7 @@ class QueuePairFailureTest {
 
     @Test
     void aPeerThatClosesFailsOutstandingWorkWithPeerClosed() {
-        try (NicPair p = new NicPair(base, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             p.qa.postRecv(new RecvWorkRequest().wrId(21).sge(p.ma, 0, 8));
             p.qa.postRecv(new RecvWorkRequest().wrId(22).sge(p.ma, 8, 8));
             p.b.close();
@@ -221,7 +226,7 @@ class QueuePairFailureTest {
 
     @Test
     void aStalledSendFailsWhenThePeerCloses() {
-        SwNicConfig cfg = NicPair.config(base).withRnrTimeout(Duration.ofSeconds(30));
+        SwNicConfig cfg = config().withRnrTimeout(Duration.ofSeconds(30));
         try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
             p.qa.postSend(new SendWorkRequest().wrId(31).sge(p.ma, 0, 8));
             p.qb.close();

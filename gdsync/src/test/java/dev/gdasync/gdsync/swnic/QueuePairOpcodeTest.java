@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.Opcode;
+import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
@@ -32,11 +33,16 @@ class QueuePairOpcodeTest {
 
     @TempDir
     Path base;
-    private NicPair p;
+    NicPair p;
+
+    /** @return the NICs' settings; {@link UcxQueuePairOpcodeTest} runs every test over UCX */
+    SwNicConfig config() {
+        return NicPair.config(base);
+    }
 
     @BeforeEach
     void open() {
-        p = new NicPair(base, REGION, Access.ALL, Access.ALL);
+        p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL);
     }
 
     @AfterEach

@@ -1,0 +1,54 @@
+package dev.gdasync.gdsync.swnic;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The messages of the UCX transport: one active message id, a fixed header, the payload as the message's
+ * data. A request carries a send queue entry to the peer's NIC, which executes it against its own memory
+ * and receive queue and answers with a response (status, byte count, an atomic's original value, a READ's
+ * bytes); a close tells the peer's queue pair that this one closed. Little-endian, as both ends of one
+ * machine's build agree; headers arrive unaligned, so every access is unaligned.
+ */
+final class UcxWire {
+    /** The active message id of every message of the transport. */
+    static final int AM_ID = 0x47;
+
+    static final byte REQUEST = 1;
+    static final byte RESPONSE = 2;
+    static final byte CLOSE = 3;
+
+    static final long OFF_TYPE = 0;        // u8
+    static final long OFF_OPCODE = 1;      // u8: Opcode code
+    static final long OFF_FLAGS = 2;       // u8: SendFlags
+    static final long OFF_STATUS = 3;      // u8: CompletionStatus code (response)
+    static final long OFF_DETAIL = 4;      // u32: ErrorDetail code (response); RNR_TIMEOUT asks to retry later
+    static final long OFF_TO = 8;          // u64: token of the queue pair the message is for
+    static final long OFF_FROM = 16;       // u64: token of the sending queue pair
+    static final long OFF_SEQUENCE = 24;   // u64: the request's send queue index at the initiator
+    static final long OFF_REMOTE = 32;     // u64: remote address
+    static final long OFF_RKEY = 40;       // u64
+    static final long OFF_OPERAND = 48;    // u64: compare/add (request), original value (atomic response)
+    static final long OFF_SWAP = 56;       // u64
+    static final long OFF_IMM = 64;        // u32
+    static final long OFF_LENGTH = 68;     // u32: payload length (request), byte count (response)
+    static final long SIZE = 72;
+
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    private UcxWire() {
+    }
+
+    static byte type(MemorySegment h) {
+        return h.get(ValueLayout.JAVA_BYTE, OFF_TYPE);
+    }
+
+    static int u8(MemorySegment h, long off) {
+        return h.get(ValueLayout.JAVA_BYTE, off) & 0xff;
+    }
+
+    static void u8(MemorySegment h, long off, int v) {
+        h.set(ValueLayout.JAVA_BYTE, off, (byte) v);
+    }
+}
