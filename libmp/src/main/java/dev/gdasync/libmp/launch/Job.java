@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,13 @@ import java.util.concurrent.TimeUnit;
  * themselves (and print their own errors), then stops them (SIGTERM, then SIGKILL, descendants
  * included) and exits with the failed rank's status. On SIGINT or SIGTERM a shutdown hook stops every
  * rank before the launcher exits; if the launcher is killed outright, {@link ParentDeath} ends them.
+ *
+ * <p>With {@code --netns K} rank r runs in the network namespace of host {@code r % K}
+ * ({@link NetNamespaces}), started as {@code ip netns exec gdasync-hk java ...}: ip execs the JVM, so the
+ * launcher's child is the rank's JVM itself and stopping it works as without namespaces. The rendezvous is
+ * then host 0's address (rank 0 runs there and listens on its namespace's interfaces), which every
+ * namespace reaches over the bridge; each rank also gets {@code GDASYNC_NETNS} (its namespace) and
+ * {@code GDASYNC_NETNS_ADDRESS} (its namespace's address).
  */
 final class Job {
     private static final Duration STOP_PATIENCE = Duration.ofSeconds(2);
@@ -33,6 +41,7 @@ final class Job {
 
     private final LaunchOptions options;
     private final String mainClass;
+    private final List<String> netnsExec;
     private final PrintStream out;
     private final PrintStream err;
     private final List<RankProcess> ranks = new ArrayList<>();
@@ -40,9 +49,14 @@ final class Job {
     private final Object lifecycle = new Object();
     private boolean finished;
 
-    Job(LaunchOptions options, String mainClass, PrintStream out, PrintStream err) {
+    /**
+     * @param netnsExec the command prefix that runs a program in a namespace, to which the namespace's
+     *                  name is appended ({@link NetNamespaces#ensureUp}); empty without --netns
+     */
+    Job(LaunchOptions options, String mainClass, List<String> netnsExec, PrintStream out, PrintStream err) {
         this.options = options;
         this.mainClass = mainClass;
+        this.netnsExec = List.copyOf(netnsExec);
         this.out = out;
         this.err = err;
     }
@@ -72,27 +86,39 @@ final class Job {
     }
 
     private boolean startAll() {
-        String rendezvous = "127.0.0.1:" + freePort();
+        // The port is free in the launcher's namespace; with --netns rank 0 listens in host 0's namespace,
+        // whose ports are its own and in practice as free.
+        String host = options.netns() > 0 ? NetNamespaces.address(0) : "127.0.0.1";
+        String rendezvous = host + ":" + freePort();
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         String jobId = JobIds.random("mprun");
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // Started from this (the supervising) thread, which lives until the launcher exits: see ParentDeath.
-        List<String> command = new ArrayList<>(ParentDeath.prefix());
-        command.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        command.addAll(options.jvmOpts());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-        command.addAll(options.appArgs());
+        List<String> prefix = ParentDeath.prefix();
+        List<String> jvm = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        jvm.addAll(options.jvmOpts());
+        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        jvm.addAll(options.appArgs());
         // Variables that would compete with the launcher's (GDASYNC_SECRET_FILE) or confuse apps.
         List<String> unset = List.of("GDASYNC_SECRET_FILE");
         for (int r = 0; r < options.ranks(); r++) {
-            Map<String, String> env = Map.of(
+            Map<String, String> env = new HashMap<>(Map.of(
                     "GDASYNC_RANK", Integer.toString(r),
                     "GDASYNC_SIZE", Integer.toString(options.ranks()),
                     "GDASYNC_RENDEZVOUS", rendezvous,
                     "GDASYNC_SECRET", HexFormat.of().formatHex(secret),
-                    "GDASYNC_JOB_ID", jobId);
+                    "GDASYNC_JOB_ID", jobId));
+            List<String> command = new ArrayList<>(prefix);
+            if (options.netns() > 0) {
+                int h = NetNamespaces.hostOf(r, options.netns());
+                command.addAll(netnsExec);
+                command.add(NetNamespaces.name(h));
+                env.put("GDASYNC_NETNS", NetNamespaces.name(h));
+                env.put("GDASYNC_NETNS_ADDRESS", NetNamespaces.address(h));
+            }
+            command.addAll(jvm);
             synchronized (lifecycle) {
                 if (finished) {
                     return false; // a signal arrived while starting

@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.launch;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -7,12 +8,14 @@ import java.util.Map;
  * {@link dev.gdasync.libmp.bootstrap.EnvBootstrap}.
  *
  * <pre>
- * scripts/mprun [-np N] [--grace SECONDS] [--jvm-opt OPTION]... APP [ARGS...]
+ * scripts/mprun [-np N] [--netns K] [--grace SECONDS] [--jvm-opt OPTION]... APP [ARGS...]
  * </pre>
  * APP is a short name from a {@code META-INF/gdasync-apps.properties} on the class path, or a fully
  * qualified main class. Each output line of a rank is prefixed with {@code [rank]}, stdout to stdout and
  * stderr to stderr. The exit status is 0 when every rank exited with 0, else the first failed rank's
- * status; 2 for a wrong command line.
+ * status; 2 for a wrong command line. With {@code --netns K} the ranks are spread over K network
+ * namespaces made by {@code scripts/netns} (see {@link NetNamespaces}); when they cannot be made (not
+ * root, no {@code ip}) the launcher says why and exits with 1 before starting any rank.
  */
 public final class MpRun {
     private MpRun() {
@@ -61,6 +64,15 @@ public final class MpRun {
             System.err.println("mprun: " + e.getMessage());
             return 2;
         }
-        return new Job(options, mainClass, System.out, System.err).run();
+        List<String> netnsExec = List.of();
+        if (options.netns() > 0) {
+            try {
+                netnsExec = NetNamespaces.ensureUp(options.netns());
+            } catch (IllegalStateException e) {
+                System.err.println("mprun: --netns " + options.netns() + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        return new Job(options, mainClass, netnsExec, System.out, System.err).run();
     }
 }

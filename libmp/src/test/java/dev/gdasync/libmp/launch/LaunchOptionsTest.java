@@ -45,6 +45,28 @@ class LaunchOptionsTest {
         assertEquals("-np takes a number of ranks from 1 to 4096, not 'two'", usageError("-np", "two", "x"));
         assertEquals("--grace takes a number of seconds from 0 to 3600, not '-1'", usageError("--grace", "-1", "x"));
         assertEquals("unknown option '--verbose'", usageError("--verbose", "x"));
+        assertEquals("--netns takes a number of namespaces from 1 to 64, not '0'", usageError("-np", "2", "--netns", "0", "x"));
+        assertEquals("--netns takes a number of namespaces from 1 to 64, not 'x'", usageError("-np", "2", "--netns", "x", "y"));
+        assertEquals("--netns takes a number of namespaces from 1 to 64, not '65'", usageError("-np", "99", "--netns", "65", "x"));
+        assertEquals("--netns needs a value", usageError("--netns"));
+        assertEquals("--netns 3 with 2 ranks would leave hosts without a rank: K must not exceed -np N",
+                usageError("--netns", "3", "-np", "2", "x"));
+        assertEquals("--netns 2 with 1 rank would leave hosts without a rank: K must not exceed -np N",
+                usageError("--netns", "2", "x"));
+    }
+
+    @Test
+    void netnsSpreadsRanksRoundRobin() throws Exception {
+        assertEquals(0, LaunchOptions.parse(new String[]{"-np", "2", "x"}).netns());
+        LaunchOptions o = LaunchOptions.parse(new String[]{"--netns", "2", "-np", "5", "x", "--netns", "9"});
+        assertEquals(2, o.netns());
+        assertEquals(5, o.ranks());
+        assertEquals(List.of("--netns", "9"), o.appArgs());
+        assertEquals(1, LaunchOptions.parse(new String[]{"--netns", "1", "x"}).netns());
+        assertEquals(List.of(0, 1, 0, 1, 0), java.util.stream.IntStream.range(0, 5).map(r -> NetNamespaces.hostOf(r, 2)).boxed().toList());
+        assertEquals("gdasync-h3", NetNamespaces.name(3));
+        assertEquals("10.77.0.13", NetNamespaces.address(3));
+        assertEquals("10.77.0.73", NetNamespaces.address(NetNamespaces.MAX_HOSTS - 1));
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.gdasync.libmp.bootstrap.BootstrapException;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,7 +20,9 @@ import java.util.List;
  * others call barrier and print "failed: MESSAGE" and exit 1 when it fails;</li>
  * <li>{@code exit R S}: after one allGather rank R exits with status S, the others print "ready PID" and
  * sleep;</li>
- * <li>{@code hang}: after one allGather prints "ready PID" and sleeps.</li>
+ * <li>{@code hang}: after one allGather prints "ready PID" and sleeps;</li>
+ * <li>{@code netns}: allGathers "NAMESPACE INODE" ({@code GDASYNC_NETNS} and the target of
+ * {@code /proc/self/ns/net}), prints "netns [...]" (every rank's, by rank), a barrier, "done", exit 0.</li>
  * </ul>
  * A bootstrap error prints "failed: MESSAGE" and exits with 1.
  */
@@ -69,6 +73,16 @@ public final class RankMain {
                     }
                     System.out.println("ready " + ProcessHandle.current().pid());
                     Thread.sleep(120_000);
+                }
+                case "netns" -> {
+                    String mine = System.getenv("GDASYNC_NETNS") + " " + Files.readSymbolicLink(Path.of("/proc/self/ns/net"));
+                    List<String> all = new ArrayList<>();
+                    for (byte[] b : boot.allGather(mine.getBytes(StandardCharsets.UTF_8))) {
+                        all.add(new String(b, StandardCharsets.UTF_8));
+                    }
+                    System.out.println("netns " + all);
+                    boot.barrier();
+                    System.out.println("done");
                 }
                 case "hang" -> {
                     System.out.println("ready " + ProcessHandle.current().pid());
