@@ -53,6 +53,8 @@ final class ShmCompletionQueue implements CompletionQueue {
     /** End of the range of entries covered by prepared waits (CPU thread only). */
     private long waitsPrepared;
 
+    private final Runnable onEmpty;
+
     /**
      * @param name         for messages
      * @param seg          the queue pair file
@@ -61,10 +63,12 @@ final class ShmCompletionQueue implements CompletionQueue {
      * @param depth        entries
      * @param expected     how many CQEs outstanding work will have produced once it completes
      * @param expectedWhat what {@code expected} counts, for messages
+     * @param onEmpty      run by a poll that finds no entry (the NIC progresses its UCX transport there)
      */
     ShmCompletionQueue(String name, MemorySegment seg, long ring, long release, int depth, LongSupplier expected,
-                       String expectedWhat) {
+                       String expectedWhat, Runnable onEmpty) {
         this.name = name;
+        this.onEmpty = onEmpty;
         this.seg = seg;
         this.ring = ring;
         this.release = release;
@@ -101,6 +105,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         int s = (int) (index & mask);
         long off = slot(s);
         if (!Cqes.isWritten(seg, off, index)) {
+            onEmpty.run();
             return 0;
         }
         if (index < waitsPrepared && (int) INT.getAcquire(seg, release + s * 4L) != (int) (index + 1)) {

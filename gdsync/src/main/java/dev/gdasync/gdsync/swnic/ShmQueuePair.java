@@ -140,9 +140,9 @@ final class ShmQueuePair implements QueuePair {
         this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
         this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
         this.sendCq = new ShmCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
-                config.sendCqDepth(), () -> signaledPrepared, "signaled sends");
+                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransport);
         this.recvCq = new ShmCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
-                config.recvDepth(), this::receivesPosted, "receives posted");
+                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransport);
         this.encoder = new WorkRequestEncoder(nic, seg);
         this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
         this.executor = new WqeExecutor(this);

@@ -57,7 +57,7 @@ public final class SoftwareNic implements Nic {
     private final List<ShmQueuePair> queuePairs = new ArrayList<>();
     private final Map<Long, ShmQueuePair> byToken = new java.util.concurrent.ConcurrentHashMap<>();
     private final Object ucxLock = new Object();
-    private UcxNet ucx;
+    private volatile UcxNet ucx;
     private String ucxUnavailable;
     private final Map<String, RemoteNode> remoteNodes = new HashMap<>();
     private final Object devicesLock = new Object();
@@ -268,6 +268,17 @@ public final class SoftwareNic implements Nic {
                 }
             }
             return ucx;
+        }
+    }
+
+    /**
+     * Called by a thread that found a completion queue empty: progresses UCX on that thread when this NIC has
+     * queue pairs over UCX, so that a polling thread receives its messages itself.
+     */
+    void pollTransport() {
+        UcxNet net = ucx;
+        if (net != null && net.active()) {
+            net.tryProgress();
         }
     }
 

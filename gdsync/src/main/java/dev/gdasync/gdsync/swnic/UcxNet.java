@@ -12,6 +12,9 @@ import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
 import org.openucx.jucx.ucs.UcsConstants;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -19,20 +22,31 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A software NIC's UCX side: one thread-safe UCP worker, its address (which the NIC's endpoint descriptors
  * carry), one UCP endpoint per peer NIC, and the progress thread that receives the transport's active
  * messages and runs their handlers ({@link UcxTarget} for requests, {@link UcxLink} for responses).
  *
- * <p>Sends are made by the threads that execute work (the ringing thread or the agent), on the thread-safe
- * worker; the progress thread spins while messages flow, then yields, then sleeps in
- * {@code ucp_worker_wait} until the network or a sender ({@link #wake()}) wakes it.
+ * <p>Only the progress thread touches the worker: threads that execute work (the ringing thread, the agent)
+ * hand it their sends and endpoint creations as tasks. It spins while messages flow, then yields, then parks
+ * for growing intervals (up to a millisecond) until a task ({@link #wake()}) or the interval wakes it.
  */
 final class UcxNet implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UcxNet.class.getName());
-    private static final int SPINS = 20_000;
-    private static final int YIELDS = 200;
+    /**
+     * How the progress thread idles: briefly spins and yields, then parks up to a millisecond. It spins little:
+     * threads that poll completion queues progress the worker themselves ({@link #tryProgress()}), and on a
+     * machine with few CPUs a spinning progress thread takes the CPU from them.
+     */
+    private static final BackoffPolicy IDLE = new BackoffPolicy(Long.getLong("gdasync.ucx.spins", 2_000), 100, 20_000, 1_000_000);
 
     private final SoftwareNic nic;
     private final UcpWorker worker;
@@ -40,6 +54,9 @@ final class UcxNet implements AutoCloseable {
     private final UcxTarget target;
     private final Map<String, UcxPeer> peers = new HashMap<>();
     private final Thread progress;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    /** Held by whichever thread progresses the worker: the progress thread, or a thread polling a CQ. */
+    private final ReentrantLock turn = new ReentrantLock();
     private volatile boolean running = true;
     private volatile boolean sleeping;
 
@@ -57,15 +74,15 @@ final class UcxNet implements AutoCloseable {
 
     private UcxNet(SoftwareNic nic) {
         this.nic = nic;
-        this.worker = UcxLibrary.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
-                .requestWakeupTX());
+        // Single-threaded: only the progress thread calls the worker. A thread-safe worker would let senders call
+        // it directly, but its lock, taken by the spinning progress thread, made each send wait milliseconds.
+        this.worker = UcxLibrary.context().newWorker(new UcpWorkerParams());
         ByteBuffer a = worker.getAddress();
         this.address = new byte[a.remaining()];
         a.get(address);
         this.target = new UcxTarget(nic, this);
         worker.setAmRecvHandler(UcxWire.AM_ID, this::onMessage, UcpConstants.UCP_AM_FLAG_WHOLE_MSG);
         this.progress = Thread.ofPlatform().daemon().name("gdasync-ucx-" + nic.name()).unstarted(this::run);
-        progress.start();
     }
 
     /**
@@ -97,26 +114,120 @@ final class UcxNet implements AutoCloseable {
         if (!running) {
             throw new IllegalStateException(nic.name() + " is closed");
         }
+        if (progress.getState() == Thread.State.NEW) {
+            progress.start(); // a NIC whose queue pairs never use UCX runs no progress thread
+        }
         String key = HexFormat.of().formatHex(peerAddress);
         UcxPeer p = peers.get(key);
         if (p == null || p.failure != null) {
             String name = "peer " + key.substring(0, Math.min(16, key.length()));
-            ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
-            a.put(peerAddress).flip();
-            UcxPeer[] holder = new UcxPeer[1];
-            UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(a).setPeerErrorHandlingMode()
-                    .setName("gdasync " + nic.name()).setErrorHandler((endpoint, status, message) -> {
-                        UcxPeer failed = holder[0];
-                        if (failed != null && failed.failure == null) {
-                            failed.failure = "UCX reported " + message + " (status " + status + ")";
-                            nic.wakeAgent();
-                        }
-                    }));
-            p = new UcxPeer(ep, name);
-            holder[0] = p;
+            CompletableFuture<UcxPeer> made = new CompletableFuture<>();
+            onProgressThread(() -> {
+                try {
+                    made.complete(newPeer(peerAddress, name));
+                } catch (RuntimeException e) {
+                    made.completeExceptionally(e);
+                }
+            });
+            try {
+                p = made.get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("UCX could not reach " + name + ": " + e.getCause().getMessage(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("UCX did not make an endpoint to " + name + " within 10 s");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while connecting to " + name, e);
+            }
             peers.put(key, p);
         }
         return p;
+    }
+
+    /** Makes an endpoint; on the progress thread. */
+    private UcxPeer newPeer(byte[] peerAddress, String name) {
+        ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
+        a.put(peerAddress).flip();
+        UcxPeer[] holder = new UcxPeer[1];
+        UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(a).setPeerErrorHandlingMode()
+                .setName("gdasync " + nic.name()).setErrorHandler((endpoint, status, message) -> {
+                    UcxPeer failed = holder[0];
+                    if (failed != null && failed.failure == null) {
+                        failed.failure = "UCX reported " + message + " (status " + status + ")";
+                        nic.wakeAgent();
+                    }
+                }));
+        UcxPeer p = new UcxPeer(ep, name);
+        holder[0] = p;
+        return p;
+    }
+
+    /** Runs a task with the worker: at once when this thread has the worker's turn, else at the next turn. */
+    private void onProgressThread(Runnable task) {
+        if (turn.isHeldByCurrentThread()) {
+            task.run();
+            return;
+        }
+        if (running && turn.tryLock()) {
+            // Nobody has the worker: run it here, after what was queued before it (order per peer).
+            try {
+                if (running) {
+                    commands.add(task);
+                    progressTasks();
+                    return;
+                }
+            } finally {
+                turn.unlock();
+            }
+        }
+        commands.add(task);
+        wake();
+    }
+
+    /** Runs the queued tasks. Caller holds {@link #turn}. */
+    private int progressTasks() {
+        int n = 0;
+        for (Runnable t; (t = commands.poll()) != null; n++) {
+            try {
+                t.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, nic.name() + ": a UCX task failed", e);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Progresses the worker on the calling thread if no other thread does (a thread that polls a completion
+     * queue: it then receives its own messages, with no hand-over to the progress thread).
+     *
+     * @return the events progressed, or 0 when another thread had the turn
+     */
+    int tryProgress() {
+        if (!running || !turn.tryLock()) {
+            return 0;
+        }
+        try {
+            return running ? progressOnce() : 0;
+        } finally {
+            turn.unlock();
+        }
+    }
+
+    /** One turn: queued tasks, then the worker. Caller holds {@link #turn}. */
+    private int progressOnce() {
+        int n = progressTasks();
+        try {
+            n += worker.progress();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, nic.name() + ": UCX progress failed", e);
+        }
+        return n;
+    }
+
+    /** @return whether the progress thread runs (a queue pair connected over UCX) */
+    boolean active() {
+        return progress.getState() != Thread.State.NEW;
     }
 
     /**
@@ -131,27 +242,28 @@ final class UcxNet implements AutoCloseable {
      * @param onFailed called with UCX's message if the send fails
      */
     void send(UcxPeer peer, MemorySegment header, long data, long length, Object keep, java.util.function.Consumer<String> onFailed) {
-        UcxCallback callback = new UcxCallback() {
-            @SuppressWarnings("unused")
-            private final Object held = keep;
+        onProgressThread(() -> {
+            UcxCallback callback = new UcxCallback() {
+                @SuppressWarnings("unused")
+                private final Object held = keep;
 
-            @Override
-            public void onError(int status, String message) {
-                onFailed.accept("UCX send failed: " + message + " (status " + status + ")");
+                @Override
+                public void onError(int status, String message) {
+                    onFailed.accept("UCX send failed: " + message + " (status " + status + ")");
+                }
+            };
+            try {
+                peer.endpoint.sendAmNonBlocking(UcxWire.AM_ID, header.address(), header.byteSize(), data, length, 0, callback);
+            } catch (RuntimeException e) {
+                onFailed.accept("UCX send failed: " + e.getMessage());
             }
-        };
-        try {
-            peer.endpoint.sendAmNonBlocking(UcxWire.AM_ID, header.address(), header.byteSize(), data, length, 0, callback);
-        } catch (RuntimeException e) {
-            onFailed.accept("UCX send failed: " + e.getMessage());
-        }
-        wake();
+        });
     }
 
-    /** Wakes the progress thread if it sleeps in the worker's wait. */
+    /** Wakes the progress thread if it parks. */
     void wake() {
         if (sleeping) {
-            worker.signal();
+            LockSupport.unpark(progress);
         }
     }
 
@@ -190,37 +302,28 @@ final class UcxNet implements AutoCloseable {
     }
 
     private void run() {
-        int idle = 0;
+        // Spin while messages flow, then yield, then park with a growing interval; a sender unparks it. The
+        // worker's own wait (ucp_worker_wait) is not used: UCX's shared-memory transports do not wake it, and
+        // a message would sit until some other event.
+        BackoffIdler idler = new BackoffIdler(IDLE);
         while (running) {
-            int n;
-            try {
-                n = worker.progress();
-            } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, nic.name() + ": UCX progress failed", e);
-                n = 0;
+            int n = 0;
+            if (turn.tryLock()) {
+                try {
+                    if (running) {
+                        n = progressOnce();
+                    }
+                } finally {
+                    turn.unlock();
+                }
             }
             if (n > 0) {
-                idle = 0;
+                idler.reset();
                 continue;
             }
-            idle++;
-            if (idle < SPINS) {
-                Thread.onSpinWait();
-            } else if (idle < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                sleeping = true;
-                try {
-                    if (running && worker.progress() == 0 && running) {
-                        worker.waitForEvents();
-                    }
-                } catch (Exception e) {
-                    LOG.log(System.Logger.Level.WARNING, nic.name() + ": UCX progress failed", e);
-                } finally {
-                    sleeping = false;
-                }
-                idle = SPINS; // after a sleep, yield before sleeping again
-            }
+            sleeping = idler.isParking();
+            idler.idle();
+            sleeping = false;
         }
     }
 
@@ -236,15 +339,24 @@ final class UcxNet implements AutoCloseable {
             all = new ArrayList<>(peers.values());
             peers.clear();
         }
-        worker.signal();
+        LockSupport.unpark(progress);
         try {
-            progress.join(10_000);
+            if (progress.getState() != Thread.State.NEW) {
+                progress.join(10_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (progress.isAlive()) {
             LOG.log(System.Logger.Level.WARNING, nic.name() + ": the UCX progress thread did not stop; leaving the worker open");
             return;
+        }
+        // Messages queued after the thread's last turn (a queue pair's close) still go out.
+        turn.lock();
+        try {
+            progressOnce();
+        } finally {
+            turn.unlock();
         }
         for (UcxPeer p : all) {
             try {
