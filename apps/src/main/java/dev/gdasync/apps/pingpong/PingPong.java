@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.ucx.UcxLibrary;
 import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.libmp.Mp;
@@ -29,7 +30,9 @@ import java.util.function.Consumer;
  *     ahead and reaps;</li>
  * <li>{@code ki} ({@link KiLoop}): a ping-pong kernel rings each send and waits for each receive, on the GPU
  * or on the host KI executor; the CPU exports tables ahead and reaps;</li>
- * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference.</li>
+ * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference;</li>
+ * <li>{@code jucx} ({@link JucxLoop}): raw JUCX tagged send and receive between two UCP workers, the reference
+ *     for the UCX transport ({@code UCX_TLS} from the environment chooses its transports).</li>
  * </ul>
  * Rank 0 sends first, times, prints the table and the targets, and writes the CSV ({@link Csv}) and the
  * plot ({@link LatencyPlot}). One-way = round trip / 2, the median of {@code --reps} timed runs after a
@@ -87,6 +90,18 @@ public final class PingPong {
                 return 1;
             }
         }
+        if (options.modes().contains(PingPongOptions.Mode.JUCX)) {
+            Optional<String> noUcx = UcxLibrary.unavailableReason();
+            if (noUcx.isEmpty()) {
+                noUcx = JucxPeer.contextFailure();
+            }
+            if (noUcx.isPresent()) {
+                if (speaker) {
+                    err.println("pingpong: --mode jucx: " + noUcx.get());
+                }
+                return 1;
+            }
+        }
         if (options.modes().contains(PingPongOptions.Mode.KI) && options.kiExecutor() == PingPongOptions.KiExecutorChoice.GPU) {
             Optional<String> noGpu = KiExecutors.gpuUnavailable();
             if (noGpu.isPresent()) {
@@ -123,6 +138,10 @@ public final class PingPong {
             err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + ": " + e.getMessage());
             return 1;
         } catch (Pattern.MismatchException e) {
+            err.println("pingpong: " + e.getMessage());
+            return 1;
+        } catch (JucxPeer.Failure e) {
+            // Names the rank, the request and the iteration: the message is the whole story.
             err.println("pingpong: " + e.getMessage());
             return 1;
         } catch (KiException e) {
@@ -187,6 +206,16 @@ public final class PingPong {
                     }
                 }
                 case MPJ -> rows.addAll(MpjMode.run(pair, o, progress));
+                case JUCX -> {
+                    JucxPeer peer = JucxPeer.open(pair, o.maxBytes(), pair.mp.config().waitTimeout());
+                    if (speak) {
+                        out.println("jucx: " + JucxPeer.describe() + "; transports to rank " + pair.peer + ": "
+                                + peer.transports());
+                    }
+                    try (JucxLoop loop = new JucxLoop(pair, peer, o)) {
+                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
+                    }
+                }
             }
         }
         if (gpu != null) {

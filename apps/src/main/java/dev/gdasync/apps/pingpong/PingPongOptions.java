@@ -8,7 +8,7 @@ import java.util.Locale;
 /**
  * The ping-pong's command line.
  *
- * @param modes         the models to measure, in order: host, sa, mpj
+ * @param modes         the models to measure, in order: host, sa, ki, mpj, jucx
  * @param sizes         message sizes in bytes, in the order given
  * @param iters         round trips per timed run
  * @param computeMicros length of the busy compute task between a receive and the reply (0: none)
@@ -73,7 +73,12 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         /** MPJ Express {@code Send}/{@code Recv} on its multicore device: the outside reference. */
         MPJ,
         /** Kernel-initiated: a ping-pong kernel (GPU, or the host KI executor) rings and waits itself. */
-        KI;
+        KI,
+        /**
+         * Raw JUCX tagged send and receive between two UCP workers, without libmp: the reference for the UCX
+         * transport. UCX picks its transports; {@code UCX_TLS} from the environment restricts them.
+         */
+        JUCX;
 
         /** @return the name used on the command line, in the table and in the CSV */
         public String label() {
@@ -86,7 +91,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
                     return m;
                 }
             }
-            throw new IllegalArgumentException("--mode: unknown mode '" + s + "' (host, sa, ki or mpj)");
+            throw new IllegalArgumentException("--mode: unknown mode '" + s + "' (host, sa, ki, mpj or jucx)");
         }
     }
 
@@ -101,11 +106,12 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
                                                 [--ki-executor auto|host|gpu] [--buffers host|gpu]
               --mode        host (CPU irecv/isend/wait), sa (host streams ring sends and wait), ki (a kernel
                             rings sends and waits: on the GPU, or on the host KI executor without one), mpj
-                            (MPJ Express Send/Recv, multicore device); default host,sa
+                            (MPJ Express Send/Recv, multicore device), jucx (raw JUCX tagged send/recv between
+                            two UCP workers: UCX picks the transports, UCX_TLS=tcp forces TCP); default host,sa
               --sizes       message sizes in bytes, 1..67108864, a K or M suffix for KiB and MiB; default 8,4096,1048576
               --iters       round trips per timed run; default 10000
               --compute-us  a busy compute task of T microseconds between each receive and the reply
-                            (on the stream in sa, in the kernel in ki, on the CPU in host and mpj); default 0
+                            (on the stream in sa, in the kernel in ki, on the CPU in host, mpj and jucx); default 0
               --validate    every message carries a pattern of (iteration, size) that the receiver checks
               --csv         write mode,bytes,iters,oneway_us,mbps rows to FILE (oneway_us: round trip / 2, median
                             of the runs; mbps: 10^6 bytes per second, bytes / oneway_us)
@@ -184,7 +190,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
             for (Mode m : modes) {
                 if (m != Mode.HOST && m != Mode.SA) {
                     throw new IllegalArgumentException("--buffers gpu runs the host and sa modes only, not " + m.label()
-                            + " (ki and mpj use host buffers)");
+                            + " (ki, mpj and jucx use host buffers)");
                 }
             }
         }
@@ -196,7 +202,7 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         for (String s : v.split(",", -1)) {
             String m = s.strip();
             if (m.isEmpty()) {
-                throw new IllegalArgumentException("--mode: empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj)");
+                throw new IllegalArgumentException("--mode: empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj, jucx)");
             }
             Mode mode = Mode.parse(m);
             if (out.contains(mode)) {

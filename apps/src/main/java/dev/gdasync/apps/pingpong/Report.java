@@ -25,7 +25,8 @@ final class Report {
         out.println(o.buffers() == PingPongOptions.Buffers.GPU
                 ? "pingpong, 2 ranks; host and sa with GPU buffers over the shared-memory software NIC (a compute kernel before each send;"
                 + " host: cuStreamSynchronize, then the CPU sends; sa: a CUDA stream rings and waits)"
-                : "pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device");
+                : "pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device"
+                + (o.modes().contains(PingPongOptions.Mode.JUCX) ? ", jucx on raw JUCX (" + JucxPeer.describe() + ")" : ""));
         out.println("(one-way = round trip / 2, median of "
                 + o.reps() + " runs of " + o.iters() + " round trips"
                 + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
@@ -45,6 +46,8 @@ final class Report {
                 case "host" -> target(out, "8 B one-way, host", r.oneWayMicros(), HOST_TARGET_US, o);
                 case "sa" -> target(out, "8 B one-way, sa", r.oneWayMicros(), SA_TARGET_US, o);
                 case "mpj" -> out.printf(Locale.ROOT, "8 B one-way, mpj: %.3f us (the MPJ Express reference; no target)%n",
+                        r.oneWayMicros());
+                case "jucx" -> out.printf(Locale.ROOT, "8 B one-way, jucx: %.3f us (the raw JUCX reference; no target)%n",
                         r.oneWayMicros());
                 default -> {
                 }

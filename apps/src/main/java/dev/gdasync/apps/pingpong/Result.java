@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * One measured row.
  *
- * @param mode         host, sa or mpj
+ * @param mode         host, sa, ki, mpj or jucx
  * @param bytes        message size
  * @param iters        round trips per timed run
  * @param oneWayMicros half the round-trip time, median over the timed runs

@@ -131,6 +131,43 @@ class PingPongLaunchTest {
         }
     }
 
+    /** @return why UCX cannot be used here, printed as the reason for skipping, or null when it can */
+    private static String noUcx(String what) {
+        java.util.Optional<String> reason = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
+        reason.ifPresent(r -> System.out.println("PingPongLaunchTest: skipping " + what + ": " + r));
+        return reason.orElse(null);
+    }
+
+    @Test
+    void jucxRunsValidatedBesideHostUnderTheLauncher() throws Exception {
+        String reason = noUcx("the jucx run");
+        Assumptions.assumeTrue(reason == null, reason);
+        runModes("host,jucx", Map.of());
+    }
+
+    @Test
+    void jucxOverTcpRunsWhenUcxTlsSaysSo() throws Exception {
+        String reason = noUcx("the jucx run over tcp");
+        Assumptions.assumeTrue(reason == null, reason);
+        Run r = mprun(Map.of("UCX_TLS", "tcp"), "-np", "2", "pingpong", "--mode", "jucx", "--sizes", "8,65536",
+                "--iters", "100", "--reps", "1", "--warmup", "0", "--validate");
+        assertEquals(0, r.status(), r.all());
+        assertTrue(r.out().contains("[0] jucx: UCX "), r.all());
+        assertTrue(r.out().contains("UCX_TLS=tcp"), r.all());
+        assertTrue(r.out().contains("8 B one-way, jucx:"), r.all());
+    }
+
+    @Test
+    void aCorruptedJucxMessageFailsTheRunNamingIterationAndByte() throws Exception {
+        String reason = noUcx("the corrupted jucx message");
+        Assumptions.assumeTrue(reason == null, reason);
+        Run r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+                "--mode", "jucx", "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
+        assertEquals(1, r.status(), r.all());
+        assertTrue(r.err().contains("[0] pingpong: jucx mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
+                r.all());
+    }
+
     @Test
     void mpjRunsUnderTheLauncherWhenMpjExpressIsThere() throws Exception {
         String home = mpjHome();

@@ -52,6 +52,16 @@ class PingPongOptionsTest {
     }
 
     @Test
+    void jucxIsAMode() {
+        assertEquals(List.of(Mode.HOST, Mode.JUCX), PingPongOptions.parse("--mode", "host,jucx").modes());
+        assertEquals(List.of(Mode.JUCX), PingPongOptions.parse("--mode", " jucx ").modes());
+        assertEquals("jucx", Mode.JUCX.label());
+        assertEquals("--mode: jucx is given twice", error("--mode", "jucx,sa,jucx"));
+        assertEquals("--mode: unknown mode 'ucx' (host, sa, ki, mpj or jucx)", error("--mode", "ucx"));
+        assertTrue(PingPongOptions.USAGE.contains("jucx (raw JUCX"), PingPongOptions.USAGE);
+    }
+
+    @Test
     void helpIsNotAnError() {
         assertNull(PingPongOptions.parse("--iters", "5", "--help"));
         assertNull(PingPongOptions.parse("-h"));
@@ -72,10 +82,10 @@ class PingPongOptionsTest {
 
     @Test
     void badModes() {
-        assertEquals("--mode: unknown mode 'gpu' (host, sa, ki or mpj)", error("--mode", "host,gpu"));
+        assertEquals("--mode: unknown mode 'gpu' (host, sa, ki, mpj or jucx)", error("--mode", "host,gpu"));
         assertEquals("--mode: sa is given twice", error("--mode", "sa,host,sa"));
-        assertEquals("--mode: empty mode in 'host,' (a comma-separated list of host, sa, ki, mpj)", error("--mode", "host,"));
-        assertEquals("--mode: unknown mode 'HOST' (host, sa, ki or mpj)", error("--mode", "HOST"));
+        assertEquals("--mode: empty mode in 'host,' (a comma-separated list of host, sa, ki, mpj, jucx)", error("--mode", "host,"));
+        assertEquals("--mode: unknown mode 'HOST' (host, sa, ki, mpj or jucx)", error("--mode", "HOST"));
     }
 
     @Test
@@ -119,9 +129,11 @@ class PingPongOptionsTest {
         assertEquals(List.of(PingPongOptions.Mode.SA, PingPongOptions.Mode.HOST), o.modes());
         assertEquals(PingPongOptions.Buffers.GPU, PingPongOptions.parse("--buffers", "gpu").buffers());
         assertEquals("--buffers takes host or gpu, got 'device'", error("--buffers", "device"));
-        assertEquals("--buffers gpu runs the host and sa modes only, not ki (ki and mpj use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not ki (ki, mpj and jucx use host buffers)",
                 error("--buffers", "gpu", "--mode", "host,ki"));
-        assertEquals("--buffers gpu runs the host and sa modes only, not mpj (ki and mpj use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not mpj (ki, mpj and jucx use host buffers)",
                 error("--mode", "mpj", "--buffers", "gpu"));
+        assertEquals("--buffers gpu runs the host and sa modes only, not jucx (ki, mpj and jucx use host buffers)",
+                error("--mode", "host,jucx", "--buffers", "gpu"));
     }
 }
