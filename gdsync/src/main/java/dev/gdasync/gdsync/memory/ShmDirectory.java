@@ -415,6 +415,11 @@ public final class ShmDirectory implements AutoCloseable {
             }
         } catch (NoSuchFileException e) {
             // removed concurrently
+        } catch (UncheckedIOException e) {
+            // The walk met an entry that another cleaner removed meanwhile: what is left, it removes.
+            if (!(e.getCause() instanceof NoSuchFileException)) {
+                throw e.getCause();
+            }
         }
     }
 

@@ -21,6 +21,16 @@ final class HostIdentity {
         return CURRENT;
     }
 
+    /**
+     * @param other another process's host identity
+     * @return whether it runs on this machine (the same boot), whatever its network namespace
+     */
+    static boolean sameMachine(String other) {
+        int a = CURRENT.indexOf(':');
+        int b = other.indexOf(':');
+        return a > 0 && a == b && CURRENT.regionMatches(0, other, 0, a) && !CURRENT.startsWith("unknown-boot");
+    }
+
     private static String read() {
         String boot;
         try {

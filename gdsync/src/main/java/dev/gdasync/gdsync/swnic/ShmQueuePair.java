@@ -243,7 +243,7 @@ final class ShmQueuePair implements QueuePair {
             throw new IllegalStateException("queue pair " + qpn + " cannot reach its peer" + (sameHost ? "" : " on another host")
                     + ": " + nic.ucxUnavailableReason());
         }
-        UcxLink link = new UcxLink(this, net, net.peer(ep.ucxAddress()), ep.token());
+        UcxLink link = new UcxLink(this, net, net.peer(ep.ucxAddress()), ep);
         LONG.setRelease(seg, Layouts.Qp.OFF_REMOTE_TOKEN, ep.token());
         ucxLink = link;
         if (state == QpState.RESET) {
@@ -410,7 +410,9 @@ final class ShmQueuePair implements QueuePair {
             throw new IllegalStateException("send request #" + r.sequence() + " of QP " + qpn
                     + " posted out of prepare order: request #" + next + " must be posted first");
         }
-        if (boundExecutor != null && boundExecutor != executorRef && (long) EXECUTED.getAcquire(this) < sqPosted) {
+        // Sends posted to another executor must all be rung (a CPU post rings at once; over UCX it may still be
+        // in flight, which is fine: what matters is the order of the rings).
+        if (boundExecutor != null && boundExecutor != executorRef && dbrecWord.getAcquire32() != (int) sqPosted) {
             throw new IllegalStateException("queue pair " + qpn + " has sends posted to " + boundExecutor
                     + " that are not rung yet; post request #" + r.sequence() + " to the same executor, or after they ran");
         }
@@ -680,7 +682,9 @@ final class ShmQueuePair implements QueuePair {
         UcxLink link = ucxLink;
         if (link != null) {
             if (state == QpState.READY) {
-                ErrorDetail why = link.unusable(System.nanoTime());
+                long now = System.nanoTime();
+                link.heartbeat(now);
+                ErrorDetail why = link.unusable(now);
                 if (why != null) {
                     if (why == ErrorDetail.PEER_UNREACHABLE && link.failureMessage() != null) {
                         SoftwareNic.LOG.log(System.Logger.Level.WARNING, this + ": " + link.failureMessage());

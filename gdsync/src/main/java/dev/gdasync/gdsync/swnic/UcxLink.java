@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
@@ -48,12 +49,26 @@ final class UcxLink {
     private volatile String failure;
     private volatile ErrorDetail peerEnded;
     private volatile long inFlightSince;
+    /** When a message of the peer's queue pair last arrived (its heartbeats arrive while it idles). */
+    private volatile long lastHeard = System.nanoTime();
+    private long lastPing;
+    /** How often an idle link sends a heartbeat. */
+    static final long PING_NANOS = 250_000_000L;
 
-    UcxLink(ShmQueuePair qp, UcxNet net, UcxNet.UcxPeer peer, long peerToken) {
+    /** The peer's process when it runs on this machine (another network namespace), else null. */
+    private final long peerPid;
+    private final long peerStartMillis;
+    private final boolean peerOnThisMachine;
+    private int livenessChecks;
+
+    UcxLink(ShmQueuePair qp, UcxNet net, UcxNet.UcxPeer peer, ShmEndpoint ep) {
         this.qp = qp;
         this.net = net;
         this.peer = peer;
-        this.peerToken = peerToken;
+        this.peerToken = ep.token();
+        this.peerPid = ep.pid();
+        this.peerStartMillis = ep.startMillis();
+        this.peerOnThisMachine = HostIdentity.sameMachine(ep.hostId());
         this.rnrTimeoutNanos = qp.nic.config().rnrTimeout().toNanos();
         // An answer takes a round trip; a peer that gives none within the RNR timeout is taken as unreachable.
         this.answerTimeoutNanos = rnrTimeoutNanos;
@@ -170,6 +185,7 @@ final class UcxLink {
 
     /** The response to the request in flight: completes it (or stalls it), then runs what was rung since. */
     void onResponse(MemorySegment h, UcpAmData data) {
+        heard();
         long seq = h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE);
         CompletionStatus status = CompletionStatus.ofCode(UcxWire.u8(h, UcxWire.OFF_STATUS));
         ErrorDetail detail = ErrorDetail.ofCode(h.get(UcxWire.INT, UcxWire.OFF_DETAIL));
@@ -305,13 +321,47 @@ final class UcxLink {
             return ended;
         }
         if (peer.failure != null || failure != null) {
-            return ErrorDetail.PEER_UNREACHABLE;
+            // A dead process drops its connections: say so when the peer runs on this machine and is gone.
+            return peerOnThisMachine && !ShmDirectory.isAlive(peerPid, peerStartMillis) ? ErrorDetail.PEER_DEAD
+                    : ErrorDetail.PEER_UNREACHABLE;
         }
         long since = inFlightSince;
         if (since != 0 && now - since > answerTimeoutNanos) {
             return ErrorDetail.PEER_UNREACHABLE;
         }
+        // Silence for the timeout: the peer neither answered nor sent a heartbeat (a cut link, a frozen host).
+        if (now - lastHeard > answerTimeoutNanos) {
+            return ErrorDetail.PEER_UNREACHABLE;
+        }
+        // A peer on this machine (in another network namespace) is checked by its pid, as shared-memory peers
+        // are: faster than UCX's keepalives. Every tenth sweep: the check reads /proc.
+        if (peerOnThisMachine && ++livenessChecks % 10 == 0 && !ShmDirectory.isAlive(peerPid,
+                peerStartMillis)) {
+            return ErrorDetail.PEER_DEAD;
+        }
         return null;
+    }
+
+    /** A message of the peer's queue pair arrived. */
+    void heard() {
+        lastHeard = System.nanoTime();
+    }
+
+    /**
+     * Sends a heartbeat when the last one is {@link #PING_NANOS} old; the agent's sweep calls it.
+     *
+     * @param now the clock
+     */
+    void heartbeat(long now) {
+        if (now - lastPing < PING_NANOS || peer.failure != null) {
+            return;
+        }
+        lastPing = now;
+        MemorySegment h = Arena.ofAuto().allocate(UcxWire.SIZE, 8);
+        UcxWire.u8(h, UcxWire.OFF_TYPE, UcxWire.PING);
+        h.set(UcxWire.LONG, UcxWire.OFF_TO, peerToken);
+        h.set(UcxWire.LONG, UcxWire.OFF_FROM, qp.token());
+        net.send(peer, h, 0, 0, h, m -> { });
     }
 
     /** @return what UCX reported, if anything */

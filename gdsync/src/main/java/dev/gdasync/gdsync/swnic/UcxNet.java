@@ -46,7 +46,7 @@ final class UcxNet implements AutoCloseable {
      * threads that poll completion queues progress the worker themselves ({@link #tryProgress()}), and on a
      * machine with few CPUs a spinning progress thread takes the CPU from them.
      */
-    private static final BackoffPolicy IDLE = new BackoffPolicy(Long.getLong("gdasync.ucx.spins", 2_000), 100, 20_000, 1_000_000);
+    private static final BackoffPolicy IDLE = new BackoffPolicy(2_000, 100, 20_000, 1_000_000);
 
     private final SoftwareNic nic;
     private final UcpWorker worker;
@@ -282,6 +282,13 @@ final class UcxNet implements AutoCloseable {
                     UcxLink link = qp == null ? null : qp.ucxLink();
                     if (link != null) {
                         link.onResponse(h, data);
+                    }
+                }
+                case UcxWire.PING -> {
+                    ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
+                    UcxLink link = qp == null ? null : qp.ucxLink();
+                    if (link != null && link.peerToken() == h.get(UcxWire.LONG, UcxWire.OFF_FROM)) {
+                        link.heard();
                     }
                 }
                 case UcxWire.CLOSE -> {

@@ -99,6 +99,9 @@ final class UcxTarget {
         ShmQueuePair qp = nic.queuePairByToken(to);
         UcxLink link = qp == null ? null : qp.ucxLink();
         Answer answer = new Answer(replyEp, link != null && link.peerToken() == from ? link.peer() : null, from, to, seq);
+        if (link != null && link.peerToken() == from) {
+            link.heard();
+        }
         if (qp == null) {
             answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_CLOSED);
             return;

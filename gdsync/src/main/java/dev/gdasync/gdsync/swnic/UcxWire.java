@@ -17,6 +17,8 @@ final class UcxWire {
     static final byte REQUEST = 1;
     static final byte RESPONSE = 2;
     static final byte CLOSE = 3;
+    /** A heartbeat: the sending queue pair is alive and connected (sent while a link is idle). */
+    static final byte PING = 4;
 
     static final long OFF_TYPE = 0;        // u8
     static final long OFF_OPCODE = 1;      // u8: Opcode code

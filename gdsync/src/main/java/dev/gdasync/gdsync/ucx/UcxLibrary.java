@@ -24,13 +24,16 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * ("invalid memory type parameter"); this check fails first, naming both versions.
  *
  * <p>{@link #context()} is the JVM's one {@link UcpContext} with the features the software NIC uses: active
- * messages, RMA (put and get), tags, and wakeup.
+ * messages, RMA (put and get), tags, and wakeup; its endpoints send keepalives every {@value #KEEPALIVE} (unless
+ * {@code UCX_KEEPALIVE_INTERVAL} is set), so that a dead peer is noticed within seconds.
  */
 @SuppressWarnings("restricted") // a downcall into libucp for its version: native access by design
 public final class UcxLibrary {
     /** The soname of UCP. */
     public static final String LIBRARY = "libucp.so.0";
     private static final String JUCX_POM = "META-INF/maven/org.openucx/jucx/pom.properties";
+    /** The keepalive interval of UCX endpoints, unless UCX_KEEPALIVE_INTERVAL says otherwise. */
+    static final String KEEPALIVE = "1s";
     private static final Object LOCK = new Object();
     private static Optional<String> reason;
     private static UcxVersion ucx;
@@ -80,8 +83,14 @@ public final class UcxLibrary {
         require();
         synchronized (LOCK) {
             if (context == null) {
-                context = new UcpContext(new UcpParams().requestAmFeature().requestRmaFeature().requestTagFeature()
-                        .requestWakeupFeature().setMtWorkersShared(true));
+                UcpParams params = new UcpParams().requestAmFeature().requestRmaFeature().requestTagFeature()
+                        .requestWakeupFeature().setMtWorkersShared(true);
+                if (System.getenv("UCX_KEEPALIVE_INTERVAL") == null) {
+                    // UCX notices a dead peer by keepalives on idle endpoints; 20 s by default is longer than
+                    // the waits that should fail when a peer dies.
+                    params.setConfig("KEEPALIVE_INTERVAL", KEEPALIVE);
+                }
+                context = new UcpContext(params);
             }
             return context;
         }

@@ -44,7 +44,7 @@ public final class MpExerciseMain {
     }
 
     /**
-     * @param args {@code exercise} or {@code victim K}
+     * @param args {@code exercise}, {@code victim K}, or {@code traffic SECONDS}
      * @throws Exception a failure, which makes the rank exit non-zero
      */
     public static void main(String[] args) throws Exception {
@@ -56,6 +56,10 @@ public final class MpExerciseMain {
             }
             if (args[0].equals("victim")) {
                 victim(mp, Integer.parseInt(args[1]));
+                return;
+            }
+            if (args[0].equals("traffic")) {
+                traffic(mp, Long.parseLong(args[1]));
                 return;
             }
             new MpExerciseMain().exercise(mp);
@@ -330,6 +334,46 @@ public final class MpExerciseMain {
                 comm.flush();
                 check(in, 4000 + prev * 10L + step, "comm halo step " + step);
             }
+        }
+    }
+
+    /**
+     * Ranks 0 and 1 ping-pong checked 64 KiB messages for up to {@code seconds}, printing {@code ready <pid>}
+     * after the first hundred round trips; a failure (a cut link, a dead peer) prints how long it took to be
+     * noticed and exits 1. Running to the end prints {@code traffic done}.
+     */
+    private static void traffic(Mp mp, long seconds) {
+        int peer = 1 - mp.rank();
+        MemorySegment mem = mp.allocate(2 * 65536);
+        MpRegistration reg = mp.register(mem);
+        MemorySegment out = mem.asSlice(0, 65536);
+        MemorySegment in = mem.asSlice(65536, 65536);
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long lastProgress = System.nanoTime();
+        try {
+            for (long i = 0; System.nanoTime() < end; i++) {
+                MpRequest r = mp.irecv(in, peer, reg);
+                if (mp.rank() == 0) {
+                    pattern(out, i);
+                    mp.wait(mp.isend(out, peer, reg));
+                    mp.wait(r);
+                    check(in, i + 1_000_000, "reply " + i);
+                } else {
+                    mp.wait(r);
+                    check(in, i, "message " + i);
+                    pattern(out, i + 1_000_000);
+                    mp.wait(mp.isend(out, peer, reg));
+                }
+                lastProgress = System.nanoTime();
+                if (i == 100) {
+                    System.out.println("ready " + ProcessHandle.current().pid());
+                }
+            }
+            System.out.println("traffic done");
+        } catch (MpException e) {
+            System.out.println("failed clearly after " + (System.nanoTime() - lastProgress) / 1_000_000 + " ms: "
+                    + e.getMessage());
+            System.exit(1);
         }
     }
 
