@@ -90,11 +90,13 @@ class PingPongLaunchTest {
         return null;
     }
 
-    private void runModes(String modes, Map<String, String> env) throws Exception {
+    private void runModes(String modes, Map<String, String> env, String... launcherArgs) throws Exception {
         Path csv = dir.resolve("pp.csv");
         Path png = dir.resolve("pp.png");
-        Run r = mprun(env, "-np", "2", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
-                "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString());
+        List<String> args = new ArrayList<>(List.of(launcherArgs));
+        args.addAll(List.of("-np", "2", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
+                "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString()));
+        Run r = mprun(env, args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         List<String> rows = Files.readAllLines(csv);
         assertEquals(Csv.HEADER, rows.getFirst(), r.all());
@@ -143,6 +145,36 @@ class PingPongLaunchTest {
         String reason = noUcx("the jucx run");
         Assumptions.assumeTrue(reason == null, reason);
         runModes("host,jucx", Map.of());
+    }
+
+    @Test
+    void hostAndSaRunValidatedOverTheUcxTransportOnOneHost() throws Exception {
+        String reason = noUcx("the ucx transport run");
+        Assumptions.assumeTrue(reason == null, reason);
+        runModes("host,sa", Map.of("GDASYNC_TRANSPORT", "ucx"));
+    }
+
+    @Test
+    void hostSaAndJucxRunValidatedBetweenTwoHosts() throws Exception {
+        String reason = noUcx("the run between two hosts");
+        if (reason == null) {
+            reason = noNetns();
+        }
+        Assumptions.assumeTrue(reason == null, reason);
+        runModes("host,sa,jucx", Map.of(), "--netns", "2");
+    }
+
+    /** @return why ranks cannot run in network namespaces here, printed as the reason for skipping, or null */
+    private static String noNetns() throws Exception {
+        Process id = new ProcessBuilder("id", "-u").start();
+        String uid = new String(id.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        id.waitFor();
+        String reason = !uid.equals("0") ? "not root (uid " + uid + ")"
+                : Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip")) ? null : "no ip command";
+        if (reason != null) {
+            System.out.println("PingPongLaunchTest: skipping the run between two hosts (network namespaces): " + reason);
+        }
+        return reason;
     }
 
     @Test
