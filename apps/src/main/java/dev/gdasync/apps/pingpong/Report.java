@@ -23,15 +23,16 @@ final class Report {
     static void print(List<Result> rows, PingPongOptions o, String machine, PrintStream out) {
         out.println();
         out.println(o.buffers() == PingPongOptions.Buffers.GPU
-                ? "pingpong, 2 ranks; host and sa with GPU buffers over the shared-memory software NIC (a compute kernel before each send;"
+                ? "pingpong, 2 ranks; host and sa with GPU buffers over the software NIC (a compute kernel before each send;"
                 + " host: cuStreamSynchronize, then the CPU sends; sa: a CUDA stream rings and waits)"
-                : "pingpong, 2 ranks; host, sa and ki over the shared-memory software NIC, mpj on MPJ Express's multicore device"
+                : "pingpong, 2 ranks; host, sa and ki over the software NIC, mpj on MPJ Express's multicore device"
                 + (o.modes().contains(PingPongOptions.Mode.JUCX) ? ", jucx on raw JUCX (" + JucxPeer.describe() + ")" : ""));
         out.println("(one-way = round trip / 2, median of "
                 + o.reps() + " runs of " + o.iters() + " round trips"
                 + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
                 + (o.validate() ? "; payloads validated" : "") + ")");
         out.println(machine);
+        out.println("software NIC transport: " + transport());
         out.printf(Locale.ROOT, "%-5s %10s %8s %12s %12s%n", "mode", "bytes", "iters", "oneway_us", "MB/s");
         for (Result r : rows) {
             out.printf(Locale.ROOT, "%-5s %10d %8d %12.3f %12.1f%n", r.mode(), r.bytes(), r.iters(), r.oneWayMicros(),
@@ -63,5 +64,14 @@ final class Report {
         }
         out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: %s%s%n", what, measured, limit,
                 measured <= limit ? "met" : "NOT met", o.validate() ? " (with --validate, which adds the checks)" : "");
+    }
+
+    /** @return the software NIC's transport as the ranks' settings choose it, in words */
+    static String transport() {
+        return switch (dev.gdasync.gdsync.swnic.SwNicConfig.defaults().transport()) {
+            case AUTO -> "auto (shared memory between ranks of one host, UCX between hosts)";
+            case SHM -> "shm (shared memory only)";
+            case UCX -> "ucx (UCX between every pair of ranks)";
+        };
     }
 }

@@ -685,6 +685,9 @@ final class ShmQueuePair implements QueuePair {
                 long now = System.nanoTime();
                 link.heartbeat(now);
                 ErrorDetail why = link.unusable(now);
+                if (why == null) {
+                    why = link.checkLiveness();
+                }
                 if (why != null) {
                     if (why == ErrorDetail.PEER_UNREACHABLE && link.failureMessage() != null) {
                         SoftwareNic.LOG.log(System.Logger.Level.WARNING, this + ": " + link.failureMessage());

@@ -333,10 +333,18 @@ final class UcxLink {
         if (now - lastHeard > answerTimeoutNanos) {
             return ErrorDetail.PEER_UNREACHABLE;
         }
-        // A peer on this machine (in another network namespace) is checked by its pid, as shared-memory peers
-        // are: faster than UCX's keepalives. Every tenth sweep: the check reads /proc.
-        if (peerOnThisMachine && ++livenessChecks % 10 == 0 && !ShmDirectory.isAlive(peerPid,
-                peerStartMillis)) {
+        return null;
+    }
+
+    /**
+     * The agent's sweep: a peer on this machine (in another network namespace) is checked by its pid, as
+     * shared-memory peers are, which is faster than UCX's keepalives. Every tenth sweep, as the check reads /proc;
+     * never on the path of a request.
+     *
+     * @return {@link ErrorDetail#PEER_DEAD} when the peer's process is gone, else null
+     */
+    ErrorDetail checkLiveness() {
+        if (peerOnThisMachine && ++livenessChecks % 10 == 0 && !ShmDirectory.isAlive(peerPid, peerStartMillis)) {
             return ErrorDetail.PEER_DEAD;
         }
         return null;

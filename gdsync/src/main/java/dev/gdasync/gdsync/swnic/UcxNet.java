@@ -59,6 +59,10 @@ final class UcxNet implements AutoCloseable {
     private final ReentrantLock turn = new ReentrantLock();
     private volatile boolean running = true;
     private volatile boolean sleeping;
+    /** When a polling thread last took (or tried to take) the worker's turn. */
+    private volatile long externalTurn;
+    /** While polling threads progress the worker, the progress thread stays parked this long between looks. */
+    private static final long STAND_BY_NANOS = 200_000;
 
     /** A peer NIC as this NIC's worker reaches it; {@link #failure} is set when UCX reports it broken. */
     static final class UcxPeer {
@@ -204,6 +208,7 @@ final class UcxNet implements AutoCloseable {
      * @return the events progressed, or 0 when another thread had the turn
      */
     int tryProgress() {
+        externalTurn = System.nanoTime();
         if (!running || !turn.tryLock()) {
             return 0;
         }
@@ -314,6 +319,15 @@ final class UcxNet implements AutoCloseable {
         // a message would sit until some other event.
         BackoffIdler idler = new BackoffIdler(IDLE);
         while (running) {
+            if (System.nanoTime() - externalTurn < 4 * STAND_BY_NANOS && commands.isEmpty()) {
+                // A thread that polls a completion queue progresses the worker: stand by rather than compete
+                // with it for the CPU (on a machine with few CPUs both would spin).
+                sleeping = true;
+                LockSupport.parkNanos(STAND_BY_NANOS);
+                sleeping = false;
+                idler.reset();
+                continue;
+            }
             int n = 0;
             if (turn.tryLock()) {
                 try {
