@@ -32,6 +32,8 @@ public final class UcxLibrary {
     /** The soname of UCP. */
     public static final String LIBRARY = "libucp.so.0";
     private static final String JUCX_POM = "META-INF/maven/org.openucx/jucx/pom.properties";
+    /** UCX's variable that names the signals it handles. */
+    static final String ERROR_SIGNALS = "UCX_ERROR_SIGNALS";
     /** The keepalive interval of UCX endpoints, unless UCX_KEEPALIVE_INTERVAL says otherwise. */
     static final String KEEPALIVE = "1s";
     private static final Object LOCK = new Object();
@@ -109,6 +111,7 @@ public final class UcxLibrary {
         } catch (IllegalStateException e) {
             return Optional.of(e.getMessage());
         }
+        keepSignalsForTheJvm();
         SymbolLookup lookup;
         try {
             lookup = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -144,6 +147,32 @@ public final class UcxLibrary {
             return Optional.of("JUCX " + binding + " could not load its native library against UCX " + system + ": " + t);
         }
         return Optional.empty();
+    }
+
+    /**
+     * UCX installs handlers for SIGSEGV, SIGBUS, SIGILL and SIGFPE when it loads, unless {@code UCX_ERROR_SIGNALS}
+     * says otherwise; the JVM uses SIGSEGV itself (null checks, safepoints) and dies when UCX's handler takes it.
+     * So, before the library loads, the variable is set empty in this process's environment (unless the user
+     * set it): UCX reads it when it initializes.
+     */
+    private static void keepSignalsForTheJvm() {
+        if (System.getenv(ERROR_SIGNALS) != null) {
+            return;
+        }
+        Linker linker = Linker.nativeLinker();
+        Optional<MemorySegment> setenv = linker.defaultLookup().find("setenv");
+        if (setenv.isEmpty()) {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MethodHandle h = linker.downcallHandle(setenv.get(), FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+            int rc = (int) h.invokeExact(arena.allocateFrom(ERROR_SIGNALS), arena.allocateFrom(""), 1);
+            if (rc != 0) {
+                System.err.println("gdasync: could not set " + ERROR_SIGNALS + " for UCX (setenv returned " + rc + ")");
+            }
+        } catch (Throwable t) {
+            System.err.println("gdasync: could not set " + ERROR_SIGNALS + " for UCX: " + t);
+        }
     }
 
     private static UcxVersion jucxOnClassPath() {
