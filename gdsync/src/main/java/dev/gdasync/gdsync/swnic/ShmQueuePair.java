@@ -243,7 +243,7 @@ final class ShmQueuePair implements QueuePair {
             throw new IllegalStateException("queue pair " + qpn + " cannot reach its peer" + (sameHost ? "" : " on another host")
                     + ": " + nic.ucxUnavailableReason());
         }
-        UcxLink link = new UcxLink(this, net, net.peer(ep.ucxAddress()), ep);
+        UcxLink link = new UcxLink(this, net, net.peer(ep.ucxAddress(), HostIdentity.sameMachine(ep.hostId())), ep);
         LONG.setRelease(seg, Layouts.Qp.OFF_REMOTE_TOKEN, ep.token());
         ucxLink = link;
         if (state == QpState.RESET) {

@@ -156,12 +156,9 @@ final class UcxLink {
                 }
             }
         }
-        MemorySegment h = Arena.ofAuto().allocate(UcxWire.SIZE, 8);
-        UcxWire.u8(h, UcxWire.OFF_TYPE, UcxWire.REQUEST);
+        MemorySegment h = UcxWire.header(UcxWire.REQUEST, peerToken, qp.token());
         UcxWire.u8(h, UcxWire.OFF_OPCODE, op.code());
         UcxWire.u8(h, UcxWire.OFF_FLAGS, flags);
-        h.set(UcxWire.LONG, UcxWire.OFF_TO, peerToken);
-        h.set(UcxWire.LONG, UcxWire.OFF_FROM, qp.token());
         h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, index);
         h.set(UcxWire.LONG, UcxWire.OFF_REMOTE, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_REMOTE_ADDR));
         h.set(UcxWire.LONG, UcxWire.OFF_RKEY, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY));
@@ -365,10 +362,7 @@ final class UcxLink {
             return;
         }
         lastPing = now;
-        MemorySegment h = Arena.ofAuto().allocate(UcxWire.SIZE, 8);
-        UcxWire.u8(h, UcxWire.OFF_TYPE, UcxWire.PING);
-        h.set(UcxWire.LONG, UcxWire.OFF_TO, peerToken);
-        h.set(UcxWire.LONG, UcxWire.OFF_FROM, qp.token());
+        MemorySegment h = UcxWire.header(UcxWire.PING, peerToken, qp.token());
         net.send(peer, h, 0, 0, h, m -> { });
     }
 
@@ -384,11 +378,8 @@ final class UcxLink {
      * @param why {@link ErrorDetail#PEER_CLOSED} or {@link ErrorDetail#PEER_QP_ERROR}
      */
     void sendEnded(ErrorDetail why) {
-        MemorySegment h = Arena.ofAuto().allocate(UcxWire.SIZE, 8);
-        UcxWire.u8(h, UcxWire.OFF_TYPE, UcxWire.CLOSE);
+        MemorySegment h = UcxWire.header(UcxWire.CLOSE, peerToken, qp.token());
         h.set(UcxWire.INT, UcxWire.OFF_DETAIL, why.code());
-        h.set(UcxWire.LONG, UcxWire.OFF_TO, peerToken);
-        h.set(UcxWire.LONG, UcxWire.OFF_FROM, qp.token());
         if (peer.failure == null) {
             net.send(peer, h, 0, 0, h, m -> { });
         }

@@ -61,8 +61,11 @@ final class UcxNet implements AutoCloseable {
     private volatile boolean sleeping;
     /** When a polling thread last took (or tried to take) the worker's turn. */
     private volatile long externalTurn;
-    /** While polling threads progress the worker, the progress thread stays parked this long between looks. */
-    private static final long STAND_BY_NANOS = 200_000;
+    /**
+     * A polling thread that took the turn this recently is taken to be polling still (it polls every
+     * microsecond or so); the progress thread then parks this long between looks.
+     */
+    private static final long STAND_BY_NANOS = 20_000;
 
     /** A peer NIC as this NIC's worker reaches it; {@link #failure} is set when UCX reports it broken. */
     static final class UcxPeer {
@@ -114,7 +117,7 @@ final class UcxNet implements AutoCloseable {
      * @param peerAddress a peer NIC's worker address
      * @return the endpoint to it, made on first use and shared by every queue pair to that NIC
      */
-    synchronized UcxPeer peer(byte[] peerAddress) {
+    synchronized UcxPeer peer(byte[] peerAddress, boolean sameMachine) {
         if (!running) {
             throw new IllegalStateException(nic.name() + " is closed");
         }
@@ -128,7 +131,7 @@ final class UcxNet implements AutoCloseable {
             CompletableFuture<UcxPeer> made = new CompletableFuture<>();
             onProgressThread(() -> {
                 try {
-                    made.complete(newPeer(peerAddress, name));
+                    made.complete(newPeer(peerAddress, name, sameMachine));
                 } catch (RuntimeException e) {
                     made.completeExceptionally(e);
                 }
@@ -148,12 +151,21 @@ final class UcxNet implements AutoCloseable {
         return p;
     }
 
-    /** Makes an endpoint; on the progress thread. */
-    private UcxPeer newPeer(byte[] peerAddress, String name) {
+    /**
+     * Makes an endpoint; on the progress thread. UCX's peer error handling is asked for only when the peer is on
+     * another machine: with it UCX leaves out its shared-memory transports (which cannot report a peer's
+     * failure), and a peer on this machine in another network namespace would be reached over TCP, about six
+     * times slower. Such a peer's failure is noticed by its pid and the links' heartbeats instead.
+     */
+    private UcxPeer newPeer(byte[] peerAddress, String name, boolean sameMachine) {
         ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
         a.put(peerAddress).flip();
         UcxPeer[] holder = new UcxPeer[1];
-        UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(a).setPeerErrorHandlingMode()
+        UcpEndpointParams params = new UcpEndpointParams().setUcpAddress(a);
+        if (!sameMachine) {
+            params.setPeerErrorHandlingMode();
+        }
+        UcpEndpoint ep = worker.newEndpoint(params
                 .setName("gdasync " + nic.name()).setErrorHandler((endpoint, status, message) -> {
                     UcxPeer failed = holder[0];
                     if (failed != null && failed.failure == null) {
@@ -283,23 +295,20 @@ final class UcxNet implements AutoCloseable {
             switch (UcxWire.type(h)) {
                 case UcxWire.REQUEST -> target.onRequest(h, data, replyEp);
                 case UcxWire.RESPONSE -> {
-                    ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
-                    UcxLink link = qp == null ? null : qp.ucxLink();
+                    UcxLink link = linkOf(h);
                     if (link != null) {
                         link.onResponse(h, data);
                     }
                 }
                 case UcxWire.PING -> {
-                    ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
-                    UcxLink link = qp == null ? null : qp.ucxLink();
-                    if (link != null && link.peerToken() == h.get(UcxWire.LONG, UcxWire.OFF_FROM)) {
+                    UcxLink link = linkOf(h);
+                    if (link != null) {
                         link.heard();
                     }
                 }
                 case UcxWire.CLOSE -> {
-                    ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
-                    UcxLink link = qp == null ? null : qp.ucxLink();
-                    if (link != null && link.peerToken() == h.get(UcxWire.LONG, UcxWire.OFF_FROM)) {
+                    UcxLink link = linkOf(h);
+                    if (link != null) {
                         ErrorDetail why = ErrorDetail.ofCode(h.get(UcxWire.INT, UcxWire.OFF_DETAIL));
                         link.peerEnded(why == ErrorDetail.PEER_QP_ERROR ? why : ErrorDetail.PEER_CLOSED);
                     }
@@ -313,13 +322,27 @@ final class UcxNet implements AutoCloseable {
         return UcsConstants.STATUS.UCS_OK;
     }
 
+    /**
+     * @param h a message's header
+     * @return the UCX link of the queue pair the message is for, or null when there is none or the message does
+     *         not come from that link's peer
+     */
+    private UcxLink linkOf(MemorySegment h) {
+        ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
+        UcxLink link = qp == null ? null : qp.ucxLink();
+        if (link == null || link.peerToken() != h.get(UcxWire.LONG, UcxWire.OFF_FROM)) {
+            return null;
+        }
+        return link;
+    }
+
     private void run() {
         // Spin while messages flow, then yield, then park with a growing interval; a sender unparks it. The
         // worker's own wait (ucp_worker_wait) is not used: UCX's shared-memory transports do not wake it, and
         // a message would sit until some other event.
         BackoffIdler idler = new BackoffIdler(IDLE);
         while (running) {
-            if (System.nanoTime() - externalTurn < 4 * STAND_BY_NANOS && commands.isEmpty()) {
+            if (System.nanoTime() - externalTurn < STAND_BY_NANOS && commands.isEmpty()) {
                 // A thread that polls a completion queue progresses the worker: stand by rather than compete
                 // with it for the CPU (on a machine with few CPUs both would spin).
                 sleeping = true;

@@ -57,12 +57,9 @@ final class UcxTarget {
         }
 
         void send(CompletionStatus status, ErrorDetail detail, int length, long operand, long data, long dataLength) {
-            MemorySegment h = Arena.ofAuto().allocate(UcxWire.SIZE, 8);
-            UcxWire.u8(h, UcxWire.OFF_TYPE, UcxWire.RESPONSE);
+            MemorySegment h = UcxWire.header(UcxWire.RESPONSE, to, from);
             UcxWire.u8(h, UcxWire.OFF_STATUS, status.code());
             h.set(UcxWire.INT, UcxWire.OFF_DETAIL, detail.code());
-            h.set(UcxWire.LONG, UcxWire.OFF_TO, to);
-            h.set(UcxWire.LONG, UcxWire.OFF_FROM, from);
             h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, sequence);
             h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, operand);
             h.set(UcxWire.INT, UcxWire.OFF_LENGTH, length);

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -40,6 +41,22 @@ final class UcxWire {
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
     private UcxWire() {
+    }
+
+    /**
+     * A new header of one message, kept alive by whoever holds it until UCX has sent it.
+     *
+     * @param type {@link #REQUEST}, {@link #RESPONSE}, {@link #CLOSE} or {@link #PING}
+     * @param to   the token of the queue pair it is for
+     * @param from the token of the sending queue pair
+     * @return the header, other fields zero
+     */
+    static MemorySegment header(byte type, long to, long from) {
+        MemorySegment h = Arena.ofAuto().allocate(SIZE, 8);
+        u8(h, OFF_TYPE, type);
+        h.set(LONG, OFF_TO, to);
+        h.set(LONG, OFF_FROM, from);
+        return h;
     }
 
     static byte type(MemorySegment h) {
