@@ -79,10 +79,14 @@ final class ReceiveQueue {
     }
 
     /**
-     * Completes every posted receive nobody claimed with a flush error carrying {@code why}. When the peer
-     * died, also completes receives it claimed but never finished. Callers serialize flushes.
+     * Completes every posted receive nobody claimed with a flush error carrying {@code why}. With
+     * {@code claimedWhy}, also completes receives that were claimed but never finished (their executor is gone:
+     * the peer died, or the UCX transfer into them will not end), with that detail. Callers serialize flushes.
+     *
+     * @param why        the detail of unclaimed receives' flush errors
+     * @param claimedWhy the detail for claimed, unfinished receives, or null to leave them
      */
-    void flush(ErrorDetail why, boolean peerDead) {
+    void flush(ErrorDetail why, ErrorDetail claimedWhy) {
         long n = posted();
         for (;;) {
             long c = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
@@ -93,11 +97,11 @@ final class ReceiveQueue {
                 complete(c, why);
             }
         }
-        if (peerDead) {
+        if (claimedWhy != null) {
             long claimed = (long) LONG.getVolatile(seg, Layouts.Qp.OFF_RQ_CLAIMED);
             for (long i = cq.polled(); i < claimed; i++) {
                 if (!cq.isWritten(i)) {
-                    complete(i, ErrorDetail.PEER_DEAD);
+                    complete(i, claimedWhy);
                 }
             }
         }

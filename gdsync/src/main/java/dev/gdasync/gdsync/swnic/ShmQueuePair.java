@@ -669,11 +669,32 @@ final class ShmQueuePair implements QueuePair {
         flushReceives();
     }
 
-    /** Flushes the posted receives no executor has claimed (and, if the peer died, those it never finished). */
+    /**
+     * Flushes the posted receives no executor has claimed (and, if the peer died, those it never finished; over
+     * UCX this NIC's own target claims them, and one waiting for data that will not come is flushed too).
+     */
     void flushReceives() {
         synchronized (flushLock) {
             RemoteQp r = remote;
-            receiveQueue.flush(errorDetail, r != null && r.node().gone() == ErrorDetail.PEER_DEAD);
+            receiveQueue.flush(errorDetail, ucxLink != null ? errorDetail
+                    : r != null && r.node().gone() == ErrorDetail.PEER_DEAD ? ErrorDetail.PEER_DEAD : null);
+        }
+    }
+
+    /**
+     * Runs the completion of a receive that this NIC's UCX target claimed, unless the queue pair has left the
+     * ready state meanwhile (its unfinished receives were flushed then, and must not complete twice).
+     *
+     * @param completion writes the receive's CQE
+     * @return whether it ran
+     */
+    boolean completeClaimedWhileReady(Runnable completion) {
+        synchronized (flushLock) {
+            if (state != QpState.READY) {
+                return false;
+            }
+            completion.run();
+            return true;
         }
     }
 

@@ -130,8 +130,8 @@ final class UcxTarget {
         RemoteQp self = qp.selfView();
         int length = h.get(UcxWire.INT, UcxWire.OFF_LENGTH);
         switch (op) {
-            case SEND, SEND_WITH_IMM -> send(self, h, data, answer, op, length);
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> write(self, h, data, answer, op, length);
+            case SEND, SEND_WITH_IMM -> send(qp, self, h, data, answer, op, length);
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> write(qp, self, h, data, answer, op, length);
             case RDMA_READ -> read(self, h, answer, length);
             case ATOMIC_FETCH_ADD, ATOMIC_CMP_SWAP -> atomic(self, h, answer, op);
         }
@@ -154,7 +154,7 @@ final class UcxTarget {
         }
     }
 
-    private void send(RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op, int length) {
+    private void send(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op, int length) {
         long slot = self.claimed();
         if (!self.isPosted(slot)) {
             answer.notReady();
@@ -197,17 +197,21 @@ final class UcxTarget {
             return;
         }
         deliver(data, length, dst, () -> {
-            self.complete(slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV, CompletionStatus.SUCCESS,
-                    ErrorDetail.NONE);
-            answer.ok(length);
+            if (qp.completeClaimedWhileReady(() -> self.complete(slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV,
+                    CompletionStatus.SUCCESS, ErrorDetail.NONE))) {
+                answer.ok(length);
+            } else {
+                answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
+            }
         }, () -> {
-            self.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV, CompletionStatus.GENERAL_ERR,
-                    ErrorDetail.RECV_BUFFER_INVALID);
+            qp.completeClaimedWhileReady(() -> self.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV,
+                    CompletionStatus.GENERAL_ERR, ErrorDetail.RECV_BUFFER_INVALID));
             answer.error(CompletionStatus.REM_OP_ERR, ErrorDetail.RECV_BUFFER_INVALID);
         });
     }
 
-    private void write(RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op, int length) {
+    private void write(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op,
+                       int length) {
         long raddr = h.get(UcxWire.LONG, UcxWire.OFF_REMOTE);
         RemoteNode.ResolvedMr mr = checkRemote(self, h, Access.REMOTE_WRITE, length, answer);
         if (mr == null) {
@@ -234,15 +238,16 @@ final class UcxTarget {
         long wrId = recvWrId;
         int imm = h.get(UcxWire.INT, UcxWire.OFF_IMM);
         deliver(data, length, dst, () -> {
-            if (withImm) {
-                self.complete(s, wrId, length, imm, true, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
-                        ErrorDetail.NONE);
+            if (!withImm || qp.completeClaimedWhileReady(() -> self.complete(s, wrId, length, imm, true,
+                    CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, ErrorDetail.NONE))) {
+                answer.ok(length);
+            } else {
+                answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
             }
-            answer.ok(length);
         }, () -> {
             if (withImm) {
-                self.complete(s, wrId, 0, 0, false, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.GENERAL_ERR,
-                        ErrorDetail.BAD_RKEY);
+                qp.completeClaimedWhileReady(() -> self.complete(s, wrId, 0, 0, false, CompletionOpcode.RECV_RDMA_WITH_IMM,
+                        CompletionStatus.GENERAL_ERR, ErrorDetail.BAD_RKEY));
             }
             answer.error(CompletionStatus.REM_ACCESS_ERR, ErrorDetail.BAD_RKEY);
         });
