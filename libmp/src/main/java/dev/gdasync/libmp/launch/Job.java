@@ -5,7 +5,6 @@ import dev.gdasync.libmp.bootstrap.JobIds;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -215,11 +214,7 @@ final class Job {
     }
 
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot find a free port on 127.0.0.1: " + e.getMessage(), e);
-        }
+        return dev.gdasync.libmp.bootstrap.RendezvousPorts.pick(InetAddress.getLoopbackAddress());
     }
 
     /** Says how a rank ended, by its exit status (the JDK reports death by signal N as 128 + N). */

@@ -9,7 +9,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,11 +36,7 @@ class EnvBootstrapTest {
     final String rendezvous = "127.0.0.1:" + freePort();
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return RendezvousPorts.pick(InetAddress.getLoopbackAddress());
     }
 
     JobEnvironment env(int rank, int size, Duration timeout) {
