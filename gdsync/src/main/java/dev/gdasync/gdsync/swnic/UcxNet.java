@@ -59,6 +59,8 @@ final class UcxNet implements AutoCloseable {
     private final ReentrantLock turn = new ReentrantLock();
     private volatile boolean running = true;
     private volatile boolean sleeping;
+    /** Whether the progress thread was started: read on every empty CQ poll, so a plain flag. */
+    private volatile boolean started;
     /** When a polling thread last took (or tried to take) the worker's turn. */
     private volatile long externalTurn;
     /**
@@ -121,7 +123,8 @@ final class UcxNet implements AutoCloseable {
         if (!running) {
             throw new IllegalStateException(nic.name() + " is closed");
         }
-        if (progress.getState() == Thread.State.NEW) {
+        if (!started) {
+            started = true;
             progress.start(); // a NIC whose queue pairs never use UCX runs no progress thread
         }
         String key = HexFormat.of().formatHex(peerAddress);
@@ -244,7 +247,7 @@ final class UcxNet implements AutoCloseable {
 
     /** @return whether the progress thread runs (a queue pair connected over UCX) */
     boolean active() {
-        return progress.getState() != Thread.State.NEW;
+        return started;
     }
 
     /**
@@ -385,7 +388,7 @@ final class UcxNet implements AutoCloseable {
         }
         LockSupport.unpark(progress);
         try {
-            if (progress.getState() != Thread.State.NEW) {
+            if (started) {
                 progress.join(10_000);
             }
         } catch (InterruptedException e) {
