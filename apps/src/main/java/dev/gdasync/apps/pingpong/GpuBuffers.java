@@ -59,6 +59,11 @@ final class GpuBuffers implements AutoCloseable {
         return region.address() + slot;
     }
 
+    /** @return the receive buffer's offset in the allocation */
+    long recvOffset() {
+        return slot;
+    }
+
     /**
      * @param bytes the message size
      * @return the send buffer's first bytes, as the address-only segment the Mp takes

@@ -71,7 +71,7 @@ final class GpuMessages implements Messages {
     public void consume(int bytes, int i, long received) {
         if (validate) {
             MemorySegment staging = gpu.stagingIn.asSlice(0, bytes);
-            gpu.region.copyToHost(gpu.recvAddress() - gpu.region.address(), staging);
+            gpu.region.copyToHost(gpu.recvOffset(), staging);
             Pattern.check(staging, i, pair.peer, received, where);
         }
     }

@@ -36,7 +36,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * A queue pair of the software NIC, in a shared-memory file its peer maps.
+ * A queue pair of the software NIC, in a shared-memory file its peer maps when it runs on this host; a peer on
+ * another host reaches it over UCX instead ({@link UcxLink}), its requests executed here by {@link UcxTarget}.
  *
  * <p>Three kinds of thread touch it. The owner's CPU thread posts, prepares and polls (one at a time).
  * An executor runs rung work requests: the thread that rang by a call (CPU post, host stream), or the

@@ -39,6 +39,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #allocateDevice}. Bytes that touch GPU memory move through the CUDA driver on a stream of the
  * NIC's own, in the process that executes the request; a peer process maps this NIC's GPU memory through
  * CUDA IPC. The CUDA binding is loaded only once device memory is allocated here or met at a peer.
+ *
+ * <p>A peer on another host (or any peer, with {@link Transport#UCX}) is reached over UCX: see
+ * {@link SwNicConfig#transport()} and {@code docs/ucx.md}.
  */
 public final class SoftwareNic implements Nic {
     static final System.Logger LOG = System.getLogger(SoftwareNic.class.getName());

@@ -29,8 +29,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #onResponse} runs on the UCX progress thread and takes the same lock.
  */
 final class UcxLink {
-    private static final int MAX_SGE = 8;
-
     private final ShmQueuePair qp;
     private final UcxNet net;
     private final UcxNet.UcxPeer peer;
@@ -41,10 +39,8 @@ final class UcxLink {
     // Under the queue pair's execution lock.
     private long inFlight = -1;
     private long stallSince;
-    private final MemorySegment[] dstSeg = new MemorySegment[MAX_SGE];
-    private final long[] dstOff = new long[MAX_SGE];
-    private final int[] dstLen = new int[MAX_SGE];
-    private int dstCount;
+    /** The request's local buffers: the payload's sources, or where a READ's bytes or an atomic's value go. */
+    private final UcxPieces local = new UcxPieces();
 
     private volatile String failure;
     private volatile ErrorDetail peerEnded;
@@ -106,7 +102,7 @@ final class UcxLink {
         boolean carriesPayload = op == Opcode.SEND || op == Opcode.SEND_WITH_IMM || op == Opcode.RDMA_WRITE
                 || op == Opcode.RDMA_WRITE_WITH_IMM;
         // The local buffers: the payload's sources, or where a READ's bytes and an atomic's original value go.
-        dstCount = 0;
+        local.clear();
         long data = 0;
         Object keep = null;
         if ((flags & SendFlags.INLINE) != 0) {
@@ -135,22 +131,15 @@ final class UcxLink {
                 if (mr.isDevice()) {
                     return fail(index, CompletionStatus.LOC_QP_OP_ERR, ErrorDetail.DEVICE_OVER_UCX);
                 }
-                dstSeg[dstCount] = mr.region().segment();
-                dstOff[dstCount] = mr.offset() + (addr - mr.address());
-                dstLen[dstCount] = len;
-                dstCount++;
+                local.add(mr.region().segment(), mr.offset() + (addr - mr.address()), len);
             }
             if (carriesPayload) {
-                if (dstCount == 1) {
-                    data = dstSeg[0].address() + dstOff[0];
-                } else if (dstCount > 1) {
+                if (local.count == 1) {
+                    data = local.seg[0].address() + local.off[0];
+                } else if (local.count > 1) {
                     // A gather list travels as one message: gather it into a buffer the send keeps.
                     MemorySegment gathered = Arena.ofAuto().allocate(length);
-                    long at = 0;
-                    for (int i = 0; i < dstCount; i++) {
-                        MemorySegment.copy(dstSeg[i], dstOff[i], gathered, at, dstLen[i]);
-                        at += dstLen[i];
-                    }
+                    local.gatherInto(gathered);
                     data = gathered.address();
                     keep = gathered;
                 }
@@ -181,6 +170,7 @@ final class UcxLink {
     }
 
     /** The response to the request in flight: completes it (or stalls it), then runs what was rung since. */
+    @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
     void onResponse(MemorySegment h, UcpAmData data) {
         heard();
         long seq = h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE);
@@ -201,9 +191,9 @@ final class UcxLink {
                         receiveRead(seq, data, length);
                         return;
                     }
-                    scatter(data.getDataAddress(), length);
+                    local.scatterFrom(MemorySegment.ofAddress(data.getDataAddress()).reinterpret(length));
                 } else if (op.isAtomic()) {
-                    dstSeg[0].set(JAVA_LONG, dstOff[0], original);
+                    local.seg[0].set(JAVA_LONG, local.off[0], original);
                 }
                 finish(seq, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
             } else if (status == CompletionStatus.RNR_RETRY_EXC_ERR && detail == ErrorDetail.RNR_TIMEOUT) {
@@ -229,22 +219,11 @@ final class UcxLink {
         qp.ring();
     }
 
-    @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
-    private void scatter(long address, int length) {
-        MemorySegment src = MemorySegment.ofAddress(address).reinterpret(length);
-        long at = 0;
-        for (int i = 0; i < dstCount && at < length; i++) {
-            int n = (int) Math.min(dstLen[i], length - at);
-            MemorySegment.copy(src, at, dstSeg[i], dstOff[i], n);
-            at += n;
-        }
-    }
-
     /** Receives a rendezvous READ response; under the lock, then the callback takes the lock again. */
     private void receiveRead(long seq, UcpAmData data, int length) {
-        boolean direct = dstCount == 1;
+        boolean direct = local.count == 1;
         MemorySegment temp = direct ? null : Arena.ofAuto().allocate(length);
-        long target = direct ? dstSeg[0].address() + dstOff[0] : temp.address();
+        long target = direct ? local.seg[0].address() + local.off[0] : temp.address();
         data.receive(target, new UcxCallback() {
             @Override
             public void onSuccess(UcpRequest request) {
@@ -252,7 +231,7 @@ final class UcxLink {
                 try {
                     if (inFlight == seq) {
                         if (!direct) {
-                            scatter(temp.address(), length);
+                            local.scatterFrom(temp);
                         }
                         finish(seq, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
                     }

@@ -30,7 +30,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * initiator's send CQE carries; nothing is written outside a checked range.
  */
 final class UcxTarget {
-    private static final int MAX_SGE = 8;
 
     private final SoftwareNic nic;
     private final UcxNet net;
@@ -137,23 +136,6 @@ final class UcxTarget {
         }
     }
 
-    /** Destination pieces of one request: segments (region mappings) and offsets. */
-    private static final class Pieces {
-        final MemorySegment[] seg = new MemorySegment[MAX_SGE];
-        final long[] off = new long[MAX_SGE];
-        final int[] len = new int[MAX_SGE];
-        int count;
-        long capacity;
-
-        void add(MemorySegment s, long o, int l) {
-            seg[count] = s;
-            off[count] = o;
-            len[count] = l;
-            count++;
-            capacity += l;
-        }
-    }
-
     private void send(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op, int length) {
         long slot = self.claimed();
         if (!self.isPosted(slot)) {
@@ -164,8 +146,8 @@ final class UcxTarget {
         long e = self.rqe(slot);
         long recvWrId = q.get(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID);
         int n = q.get(JAVA_INT, e + Layouts.Rqe.OFF_NUM_SGE);
-        Pieces dst = new Pieces();
-        boolean valid = n >= 0 && n <= MAX_SGE;
+        UcxPieces dst = new UcxPieces();
+        boolean valid = n >= 0 && n <= UcxPieces.MAX;
         ErrorDetail why = ErrorDetail.RECV_BUFFER_INVALID;
         for (int i = 0; valid && i < n; i++) {
             long s = e + Layouts.Rqe.OFF_SGE + i * Layouts.Sge.SIZE;
@@ -232,7 +214,7 @@ final class UcxTarget {
                 return;
             }
         }
-        Pieces dst = new Pieces();
+        UcxPieces dst = new UcxPieces();
         dst.add(mr.region(), mr.segmentOffset(raddr), length);
         long s = slot;
         long wrId = recvWrId;
@@ -306,7 +288,7 @@ final class UcxTarget {
      * rendezvous (straight into a single piece, or into a buffer that is then scattered).
      */
     @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
-    private void deliver(UcpAmData data, int length, Pieces dst, Runnable done, Runnable failed) {
+    private void deliver(UcpAmData data, int length, UcxPieces dst, Runnable done, Runnable failed) {
         if (length == 0) {
             done.run();
             return;
@@ -316,7 +298,7 @@ final class UcxTarget {
             return;
         }
         if (data.isDataValid()) {
-            scatter(MemorySegment.ofAddress(data.getDataAddress()).reinterpret(length), dst);
+            dst.scatterFrom(MemorySegment.ofAddress(data.getDataAddress()).reinterpret(length));
             done.run();
             return;
         }
@@ -327,7 +309,7 @@ final class UcxTarget {
             @Override
             public void onSuccess(UcpRequest request) {
                 if (!direct) {
-                    scatter(temp, dst);
+                    dst.scatterFrom(temp);
                 }
                 done.run();
             }
@@ -337,14 +319,5 @@ final class UcxTarget {
                 failed.run();
             }
         });
-    }
-
-    private static void scatter(MemorySegment src, Pieces dst) {
-        long at = 0;
-        for (int i = 0; i < dst.count && at < src.byteSize(); i++) {
-            int n = (int) Math.min(dst.len[i], src.byteSize() - at);
-            MemorySegment.copy(src, at, dst.seg[i], dst.off[i], n);
-            at += n;
-        }
     }
 }
