@@ -1017,6 +1017,14 @@ public final class Mp implements AutoCloseable {
 
     /** Retries an operation refused for a full queue after reaping, as LibMP does, until the wait timeout. */
     private <T> T retryFull(java.util.function.Supplier<T> op) {
+        try {
+            return op.get();
+        } catch (QueueFullException e) {
+            return retryFullSlowly(op);
+        }
+    }
+
+    private <T> T retryFullSlowly(java.util.function.Supplier<T> op) {
         long deadline = System.nanoTime() + config.waitTimeout().toNanos();
         for (;;) {
             try {

@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.memop;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.WaitProgress;
 
 import java.lang.invoke.VarHandle;
 import java.util.function.BooleanSupplier;
@@ -127,7 +128,9 @@ public final class HostMemops {
         idler.reset();
         long start = System.nanoTime();
         for (int i = 1; ; i++) {
-            idler.idle();
+            if (WaitProgress.run() == 0) {
+                idler.idle();
+            }
             seen = narrow ? word.getAcquire32() : word.getAcquire64();
             if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
                 return;

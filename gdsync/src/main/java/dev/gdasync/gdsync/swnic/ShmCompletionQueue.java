@@ -54,6 +54,12 @@ final class ShmCompletionQueue implements CompletionQueue {
     private long waitsPrepared;
 
     private final Runnable onEmpty;
+    /**
+     * Whether the last poll found an entry (CPU thread only). The empty poll that ends a drain loop does not run
+     * {@link #onEmpty}: the thread is about to act on what it found, and a transport progressed there would spend
+     * that time (and send what it could have carried on the thread's next request).
+     */
+    private boolean lastFound;
 
     /**
      * @param name         for messages
@@ -105,14 +111,21 @@ final class ShmCompletionQueue implements CompletionQueue {
         int s = (int) (index & mask);
         long off = slot(s);
         if (!Cqes.isWritten(seg, off, index)) {
+            if (lastFound) {
+                lastFound = false;
+                return 0;
+            }
             onEmpty.run();
-            return 0;
+            if (!Cqes.isWritten(seg, off, index)) {
+                return 0; // else the transport just wrote it: take it now rather than at the next poll
+            }
         }
         if (index < waitsPrepared && (int) INT.getAcquire(seg, release + s * 4L) != (int) (index + 1)) {
             return 0; // a prepared wait has not released this entry yet
         }
         Cqes.read(seg, off, index, out);
         POLLED.setRelease(this, index + 1);
+        lastFound = true;
         return 1;
     }
 

@@ -683,18 +683,18 @@ final class ShmQueuePair implements QueuePair {
     }
 
     /**
-     * Runs the completion of a receive that this NIC's UCX target claimed, unless the queue pair has left the
-     * ready state meanwhile (its unfinished receives were flushed then, and must not complete twice).
+     * Completes a receive that this NIC's UCX target claimed, unless the queue pair has left the ready state
+     * meanwhile (its unfinished receives were flushed then, and must not complete twice).
      *
-     * @param completion writes the receive's CQE
-     * @return whether it ran
+     * @return whether it completed
      */
-    boolean completeClaimedWhileReady(Runnable completion) {
+    boolean completeClaimedWhileReady(RemoteQp self, long slot, long wrId, int length, int imm, boolean hasImm,
+                                      CompletionOpcode opcode, CompletionStatus status, ErrorDetail detail) {
         synchronized (flushLock) {
             if (state != QpState.READY) {
                 return false;
             }
-            completion.run();
+            self.complete(slot, wrId, length, imm, hasImm, opcode, status, detail);
             return true;
         }
     }

@@ -6,9 +6,6 @@ import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.SendFlags;
-import org.openucx.jucx.UcxCallback;
-import org.openucx.jucx.ucp.UcpAmData;
-import org.openucx.jucx.ucp.UcpRequest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,6 +38,26 @@ final class UcxLink {
     private long stallSince;
     /** The request's local buffers: the payload's sources, or where a READ's bytes or an atomic's value go. */
     private final UcxPieces local = new UcxPieces();
+
+    // The request being sent, set under the execution lock and read by the send task (under the worker's turn).
+    private int reqOpcode;
+    private int reqFlags;
+    private long reqSequence;
+    private long reqRemote;
+    private long reqRkey;
+    private long reqOperand;
+    private long reqSwap;
+    private int reqImm;
+    private int reqLength;
+    private long reqData;
+    private long reqDataLength;
+    private Object reqKeep;
+    private final Runnable sendRequest = this::sendRequest;
+
+    // Under the worker's turn: the acknowledgement owed to the peer for its last request, if any.
+    private long ackDue;
+    private int ackLength;
+    private boolean ackQueued;
 
     private volatile String failure;
     private volatile ErrorDetail peerEnded;
@@ -145,39 +162,96 @@ final class UcxLink {
                 }
             }
         }
-        MemorySegment h = UcxWire.header(UcxWire.REQUEST, peerToken, qp.token());
-        UcxWire.u8(h, UcxWire.OFF_OPCODE, op.code());
-        UcxWire.u8(h, UcxWire.OFF_FLAGS, flags);
-        h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, index);
-        h.set(UcxWire.LONG, UcxWire.OFF_REMOTE, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_REMOTE_ADDR));
-        h.set(UcxWire.LONG, UcxWire.OFF_RKEY, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY));
-        h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_COMPARE_ADD));
-        h.set(UcxWire.LONG, UcxWire.OFF_SWAP, sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_SWAP));
-        h.set(UcxWire.INT, UcxWire.OFF_IMM, sq.get(JAVA_INT, w + Layouts.Wqe.OFF_IMM));
-        h.set(UcxWire.INT, UcxWire.OFF_LENGTH, length);
+        reqOpcode = op.code();
+        reqFlags = flags;
+        reqSequence = index;
+        reqRemote = sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_REMOTE_ADDR);
+        reqRkey = sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_RKEY);
+        reqOperand = sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_COMPARE_ADD);
+        reqSwap = sq.get(JAVA_LONG, w + Layouts.Wqe.OFF_SWAP);
+        reqImm = sq.get(JAVA_INT, w + Layouts.Wqe.OFF_IMM);
+        reqLength = length;
+        reqData = carriesPayload ? data : 0;
+        reqDataLength = carriesPayload ? length : 0;
+        reqKeep = keep;
         inFlight = index;
         inFlightSince = System.nanoTime();
-        Object held = keep;
-        net.send(peer, h, carriesPayload ? data : 0, carriesPayload ? length : 0, new Object[]{h, held}, this::sendFailed);
+        net.withTurn(sendRequest);
         return WqeExecutor.IN_FLIGHT;
     }
 
-    private void sendFailed(String message) {
+    /** Sends the request {@link #execute} set up, with the acknowledgement owed to the peer if any; under the turn. */
+    private void sendRequest() {
+        MemorySegment h = UcxWire.start(net.takeHeader(), UcxWire.REQUEST, peerToken, qp.token());
+        UcxWire.u8(h, UcxWire.OFF_OPCODE, reqOpcode);
+        UcxWire.u8(h, UcxWire.OFF_FLAGS, reqFlags);
+        h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, reqSequence);
+        h.set(UcxWire.LONG, UcxWire.OFF_REMOTE, reqRemote);
+        h.set(UcxWire.LONG, UcxWire.OFF_RKEY, reqRkey);
+        h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, reqOperand);
+        h.set(UcxWire.LONG, UcxWire.OFF_SWAP, reqSwap);
+        h.set(UcxWire.INT, UcxWire.OFF_IMM, reqImm);
+        h.set(UcxWire.INT, UcxWire.OFF_LENGTH, reqLength);
+        if (ackDue != 0) {
+            h.set(UcxWire.LONG, UcxWire.OFF_ACK, ackDue);
+            h.set(UcxWire.INT, UcxWire.OFF_ACK_LENGTH, ackLength);
+            ackDue = 0;
+        }
+        net.sendNow(peer, h, reqData, reqDataLength, reqKeep, this);
+    }
+
+    /**
+     * This NIC's target executed the peer's request {@code sequence} successfully and has nothing to return: the
+     * acknowledgement rides on this link's next request, or goes on its own at the worker's next quiet turn
+     * (LibMP's ping-pongs and exchanges answer at once, so most need no message of their own). Under the turn.
+     *
+     * @param sequence the request's sequence
+     * @param length   its byte count
+     */
+    void owe(long sequence, int length) {
+        ackDue = sequence + 1;
+        ackLength = length;
+        if (!ackQueued) {
+            ackQueued = true;
+            net.ackDue(this);
+        }
+    }
+
+    /** Sends the acknowledgement owed, if it did not ride on a request meanwhile; under the turn. @return 1 if sent */
+    int flushAck() {
+        ackQueued = false;
+        if (ackDue == 0) {
+            return 0;
+        }
+        MemorySegment h = UcxWire.start(net.takeHeader(), UcxWire.RESPONSE, peerToken, qp.token());
+        UcxWire.u8(h, UcxWire.OFF_STATUS, CompletionStatus.SUCCESS.code());
+        h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, ackDue - 1);
+        h.set(UcxWire.INT, UcxWire.OFF_LENGTH, ackLength);
+        ackDue = 0;
+        net.sendNow(peer, h, 0, 0, null, null);
+        return 1;
+    }
+
+    void sendFailed(String message) {
         if (failure == null) {
             failure = message;
         }
         qp.nic.wakeAgent();
     }
 
-    /** The response to the request in flight: completes it (or stalls it), then runs what was rung since. */
-    @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
-    void onResponse(MemorySegment h, UcpAmData data) {
+    /**
+     * The answer to the request in flight (a response, or an acknowledgement on a request of the peer): completes
+     * it (or stalls it), then runs what was rung since.
+     *
+     * @param seq      the request's sequence
+     * @param status   how it ended
+     * @param detail   why, when it failed
+     * @param length   its byte count
+     * @param original an atomic's original value
+     * @param data     a READ's bytes, or null
+     */
+    void onResponse(long seq, CompletionStatus status, ErrorDetail detail, int length, long original, UcxNet.AmData data) {
         heard();
-        long seq = h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE);
-        CompletionStatus status = CompletionStatus.ofCode(UcxWire.u8(h, UcxWire.OFF_STATUS));
-        ErrorDetail detail = ErrorDetail.ofCode(h.get(UcxWire.INT, UcxWire.OFF_DETAIL));
-        int length = h.get(UcxWire.INT, UcxWire.OFF_LENGTH);
-        long original = h.get(UcxWire.LONG, UcxWire.OFF_OPERAND);
         qp.lockForTransport();
         try {
             if (inFlight != seq) {
@@ -185,13 +259,17 @@ final class UcxLink {
             }
             Opcode op = Opcode.ofCode(qp.seg.get(JAVA_BYTE, qp.wqe(seq) + Layouts.Wqe.OFF_OPCODE) & 0xff);
             if (status == CompletionStatus.SUCCESS) {
-                if (op == Opcode.RDMA_READ && length > 0) {
-                    if (!data.isDataValid()) {
-                        // A large READ arrives by rendezvous: receive it, then finish on the receive's callback.
+                if (op == Opcode.RDMA_READ && length > 0 && data != null) {
+                    if (data.length != length) {
+                        finish(seq, CompletionStatus.GENERAL_ERR, ErrorDetail.MALFORMED_REQUEST, 0);
+                        return;
+                    }
+                    if (data.rendezvous) {
+                        // A large READ arrives by rendezvous: receive it, then finish when it has landed.
                         receiveRead(seq, data, length);
                         return;
                     }
-                    local.scatterFrom(MemorySegment.ofAddress(data.getDataAddress()).reinterpret(length));
+                    local.scatterFrom(data.bytes());
                 } else if (op.isAtomic()) {
                     local.seg[0].set(JAVA_LONG, local.off[0], original);
                 }
@@ -219,32 +297,28 @@ final class UcxLink {
         qp.ring();
     }
 
-    /** Receives a rendezvous READ response; under the lock, then the callback takes the lock again. */
-    private void receiveRead(long seq, UcpAmData data, int length) {
+    /** Receives a rendezvous READ response; under the lock, then its landing takes the lock again. */
+    private void receiveRead(long seq, UcxNet.AmData data, int length) {
         boolean direct = local.count == 1;
         MemorySegment temp = direct ? null : Arena.ofAuto().allocate(length);
         long target = direct ? local.seg[0].address() + local.off[0] : temp.address();
-        data.receive(target, new UcxCallback() {
-            @Override
-            public void onSuccess(UcpRequest request) {
-                qp.lockForTransport();
-                try {
-                    if (inFlight == seq) {
-                        if (!direct) {
-                            local.scatterFrom(temp);
-                        }
-                        finish(seq, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
+        net.receive(data, target, ok -> {
+            if (!ok) {
+                sendFailed("UCX receive of a READ response failed");
+                return;
+            }
+            qp.lockForTransport();
+            try {
+                if (inFlight == seq) {
+                    if (!direct) {
+                        local.scatterFrom(temp);
                     }
-                } finally {
-                    qp.unlockForTransport();
+                    finish(seq, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
                 }
-                qp.ring();
+            } finally {
+                qp.unlockForTransport();
             }
-
-            @Override
-            public void onError(int ucxStatus, String message) {
-                sendFailed("UCX receive of a READ response failed: " + message);
-            }
+            qp.ring();
         });
     }
 
@@ -341,8 +415,8 @@ final class UcxLink {
             return;
         }
         lastPing = now;
-        MemorySegment h = UcxWire.header(UcxWire.PING, peerToken, qp.token());
-        net.send(peer, h, 0, 0, h, m -> { });
+        net.withTurn(() -> net.sendNow(peer, UcxWire.start(net.takeHeader(), UcxWire.PING, peerToken, qp.token()), 0, 0,
+                null, null));
     }
 
     /** @return what UCX reported, if anything */
@@ -357,10 +431,13 @@ final class UcxLink {
      * @param why {@link ErrorDetail#PEER_CLOSED} or {@link ErrorDetail#PEER_QP_ERROR}
      */
     void sendEnded(ErrorDetail why) {
-        MemorySegment h = UcxWire.header(UcxWire.CLOSE, peerToken, qp.token());
-        h.set(UcxWire.INT, UcxWire.OFF_DETAIL, why.code());
         if (peer.failure == null) {
-            net.send(peer, h, 0, 0, h, m -> { });
+            net.withTurn(() -> {
+                flushAck(); // what the target executed is acknowledged before the close
+                MemorySegment h = UcxWire.start(net.takeHeader(), UcxWire.CLOSE, peerToken, qp.token());
+                h.set(UcxWire.INT, UcxWire.OFF_DETAIL, why.code());
+                net.sendNow(peer, h, 0, 0, null, null);
+            });
         }
     }
 

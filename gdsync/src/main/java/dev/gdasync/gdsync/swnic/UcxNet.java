@@ -1,22 +1,29 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.ucx.UcpCalls;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
-import org.openucx.jucx.UcxCallback;
-import org.openucx.jucx.ucp.UcpAmData;
-import org.openucx.jucx.ucp.UcpConstants;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
-import org.openucx.jucx.ucs.UcsConstants;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.WaitProgress;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -28,16 +35,22 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 
 /**
- * A software NIC's UCX side: one thread-safe UCP worker, its address (which the NIC's endpoint descriptors
- * carry), one UCP endpoint per peer NIC, and the progress thread that receives the transport's active
- * messages and runs their handlers ({@link UcxTarget} for requests, {@link UcxLink} for responses).
+ * A software NIC's UCX side: one UCP worker, its address (which the NIC's endpoint descriptors carry), one UCP
+ * endpoint per peer NIC, and the progress thread. The worker's active messages are handled by {@link UcxTarget}
+ * (requests) and {@link UcxLink} (responses and acknowledgements).
  *
- * <p>Only the progress thread touches the worker: threads that execute work (the ringing thread, the agent)
- * hand it their sends and endpoint creations as tasks. It spins while messages flow, then yields, then parks
- * for growing intervals (up to a millisecond) until a task ({@link #wake()}) or the interval wakes it.
+ * <p>The worker is single-threaded: whichever thread holds its turn ({@link #turn}) calls it. A thread that polls
+ * a completion queue takes the turn to progress the worker itself ({@link #tryProgress}), so it receives its own
+ * messages with no hand-over; a thread that executes work sends at once when it gets the turn, else leaves the
+ * send as a task for the holder ({@link #withTurn}). The progress thread takes the turn when nobody polls: it
+ * spins while messages flow, then yields, then parks for growing intervals (up to a millisecond) until a task
+ * ({@link #wake()}) or the interval wakes it; while polling threads progress the worker it stands by.
+ *
+ * <p>JUCX makes the context, the worker and the endpoints; the message path (sends, progress, the handler,
+ * rendezvous receives) calls UCP through FFM on the same handles ({@link UcpCalls}).
  */
 final class UcxNet implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UcxNet.class.getName());
@@ -50,35 +63,87 @@ final class UcxNet implements AutoCloseable {
 
     private final SoftwareNic nic;
     private final UcpWorker worker;
+    /** The worker's native handle. */
+    private final long workerHandle;
     private final byte[] address;
     private final UcxTarget target;
     private final Map<String, UcxPeer> peers = new HashMap<>();
     private final Thread progress;
+    private final IntSupplier waitHook = this::tryProgress;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /** Held by whichever thread progresses the worker: the progress thread, or a thread polling a CQ. */
-    private final ReentrantLock turn = new ReentrantLock();
+    private final WorkerTurn turn = new WorkerTurn();
     private volatile boolean running = true;
     private volatile boolean sleeping;
     /** Whether the progress thread was started: read on every empty CQ poll, so a plain flag. */
     private volatile boolean started;
-    /** When a polling thread last took (or tried to take) the worker's turn. */
-    private volatile long externalTurn;
     /**
-     * A polling thread that took the turn this recently is taken to be polling still (it polls every
-     * microsecond or so); the progress thread then parks this long between looks.
+     * How often polling threads asked for a turn ({@link #tryProgress}); the progress thread stands by while it
+     * moves. A plain counter: a lost increment only delays that decision by one look.
      */
-    private static final long STAND_BY_NANOS = 20_000;
+    private long polls;
+    private static final VarHandle POLLS;
+
+    static {
+        try {
+            POLLS = MethodHandles.lookup().findVarHandle(UcxNet.class, "polls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+    /** The shortest and longest park of the progress thread while polling threads progress the worker. */
+    private static final long MIN_STAND_BY_NANOS = 20_000;
+    private static final long MAX_STAND_BY_NANOS = Long.getLong("gdasync.ucx.standby.max", 1_000_000L);
+
+    /** The headers, the request parameters and the handler's upcall stub; closed after the worker. */
+    private final Arena arena = Arena.ofShared();
+    /** Parameters of requests (the peer may answer on the reply endpoint) and of other messages. */
+    private final MemorySegment requestParams;
+    private final MemorySegment messageParams;
+    private final MemorySegment receiveParams;
+
+    // Under the turn.
+    private final ArrayDeque<MemorySegment> freeHeaders = new ArrayDeque<>();
+    private final ArrayList<Unfinished> unfinished = new ArrayList<>();
+    private final ArrayDeque<UcxLink> acksDue = new ArrayDeque<>();
+    /** The data of the message being handled. */
+    private final AmData amData = new AmData();
 
     /** A peer NIC as this NIC's worker reaches it; {@link #failure} is set when UCX reports it broken. */
     static final class UcxPeer {
         final UcpEndpoint endpoint;
+        /** The endpoint's native handle. */
+        final long handle;
         final String name;
         volatile String failure;
 
         UcxPeer(UcpEndpoint endpoint, String name) {
             this.endpoint = endpoint;
+            this.handle = endpoint.getNativeId();
             this.name = name;
         }
+    }
+
+    /**
+     * The data of an active message, valid during its handler: its bytes when they came with it (eager), else
+     * UCX's descriptor to receive them with {@link #receive} (rendezvous).
+     */
+    static final class AmData {
+        long address;
+        long length;
+        boolean rendezvous;
+
+        /** @return the bytes of an eager message */
+        @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
+        MemorySegment bytes() {
+            return MemorySegment.ofAddress(address).reinterpret(length);
+        }
+    }
+
+    /** What to do when a rendezvous receive ends. */
+    interface Landing {
+        /** @param ok whether the data arrived */
+        void landed(boolean ok);
     }
 
     private UcxNet(SoftwareNic nic) {
@@ -89,8 +154,18 @@ final class UcxNet implements AutoCloseable {
         ByteBuffer a = worker.getAddress();
         this.address = new byte[a.remaining()];
         a.get(address);
+        this.workerHandle = worker.getNativeId();
         this.target = new UcxTarget(nic, this);
-        worker.setAmRecvHandler(UcxWire.AM_ID, this::onMessage, UcpConstants.UCP_AM_FLAG_WHOLE_MSG);
+        this.requestParams = UcpCalls.sendParams(arena, UcpCalls.AM_SEND_FLAG_REPLY);
+        this.messageParams = UcpCalls.sendParams(arena, 0);
+        this.receiveParams = UcpCalls.sendParams(arena, 0);
+        MemorySegment handler = Linker.nativeLinker().upcallStub(ON_MESSAGE.bindTo(this), UcpCalls.AM_RECV_CALLBACK, arena);
+        int status = UcpCalls.setAmHandler(workerHandle, UcxWire.AM_ID, handler, arena);
+        if (status != UcpCalls.UCS_OK) {
+            worker.close();
+            arena.close();
+            throw new IllegalStateException("UCX refused the transport's message handler (status " + status + ")");
+        }
         this.progress = Thread.ofPlatform().daemon().name("gdasync-ucx-" + nic.name()).unstarted(this::run);
     }
 
@@ -111,9 +186,6 @@ final class UcxNet implements AutoCloseable {
         return address.clone();
     }
 
-    UcpWorker worker() {
-        return worker;
-    }
 
     /**
      * @param peerAddress a peer NIC's worker address
@@ -126,13 +198,14 @@ final class UcxNet implements AutoCloseable {
         if (!started) {
             started = true;
             progress.start(); // a NIC whose queue pairs never use UCX runs no progress thread
+            WaitProgress.add(waitHook); // streams waiting on completions progress the worker too
         }
         String key = HexFormat.of().formatHex(peerAddress);
         UcxPeer p = peers.get(key);
         if (p == null || p.failure != null) {
             String name = "peer " + key.substring(0, Math.min(16, key.length()));
             CompletableFuture<UcxPeer> made = new CompletableFuture<>();
-            onProgressThread(() -> {
+            withTurn(() -> {
                 try {
                     made.complete(newPeer(peerAddress, name, sameMachine));
                 } catch (RuntimeException e) {
@@ -181,18 +254,25 @@ final class UcxNet implements AutoCloseable {
         return p;
     }
 
-    /** Runs a task with the worker: at once when this thread has the worker's turn, else at the next turn. */
-    private void onProgressThread(Runnable task) {
+    /**
+     * Runs a task with the worker: at once when this thread has the worker's turn or can take it, else at the
+     * next turn (the progress thread is woken for it). Tasks run in the order they were handed over.
+     */
+    void withTurn(Runnable task) {
         if (turn.isHeldByCurrentThread()) {
+            if (!commands.isEmpty()) {
+                progressTasks(); // what was queued before it goes first
+            }
             task.run();
             return;
         }
         if (running && turn.tryLock()) {
-            // Nobody has the worker: run it here, after what was queued before it (order per peer).
             try {
                 if (running) {
-                    commands.add(task);
-                    progressTasks();
+                    if (!commands.isEmpty()) {
+                        progressTasks();
+                    }
+                    task.run();
                     return;
                 }
             } finally {
@@ -223,7 +303,7 @@ final class UcxNet implements AutoCloseable {
      * @return the events progressed, or 0 when another thread had the turn
      */
     int tryProgress() {
-        externalTurn = System.nanoTime();
+        POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
         if (!running || !turn.tryLock()) {
             return 0;
         }
@@ -234,13 +314,18 @@ final class UcxNet implements AutoCloseable {
         }
     }
 
-    /** One turn: queued tasks, then the worker. Caller holds {@link #turn}. */
+    /**
+     * One turn: queued tasks, the worker, sends UCX finished since; a turn in which nothing happened also sends
+     * the acknowledgements owed (no request of this NIC is about to carry them). Caller holds {@link #turn}.
+     */
     private int progressOnce() {
         int n = progressTasks();
-        try {
-            n += worker.progress();
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, nic.name() + ": UCX progress failed", e);
+        n += UcpCalls.progress(workerHandle);
+        if (!unfinished.isEmpty()) {
+            reapUnfinished();
+        }
+        if (n == 0 && !acksDue.isEmpty()) {
+            flushAcks();
         }
         return n;
     }
@@ -250,34 +335,130 @@ final class UcxNet implements AutoCloseable {
         return started;
     }
 
-    /**
-     * Sends one message. The header and the data must stay unchanged until the send completes (the caller
-     * keeps them reachable through {@code keep}).
-     *
-     * @param peer     the peer
-     * @param header   the header, {@link UcxWire#SIZE} bytes
-     * @param data     the payload's address, or 0
-     * @param length   its length
-     * @param keep     objects to keep reachable until the send completed
-     * @param onFailed called with UCX's message if the send fails
-     */
-    void send(UcxPeer peer, MemorySegment header, long data, long length, Object keep, java.util.function.Consumer<String> onFailed) {
-        onProgressThread(() -> {
-            UcxCallback callback = new UcxCallback() {
-                @SuppressWarnings("unused")
-                private final Object held = keep;
+    // ---- sending (all under the turn) ----
 
-                @Override
-                public void onError(int status, String message) {
-                    onFailed.accept("UCX send failed: " + message + " (status " + status + ")");
-                }
-            };
-            try {
-                peer.endpoint.sendAmNonBlocking(UcxWire.AM_ID, header.address(), header.byteSize(), data, length, 0, callback);
-            } catch (RuntimeException e) {
-                onFailed.accept("UCX send failed: " + e.getMessage());
+    /**
+     * @return a cleared message header from the pool; it returns to the pool once UCX is done with the message
+     *         it is sent with. Caller holds the turn.
+     */
+    MemorySegment takeHeader() {
+        MemorySegment h = freeHeaders.poll();
+        if (h == null) {
+            MemorySegment chunk = arena.allocate(UcxWire.SIZE * HEADERS_PER_CHUNK, 8);
+            for (int i = 1; i < HEADERS_PER_CHUNK; i++) {
+                freeHeaders.add(chunk.asSlice(i * UcxWire.SIZE, UcxWire.SIZE));
             }
-        });
+            h = chunk.asSlice(0, UcxWire.SIZE);
+        }
+        return h;
+    }
+
+    private static final int HEADERS_PER_CHUNK = 32;
+
+    /** Returns a header that was not sent to the pool. Caller holds the turn. */
+    void releaseHeader(MemorySegment header) {
+        freeHeaders.add(header);
+    }
+
+    /**
+     * Sends one message; caller holds the turn. The header (from {@link #takeHeader}) and the data must stay
+     * unchanged until UCX is done with them: most small messages are done when this returns; the others are
+     * checked on each turn, and {@code keep} stays reachable until then.
+     *
+     * @param peer    the peer
+     * @param header  the header
+     * @param data    the payload's address, or 0
+     * @param length  its length
+     * @param keep    an object to keep reachable until UCX is done (a buffer the data lies in), or null
+     * @param failTo  the link told when the send fails, or null
+     */
+    void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
+        send(peer.handle, header, data, length, keep, failTo);
+    }
+
+    /**
+     * Sends one message through the reply endpoint of a message being handled (a request from a queue pair this
+     * NIC does not know); only from within that message's handler. Caller holds the turn.
+     */
+    void sendNow(long replyEndpoint, MemorySegment header, long data, long length) {
+        send(replyEndpoint, header, data, length, null, null);
+    }
+
+    private void send(long ep, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
+        boolean request = UcxWire.type(header) == UcxWire.REQUEST;
+        long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), UcxWire.SIZE, data, length,
+                request ? requestParams : messageParams);
+        if (r == 0) {
+            freeHeaders.add(header);
+        } else if (UcpCalls.isError(r)) {
+            freeHeaders.add(header);
+            if (failTo != null) {
+                failTo.sendFailed("UCX send failed (status " + UcpCalls.errorStatus(r) + ")");
+            }
+        } else {
+            unfinished.add(new Unfinished(r, header, keep, failTo, null));
+        }
+    }
+
+    /**
+     * Receives the data of a rendezvous message into {@code buffer}; only from within that message's handler.
+     * Caller holds the turn; {@code then} runs under the turn when the data is in (at once, or on a later turn).
+     */
+    void receive(AmData data, long buffer, Landing then) {
+        long r = UcpCalls.amRecvData(workerHandle, data.address, buffer, data.length, receiveParams);
+        if (r == 0) {
+            then.landed(true);
+        } else if (UcpCalls.isError(r)) {
+            then.landed(false);
+        } else {
+            unfinished.add(new Unfinished(r, null, null, null, then));
+        }
+    }
+
+    /**
+     * A send or receive UCX has not finished: a send's header and data are UCX's until it has; a receive's
+     * landing runs when it has.
+     */
+    private record Unfinished(long request, MemorySegment header, Object keep, UcxLink failTo, Landing landing) {
+    }
+
+    private void reapUnfinished() {
+        for (int i = 0; i < unfinished.size(); ) {
+            Unfinished u = unfinished.get(i);
+            int status = UcpCalls.requestStatus(u.request);
+            if (status == UcpCalls.UCS_INPROGRESS) {
+                i++;
+                continue;
+            }
+            unfinished.remove(i);
+            UcpCalls.requestFree(u.request);
+            if (u.header != null) {
+                freeHeaders.add(u.header);
+            }
+            if (status != UcpCalls.UCS_OK && u.failTo != null) {
+                u.failTo.sendFailed("UCX send failed (status " + status + ")");
+            }
+            if (u.landing != null) {
+                u.landing.landed(status == UcpCalls.UCS_OK);
+            }
+        }
+    }
+
+    /**
+     * A link owes its peer an acknowledgement ({@link UcxLink#owe}); it rides on the link's next request, or goes
+     * on its own at the next quiet turn. Caller holds the turn.
+     */
+    void ackDue(UcxLink link) {
+        acksDue.add(link);
+    }
+
+    /** Sends the acknowledgements still owed. Caller holds the turn. @return how many went */
+    private int flushAcks() {
+        int n = 0;
+        for (UcxLink l; (l = acksDue.poll()) != null; ) {
+            n += l.flushAck();
+        }
+        return n;
     }
 
     /** Wakes the progress thread if it parks. */
@@ -287,20 +468,46 @@ final class UcxNet implements AutoCloseable {
         }
     }
 
-    @SuppressWarnings("restricted") // the header UCX hands the handler is native memory of the given size
-    private int onMessage(long headerAddress, long headerSize, UcpAmData data, UcpEndpoint replyEp) {
-        if (headerSize < UcxWire.SIZE) {
-            LOG.log(System.Logger.Level.WARNING, nic.name() + ": dropped a UCX message with a " + headerSize + "-byte header");
-            return UcsConstants.STATUS.UCS_OK;
-        }
-        MemorySegment h = MemorySegment.ofAddress(headerAddress).reinterpret(headerSize);
+    private static final MethodHandle ON_MESSAGE;
+
+    static {
         try {
+            ON_MESSAGE = MethodHandles.lookup().findVirtual(UcxNet.class, "onMessage", MethodType.methodType(int.class,
+                    MemorySegment.class, MemorySegment.class, long.class, MemorySegment.class, long.class, MemorySegment.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The active-message handler (an upcall from {@code ucp_worker_progress}, under the turn). It must not throw:
+     * an exception leaving an upcall ends the JVM.
+     */
+    @SuppressWarnings("restricted") // the header and parameters UCX hands the handler: native memory of known size
+    private int onMessage(MemorySegment arg, MemorySegment header, long headerSize, MemorySegment data, long length,
+                          MemorySegment param) {
+        try {
+            if (headerSize < UcxWire.SIZE) {
+                LOG.log(System.Logger.Level.WARNING, nic.name() + ": dropped a UCX message with a " + headerSize + "-byte header");
+                return UcpCalls.UCS_OK;
+            }
+            MemorySegment h = header.reinterpret(headerSize);
+            MemorySegment p = param.reinterpret(UcpCalls.RECV_PARAM_SIZE);
+            long attributes = p.get(ValueLayout.JAVA_LONG, 0);
+            AmData d = amData;
+            d.address = data.address();
+            d.length = length;
+            d.rendezvous = (attributes & UcpCalls.AM_RECV_ATTR_FLAG_RNDV) != 0;
             switch (UcxWire.type(h)) {
-                case UcxWire.REQUEST -> target.onRequest(h, data, replyEp);
+                case UcxWire.REQUEST -> target.onRequest(h, d, (attributes & UcpCalls.AM_RECV_ATTR_FIELD_REPLY_EP) != 0
+                        ? p.get(ValueLayout.JAVA_LONG, UcpCalls.OFF_REPLY_EP) : 0);
                 case UcxWire.RESPONSE -> {
                     UcxLink link = linkOf(h);
                     if (link != null) {
-                        link.onResponse(h, data);
+                        link.onResponse(h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE),
+                                CompletionStatus.ofCode(UcxWire.u8(h, UcxWire.OFF_STATUS)),
+                                ErrorDetail.ofCode(h.get(UcxWire.INT, UcxWire.OFF_DETAIL)),
+                                h.get(UcxWire.INT, UcxWire.OFF_LENGTH), h.get(UcxWire.LONG, UcxWire.OFF_OPERAND), d);
                     }
                 }
                 case UcxWire.PING -> {
@@ -319,10 +526,14 @@ final class UcxNet implements AutoCloseable {
                 default -> LOG.log(System.Logger.Level.WARNING, nic.name() + ": dropped a UCX message of type "
                         + UcxWire.type(h));
             }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, nic.name() + ": a UCX message handler failed", e);
+        } catch (Throwable t) {
+            try {
+                LOG.log(System.Logger.Level.WARNING, nic.name() + ": a UCX message handler failed", t);
+            } catch (Throwable ignored) {
+                // nothing may leave the upcall
+            }
         }
-        return UcsConstants.STATUS.UCS_OK;
+        return UcpCalls.UCS_OK;
     }
 
     /**
@@ -344,16 +555,31 @@ final class UcxNet implements AutoCloseable {
         // worker's own wait (ucp_worker_wait) is not used: UCX's shared-memory transports do not wake it, and
         // a message would sit until some other event.
         BackoffIdler idler = new BackoffIdler(IDLE);
+        long seenPolls = (long) POLLS.getOpaque(this);
+        long standBy = MIN_STAND_BY_NANOS;
         while (running) {
-            if (System.nanoTime() - externalTurn < STAND_BY_NANOS && commands.isEmpty()) {
-                // A thread that polls a completion queue progresses the worker: stand by rather than compete
-                // with it for the CPU (on a machine with few CPUs both would spin).
+            long p = (long) POLLS.getOpaque(this);
+            if (p != seenPolls && commands.isEmpty()) {
+                // A thread that polls a completion queue progresses the worker: stand by rather than compete with
+                // it for the CPU (on a machine with few CPUs both would spin). Acknowledgements it left owed when
+                // it stopped polling are sent here; while there are none, the look-outs grow rarer.
+                seenPolls = p;
+                int owed = 0;
+                if (turn.tryLock()) {
+                    try {
+                        owed = running ? flushAcks() : 0;
+                    } finally {
+                        turn.unlock();
+                    }
+                }
+                standBy = owed > 0 ? MIN_STAND_BY_NANOS : Math.min(MAX_STAND_BY_NANOS, standBy << 1);
                 sleeping = true;
-                LockSupport.parkNanos(STAND_BY_NANOS);
+                LockSupport.parkNanos(standBy);
                 sleeping = false;
                 idler.reset();
                 continue;
             }
+            standBy = MIN_STAND_BY_NANOS;
             int n = 0;
             if (turn.tryLock()) {
                 try {
@@ -386,6 +612,7 @@ final class UcxNet implements AutoCloseable {
             all = new ArrayList<>(peers.values());
             peers.clear();
         }
+        WaitProgress.remove(waitHook);
         LockSupport.unpark(progress);
         try {
             if (started) {
@@ -398,10 +625,11 @@ final class UcxNet implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, nic.name() + ": the UCX progress thread did not stop; leaving the worker open");
             return;
         }
-        // Messages queued after the thread's last turn (a queue pair's close) still go out.
+        // Messages queued after the thread's last turn (a queue pair's close) and acknowledgements owed still go out.
         turn.lock();
         try {
             progressOnce();
+            flushAcks();
         } finally {
             turn.unlock();
         }
@@ -418,5 +646,6 @@ final class UcxNet implements AutoCloseable {
             }
         }
         worker.close();
+        arena.close();
     }
 }

@@ -28,6 +28,15 @@ final class UcxPieces {
         capacity += l;
     }
 
+    /** @return a copy of this list, for a transfer that ends after this one is reused */
+    UcxPieces copy() {
+        UcxPieces c = new UcxPieces();
+        for (int i = 0; i < count; i++) {
+            c.add(seg[i], off[i], len[i]);
+        }
+        return c;
+    }
+
     /** Copies {@code src} into the pieces in order, as far as both reach. */
     void scatterFrom(MemorySegment src) {
         long at = 0;

@@ -6,10 +6,6 @@ import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.QpState;
-import org.openucx.jucx.UcxCallback;
-import org.openucx.jucx.ucp.UcpAmData;
-import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRequest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,43 +35,56 @@ final class UcxTarget {
         this.net = net;
     }
 
-    /** Where to answer a request, and the request's identity. */
+    /**
+     * Where to answer a request, and the request's identity. The target's own instance is reused for every
+     * request answered during its handler; a transfer that ends later (by rendezvous) keeps a copy.
+     */
     private final class Answer {
-        private final UcpEndpoint replyEp;
-        private final UcxNet.UcxPeer peer;
-        private final long to;
-        private final long from;
-        private final long sequence;
+        /** UCX's reply endpoint of the message being handled, or 0. */
+        private long replyEp;
+        /** The queue pair's link when the request comes from its connected peer, else null. */
+        private UcxLink link;
+        private long to;
+        private long from;
+        private long sequence;
 
-        Answer(UcpEndpoint replyEp, UcxNet.UcxPeer peer, long to, long from, long sequence) {
+        Answer set(long replyEp, UcxLink link, long to, long from, long sequence) {
             this.replyEp = replyEp;
-            this.peer = peer;
+            this.link = link;
             this.to = to;
             this.from = from;
             this.sequence = sequence;
+            return this;
+        }
+
+        Answer copy() {
+            return new Answer().set(0, link, to, from, sequence);
         }
 
         void send(CompletionStatus status, ErrorDetail detail, int length, long operand, long data, long dataLength) {
-            MemorySegment h = UcxWire.header(UcxWire.RESPONSE, to, from);
+            MemorySegment h = UcxWire.start(net.takeHeader(), UcxWire.RESPONSE, to, from);
             UcxWire.u8(h, UcxWire.OFF_STATUS, status.code());
             h.set(UcxWire.INT, UcxWire.OFF_DETAIL, detail.code());
             h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, sequence);
             h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, operand);
             h.set(UcxWire.INT, UcxWire.OFF_LENGTH, length);
-            if (peer != null) {
-                net.send(peer, h, data, dataLength, h, m -> { });
-            } else {
+            if (link != null) {
+                net.sendNow(link.peer(), h, data, dataLength, null, null);
+            } else if (replyEp != 0) {
                 // Only from within the message handler: UCX's reply endpoint lives as long as the message.
-                replyEp.sendAmNonBlocking(UcxWire.AM_ID, h.address(), h.byteSize(), data, dataLength, 0,
-                        new UcxCallback() {
-                            @SuppressWarnings("unused")
-                            private final Object held = h;
-                        });
+                net.sendNow(replyEp, h, data, dataLength);
+            } else {
+                net.releaseHeader(h);
             }
         }
 
+        /** Executed, nothing to return: acknowledged later, on the link's next request if one goes soon. */
         void ok(int length) {
-            send(CompletionStatus.SUCCESS, ErrorDetail.NONE, length, 0, 0, 0);
+            if (link != null) {
+                link.owe(sequence, length);
+            } else {
+                send(CompletionStatus.SUCCESS, ErrorDetail.NONE, length, 0, 0, 0);
+            }
         }
 
         void error(CompletionStatus status, ErrorDetail detail) {
@@ -88,15 +97,33 @@ final class UcxTarget {
         }
     }
 
-    void onRequest(MemorySegment h, UcpAmData data, UcpEndpoint replyEp) {
+    private final Answer answer = new Answer();
+    /** The destination of an eager transfer; a rendezvous transfer gets its own. */
+    private final UcxPieces pieces = new UcxPieces();
+
+    /**
+     * Executes a request and answers it; under the worker's turn, within the message's handler.
+     *
+     * @param h       the request's header
+     * @param data    its payload
+     * @param replyEp UCX's endpoint to answer on, or 0
+     */
+    void onRequest(MemorySegment h, UcxNet.AmData data, long replyEp) {
         long to = h.get(UcxWire.LONG, UcxWire.OFF_TO);
         long from = h.get(UcxWire.LONG, UcxWire.OFF_FROM);
         long seq = h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE);
         ShmQueuePair qp = nic.queuePairByToken(to);
         UcxLink link = qp == null ? null : qp.ucxLink();
-        Answer answer = new Answer(replyEp, link != null && link.peerToken() == from ? link.peer() : null, from, to, seq);
-        if (link != null && link.peerToken() == from) {
+        boolean fromPeer = link != null && link.peerToken() == from;
+        Answer answer = this.answer.set(replyEp, fromPeer ? link : null, from, to, seq);
+        if (fromPeer) {
             link.heard();
+            long acked = h.get(UcxWire.LONG, UcxWire.OFF_ACK);
+            if (acked != 0) {
+                // The request also acknowledges this queue pair's own request in flight: complete that first.
+                link.onResponse(acked - 1, CompletionStatus.SUCCESS, ErrorDetail.NONE,
+                        h.get(UcxWire.INT, UcxWire.OFF_ACK_LENGTH), 0, null);
+            }
         }
         if (qp == null) {
             answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_CLOSED);
@@ -111,7 +138,7 @@ final class UcxTarget {
             answer.notReady(); // this queue pair has not connected yet
             return;
         }
-        if (link.peerToken() != from) {
+        if (!fromPeer) {
             answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
             return;
         }
@@ -136,7 +163,7 @@ final class UcxTarget {
         }
     }
 
-    private void send(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op, int length) {
+    private void send(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcxNet.AmData data, Answer answer, Opcode op, int length) {
         long slot = self.claimed();
         if (!self.isPosted(slot)) {
             answer.notReady();
@@ -146,7 +173,8 @@ final class UcxTarget {
         long e = self.rqe(slot);
         long recvWrId = q.get(JAVA_LONG, e + Layouts.Rqe.OFF_WR_ID);
         int n = q.get(JAVA_INT, e + Layouts.Rqe.OFF_NUM_SGE);
-        UcxPieces dst = new UcxPieces();
+        UcxPieces dst = pieces;
+        dst.clear();
         boolean valid = n >= 0 && n <= UcxPieces.MAX;
         ErrorDetail why = ErrorDetail.RECV_BUFFER_INVALID;
         for (int i = 0; valid && i < n; i++) {
@@ -178,21 +206,12 @@ final class UcxTarget {
             answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
             return;
         }
-        deliver(data, length, dst, () -> {
-            if (qp.completeClaimedWhileReady(() -> self.complete(slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV,
-                    CompletionStatus.SUCCESS, ErrorDetail.NONE))) {
-                answer.ok(length);
-            } else {
-                answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
-            }
-        }, () -> {
-            qp.completeClaimedWhileReady(() -> self.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV,
-                    CompletionStatus.GENERAL_ERR, ErrorDetail.RECV_BUFFER_INVALID));
-            answer.error(CompletionStatus.REM_OP_ERR, ErrorDetail.RECV_BUFFER_INVALID);
-        });
+        Received done = new Received(qp, self, slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV,
+                ErrorDetail.RECV_BUFFER_INVALID);
+        deliver(data, length, dst, answer, done);
     }
 
-    private void write(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcpAmData data, Answer answer, Opcode op,
+    private void write(ShmQueuePair qp, RemoteQp self, MemorySegment h, UcxNet.AmData data, Answer answer, Opcode op,
                        int length) {
         long raddr = h.get(UcxWire.LONG, UcxWire.OFF_REMOTE);
         RemoteNode.ResolvedMr mr = checkRemote(self, h, Access.REMOTE_WRITE, length, answer);
@@ -214,25 +233,48 @@ final class UcxTarget {
                 return;
             }
         }
-        UcxPieces dst = new UcxPieces();
+        UcxPieces dst = pieces;
+        dst.clear();
         dst.add(mr.region(), mr.segmentOffset(raddr), length);
-        long s = slot;
-        long wrId = recvWrId;
-        int imm = h.get(UcxWire.INT, UcxWire.OFF_IMM);
-        deliver(data, length, dst, () -> {
-            if (!withImm || qp.completeClaimedWhileReady(() -> self.complete(s, wrId, length, imm, true,
-                    CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, ErrorDetail.NONE))) {
-                answer.ok(length);
-            } else {
-                answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
-            }
-        }, () -> {
-            if (withImm) {
-                qp.completeClaimedWhileReady(() -> self.complete(s, wrId, 0, 0, false, CompletionOpcode.RECV_RDMA_WITH_IMM,
-                        CompletionStatus.GENERAL_ERR, ErrorDetail.BAD_RKEY));
-            }
+        Received done = withImm ? new Received(qp, self, slot, recvWrId, length, h.get(UcxWire.INT, UcxWire.OFF_IMM), true,
+                CompletionOpcode.RECV_RDMA_WITH_IMM, ErrorDetail.BAD_RKEY) : null;
+        deliver(data, length, dst, answer, done);
+    }
+
+    /**
+     * The receive a transfer completes (a SEND's, or a WRITE with immediate's), and the detail a transfer that
+     * fails gives it. Null for a plain WRITE, which completes no receive.
+     */
+    private record Received(ShmQueuePair qp, RemoteQp self, long slot, long wrId, int length, int imm, boolean hasImm,
+                            CompletionOpcode opcode, ErrorDetail failDetail) {
+        /** @return whether the receive completed (the queue pair is still ready) */
+        boolean complete() {
+            return qp.completeClaimedWhileReady(self, slot, wrId, length, imm, hasImm, opcode, CompletionStatus.SUCCESS,
+                    ErrorDetail.NONE);
+        }
+
+        void fail() {
+            qp.completeClaimedWhileReady(self, slot, wrId, 0, 0, false, opcode, CompletionStatus.GENERAL_ERR, failDetail);
+        }
+    }
+
+    /** The payload is in place: complete the receive, if any, and answer. */
+    private static void delivered(Answer answer, Received received, int length) {
+        if (received == null || received.complete()) {
+            answer.ok(length);
+        } else {
+            answer.error(CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
+        }
+    }
+
+    /** The payload could not be placed: fail the receive, if any, and answer. */
+    private static void undelivered(Answer answer, Received received) {
+        if (received != null) {
+            received.fail();
+            answer.error(CompletionStatus.REM_OP_ERR, received.failDetail());
+        } else {
             answer.error(CompletionStatus.REM_ACCESS_ERR, ErrorDetail.BAD_RKEY);
-        });
+        }
     }
 
     private void read(RemoteQp self, MemorySegment h, Answer answer, int length) {
@@ -284,40 +326,38 @@ final class UcxTarget {
     }
 
     /**
-     * Moves the payload into the destination pieces: from UCX's buffer when it came eagerly, else received by
-     * rendezvous (straight into a single piece, or into a buffer that is then scattered).
+     * Moves the payload into the destination pieces, then completes and answers: from UCX's buffer when it came
+     * eagerly, else received by rendezvous (straight into a single piece, or into a buffer that is then scattered)
+     * and completed when that receive ends.
      */
-    @SuppressWarnings("restricted") // UCX's eager data: native memory of the given length
-    private void deliver(UcpAmData data, int length, UcxPieces dst, Runnable done, Runnable failed) {
+    private void deliver(UcxNet.AmData data, int length, UcxPieces dst, Answer answer, Received received) {
         if (length == 0) {
-            done.run();
+            delivered(answer, received, 0);
             return;
         }
-        if (data == null || data.getLength() != length) {
-            failed.run();
+        if (data.length != length) {
+            undelivered(answer, received);
             return;
         }
-        if (data.isDataValid()) {
-            dst.scatterFrom(MemorySegment.ofAddress(data.getDataAddress()).reinterpret(length));
-            done.run();
+        if (!data.rendezvous) {
+            dst.scatterFrom(data.bytes());
+            delivered(answer, received, length);
             return;
         }
+        Answer later = answer.copy();
         boolean direct = dst.count == 1;
+        UcxPieces pieces = direct ? null : dst.copy();
         MemorySegment temp = direct ? null : Arena.ofAuto().allocate(length);
         long target = direct ? dst.seg[0].address() + dst.off[0] : temp.address();
-        data.receive(target, new UcxCallback() {
-            @Override
-            public void onSuccess(UcpRequest request) {
-                if (!direct) {
-                    dst.scatterFrom(temp);
-                }
-                done.run();
+        net.receive(data, target, ok -> {
+            if (!ok) {
+                undelivered(later, received);
+                return;
             }
-
-            @Override
-            public void onError(int status, String message) {
-                failed.run();
+            if (!direct) {
+                pieces.scatterFrom(temp);
             }
+            delivered(later, received, length);
         });
     }
 }

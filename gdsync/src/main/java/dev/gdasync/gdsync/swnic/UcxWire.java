@@ -1,6 +1,5 @@
 package dev.gdasync.gdsync.swnic;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -35,7 +34,14 @@ final class UcxWire {
     static final long OFF_SWAP = 56;       // u64
     static final long OFF_IMM = 64;        // u32
     static final long OFF_LENGTH = 68;     // u32: payload length (request), byte count (response)
-    static final long SIZE = 72;
+    /**
+     * u64, in a request: the sequence + 1 of the reverse direction's request that this message also acknowledges
+     * (executed successfully, no data to return), or 0. Such acknowledgements ride on the next request instead of
+     * a response of their own ({@link UcxLink#owe}).
+     */
+    static final long OFF_ACK = 72;
+    static final long OFF_ACK_LENGTH = 80; // u32: the acknowledged request's byte count
+    static final long SIZE = 88;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
@@ -44,15 +50,16 @@ final class UcxWire {
     }
 
     /**
-     * A new header of one message, kept alive by whoever holds it until UCX has sent it.
+     * Starts a header: clears it and sets who it is from and for.
      *
+     * @param h    a header, {@link #SIZE} bytes
      * @param type {@link #REQUEST}, {@link #RESPONSE}, {@link #CLOSE} or {@link #PING}
      * @param to   the token of the queue pair it is for
      * @param from the token of the sending queue pair
-     * @return the header, other fields zero
+     * @return {@code h}, other fields zero
      */
-    static MemorySegment header(byte type, long to, long from) {
-        MemorySegment h = Arena.ofAuto().allocate(SIZE, 8);
+    static MemorySegment start(MemorySegment h, byte type, long to, long from) {
+        h.fill((byte) 0);
         u8(h, OFF_TYPE, type);
         h.set(LONG, OFF_TO, to);
         h.set(LONG, OFF_FROM, from);
