@@ -5,13 +5,21 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Warms a loop up and times it, in lockstep on both ranks: a time-based warm-up of the first size
- * (the JIT, the caches, the stream threads settling on their CPUs), then for every size a shorter
- * warm-up and {@code reps} timed runs whose median is reported. Rank 0 decides when a warm-up ends.
+ * Warms loops up and times them, in lockstep on both ranks: a time-based warm-up of the first size (the JIT, the
+ * caches, the stream threads settling on their CPUs), then for every size a shorter warm-up and {@code reps}
+ * timed runs whose median is reported. Rank 0 decides when a warm-up ends.
+ *
+ * <p>Several modes are measured side by side: each timed run of a size goes to every mode in turn, so that the
+ * noise of a shared machine (another tenant, a CPU slowed for seconds) falls on all of them alike, and the
+ * ratios between modes compare runs taken moments apart rather than minutes.
  */
 final class Measurement {
     /** Round trips per warm-up run at most: a run is short, so a warm-up ends close to its time. */
     static final int WARMUP_CHUNK = 20_000;
+
+    /** A mode's loop and its label. */
+    record Mode(String label, Loop loop) {
+    }
 
     private Measurement() {
     }
@@ -25,21 +33,49 @@ final class Measurement {
      * @return the rows (rank 0; rank 1 gets an empty list)
      */
     static List<Result> run(Pair pair, Loop loop, String mode, PingPongOptions options, Consumer<Result> onRow) {
-        List<Result> rows = new ArrayList<>();
+        return runSideBySide(pair, List.of(new Mode(mode, loop)), options, onRow);
+    }
+
+    /**
+     * Measures modes side by side: per size, a warm-up of each, then run {@code r} of every mode before run
+     * {@code r + 1} of any.
+     *
+     * @param pair    the ranks
+     * @param modes   the modes, in the order each round runs them
+     * @param options sizes, iterations, repetitions, warm-up
+     * @param onRow   told of every row as soon as it is measured (rank 0)
+     * @return the rows, mode by mode, each mode's sizes in order (rank 0; rank 1 gets an empty list)
+     */
+    static List<Result> runSideBySide(Pair pair, List<Mode> modes, PingPongOptions options, Consumer<Result> onRow) {
         int iters = options.iters();
-        warm(pair, loop, options.sizes().getFirst(), Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos());
+        int first = options.sizes().getFirst();
+        for (Mode m : modes) {
+            warm(pair, m.loop, first, Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos());
+        }
+        List<List<Result>> byMode = new ArrayList<>();
+        for (int k = 0; k < modes.size(); k++) {
+            byMode.add(new ArrayList<>());
+        }
         for (int bytes : options.sizes()) {
-            warm(pair, loop, bytes, Math.min(iters, WARMUP_CHUNK), options.sizeWarmupNanos());
-            long[] runs = new long[options.reps()];
-            for (int r = 0; r < runs.length; r++) {
-                runs[r] = loop.run(bytes, iters);
+            for (Mode m : modes) {
+                warm(pair, m.loop, bytes, Math.min(iters, WARMUP_CHUNK), options.sizeWarmupNanos());
+            }
+            long[][] runs = new long[modes.size()][options.reps()];
+            for (int r = 0; r < options.reps(); r++) {
+                for (int k = 0; k < modes.size(); k++) {
+                    runs[k][r] = modes.get(k).loop.run(bytes, iters);
+                }
             }
             if (pair.initiator) {
-                Result row = Result.of(mode, bytes, iters, runs);
-                rows.add(row);
-                onRow.accept(row);
+                for (int k = 0; k < modes.size(); k++) {
+                    Result row = Result.of(modes.get(k).label, bytes, iters, runs[k]);
+                    byMode.get(k).add(row);
+                    onRow.accept(row);
+                }
             }
         }
+        List<Result> rows = new ArrayList<>();
+        byMode.forEach(rows::addAll);
         return rows;
     }
 

@@ -174,55 +174,66 @@ public final class PingPong {
         }
         Consumer<Result> progress = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
-        for (PingPongOptions.Mode mode : o.modes()) {
-            if (speak) {
-                out.printf(Locale.ROOT, "%s: warming up for %.1f s, then %.1f s per size%n", mode.label(),
-                        o.warmupSeconds(), o.warmupSeconds() / 3);
-            }
-            Messages messages = gpu != null ? new GpuMessages(pair, gpu, o, mode.label()) : new HostMessages(pair, o, mode.label());
-            if (speak && gpu != null) {
-                out.println(mode.label() + ": " + messages.describe());
-            }
-            switch (mode) {
-                case HOST -> {
-                    try (HostLoop loop = new HostLoop(pair, messages)) {
-                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
-                    }
-                }
-                case SA -> {
-                    try (StreamLoop loop = new StreamLoop(pair, messages, o)) {
-                        if (speak) {
-                            out.println("sa: " + (gpu != null ? "a CUDA stream rings the sends and waits for the receives"
-                                    : loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs" : "stream threads not pinned"));
-                        }
-                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
-                    }
-                }
-                case KI -> {
-                    KiExecutor executor = KiExecutors.open(o.kiExecutor(), "pingpong-ki-rank" + pair.rank, KiLoop.cpusFor(pair.rank, o.pin()),
-                            pair.mp::progressStoreRings, speak ? out : null);
-                    try (KiLoop loop = new KiLoop(pair, o, executor)) {
-                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
-                    }
-                }
-                case MPJ -> rows.addAll(MpjMode.run(pair, o, progress));
-                case JUCX -> {
-                    JucxPeer peer = JucxPeer.open(pair, o.maxBytes(), pair.mp.config().waitTimeout());
-                    if (speak) {
-                        out.println("jucx: " + JucxPeer.describe() + "; transports to rank " + pair.peer + ": "
-                                + peer.transports());
-                    }
-                    try (JucxLoop loop = new JucxLoop(pair, peer, o)) {
-                        rows.addAll(Measurement.run(pair, loop, mode.label(), o, progress));
-                    }
+        // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement).
+        List<Measurement.Mode> open = new ArrayList<>();
+        try {
+            for (PingPongOptions.Mode mode : o.modes()) {
+                if (mode != PingPongOptions.Mode.MPJ) {
+                    open.add(new Measurement.Mode(mode.label(), openLoop(mode, pair, gpu, o, speak ? out : null)));
                 }
             }
+            if (!open.isEmpty()) {
+                if (speak) {
+                    out.printf(Locale.ROOT, "%s: warming up for %.1f s each, then %.1f s per size each; the timed runs"
+                                    + " of a size go to each mode in turn%n",
+                            String.join(", ", open.stream().map(Measurement.Mode::label).toList()),
+                            o.warmupSeconds(), o.warmupSeconds() / 3);
+                }
+                rows.addAll(Measurement.runSideBySide(pair, open, o, progress));
+            }
+        } finally {
+            for (Measurement.Mode m : open.reversed()) {
+                m.loop().close();
+            }
+        }
+        if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
+            rows.addAll(MpjMode.run(pair, o, progress));
         }
         if (gpu != null) {
             gpu.close();
         }
         pair.close();
         return rows;
+    }
+
+    /** Opens one mode's loop (with its buffers); {@code out} is rank 0's, null on rank 1. */
+    private static Loop openLoop(PingPongOptions.Mode mode, Pair pair, GpuBuffers gpu, PingPongOptions o, PrintStream out)
+            throws Exception {
+        Messages messages = gpu != null ? new GpuMessages(pair, gpu, o, mode.label()) : new HostMessages(pair, o, mode.label());
+        if (out != null && gpu != null) {
+            out.println(mode.label() + ": " + messages.describe());
+        }
+        return switch (mode) {
+            case HOST -> new HostLoop(pair, messages);
+            case SA -> {
+                StreamLoop loop = new StreamLoop(pair, messages, o);
+                if (out != null) {
+                    out.println("sa: " + (gpu != null ? "a CUDA stream rings the sends and waits for the receives"
+                            : loop.pinnedCpu() >= 0 ? "stream threads pinned to distinct CPUs" : "stream threads not pinned"));
+                }
+                yield loop;
+            }
+            case KI -> new KiLoop(pair, o, KiExecutors.open(o.kiExecutor(), "pingpong-ki-rank" + pair.rank,
+                    KiLoop.cpusFor(pair.rank, o.pin()), pair.mp::progressStoreRings, out));
+            case JUCX -> {
+                JucxPeer peer = JucxPeer.open(pair, o.maxBytes(), pair.mp.config().waitTimeout());
+                if (out != null) {
+                    out.println("jucx: " + JucxPeer.describe() + "; transports to rank " + pair.peer + ": " + peer.transports());
+                }
+                yield new JucxLoop(pair, peer, o);
+            }
+            case MPJ -> throw new IllegalArgumentException("mpj runs in JVMs of its own");
+        };
     }
 
     private static void report(List<Result> rows, PingPongOptions o, PrintStream out) {

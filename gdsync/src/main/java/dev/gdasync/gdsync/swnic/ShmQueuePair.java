@@ -706,7 +706,7 @@ final class ShmQueuePair implements QueuePair {
             if (state == QpState.READY) {
                 long now = System.nanoTime();
                 link.heartbeat(now);
-                ErrorDetail why = link.unusable(now);
+                ErrorDetail why = link.sweep(now);
                 if (why == null) {
                     why = link.checkLiveness();
                 }

@@ -58,12 +58,25 @@ final class UcxLink {
     private long ackDue;
     private int ackLength;
     private boolean ackQueued;
+    /** The acknowledgement owed when the progress thread last looked ({@link #ackStale}). */
+    private long ackLooked;
 
     private volatile String failure;
     private volatile ErrorDetail peerEnded;
-    private volatile long inFlightSince;
-    /** When a message of the peer's queue pair last arrived (its heartbeats arrive while it idles). */
-    private volatile long lastHeard = System.nanoTime();
+
+    // Time is kept by the agent's sweep, not per message (the message path reads no clock).
+    /** Messages heard from the peer's queue pair (its heartbeats arrive while it idles); counted under the turn. */
+    private long heardCount;
+    /** Whether the peer's queue pair was heard from at all: until then requests ask for a reply endpoint. */
+    private boolean peerHeard;
+    /** The request in flight as the sweep sees it: a plain copy, -1 for none. */
+    private long inFlightForSweep = -1;
+    private long sweepHeardCount;
+    private long sweepLastHeard = System.nanoTime();
+    private long sweepInFlight = -1;
+    private long sweepInFlightSince;
+    /** Set by the sweep when the peer stayed silent, or left a request unanswered, for the timeout. */
+    private volatile boolean unanswered;
     private long lastPing;
     /** How often an idle link sends a heartbeat. */
     static final long PING_NANOS = 250_000_000L;
@@ -110,7 +123,7 @@ final class UcxLink {
         } catch (IllegalArgumentException e) {
             return fail(index, CompletionStatus.LOC_QP_OP_ERR, ErrorDetail.MALFORMED_REQUEST);
         }
-        ErrorDetail why = unusable(System.nanoTime());
+        ErrorDetail why = unusable();
         if (why != null) {
             return fail(index, CompletionStatus.RETRY_EXC_ERR, why);
         }
@@ -175,7 +188,7 @@ final class UcxLink {
         reqDataLength = carriesPayload ? length : 0;
         reqKeep = keep;
         inFlight = index;
-        inFlightSince = System.nanoTime();
+        inFlightForSweep = index;
         net.withTurn(sendRequest);
         return WqeExecutor.IN_FLIGHT;
     }
@@ -197,7 +210,7 @@ final class UcxLink {
             h.set(UcxWire.INT, UcxWire.OFF_ACK_LENGTH, ackLength);
             ackDue = 0;
         }
-        net.sendNow(peer, h, reqData, reqDataLength, reqKeep, this);
+        net.sendNow(peer, h, reqData, reqDataLength, reqKeep, this, !peerHeard);
     }
 
     /**
@@ -215,6 +228,16 @@ final class UcxLink {
             ackQueued = true;
             net.ackDue(this);
         }
+    }
+
+    /**
+     * @return whether the acknowledgement owed now was owed at the last call too (or none is owed: the link
+     *         leaves the list of those due); under the turn
+     */
+    boolean ackStale() {
+        boolean stale = ackDue == 0 || ackDue == ackLooked;
+        ackLooked = ackDue;
+        return stale;
     }
 
     /** Sends the acknowledgement owed, if it did not ride on a request meanwhile; under the turn. @return 1 if sent */
@@ -277,7 +300,7 @@ final class UcxLink {
             } else if (status == CompletionStatus.RNR_RETRY_EXC_ERR && detail == ErrorDetail.RNR_TIMEOUT) {
                 // Not ready (no receive posted, or not connected yet): stall until the timeout, the agent resends.
                 inFlight = -1;
-                inFlightSince = 0;
+                inFlightForSweep = -1;
                 long now = System.nanoTime();
                 if (stallSince == 0) {
                     stallSince = now;
@@ -325,7 +348,7 @@ final class UcxLink {
     /** Completes the in-flight request; caller holds the lock. */
     private void finish(long seq, CompletionStatus status, ErrorDetail detail, int length) {
         inFlight = -1;
-        inFlightSince = 0;
+        inFlightForSweep = -1;
         stallSince = 0;
         if (status == CompletionStatus.SUCCESS) {
             qp.completeSend(seq, status, detail, length, false);
@@ -346,7 +369,7 @@ final class UcxLink {
     /** Drops the request in flight (the queue pair is failing it); caller holds the lock. */
     void abandon() {
         inFlight = -1;
-        inFlightSince = 0;
+        inFlightForSweep = -1;
         stallSince = 0;
     }
 
@@ -361,10 +384,10 @@ final class UcxLink {
     }
 
     /**
-     * @param now the clock
-     * @return why the peer cannot be reached (UCX failed, it closed, it did not answer in time), or null
+     * @return why the peer cannot be reached (UCX failed, it closed, the sweep found it silent or a request
+     *         unanswered for the timeout), or null
      */
-    ErrorDetail unusable(long now) {
+    ErrorDetail unusable() {
         // A peer that said it closed or failed explains a connection that drops after that.
         ErrorDetail ended = peerEnded;
         if (ended != null) {
@@ -375,15 +398,33 @@ final class UcxLink {
             return peerOnThisMachine && !ShmDirectory.isAlive(peerPid, peerStartMillis) ? ErrorDetail.PEER_DEAD
                     : ErrorDetail.PEER_UNREACHABLE;
         }
-        long since = inFlightSince;
-        if (since != 0 && now - since > answerTimeoutNanos) {
-            return ErrorDetail.PEER_UNREACHABLE;
+        return unanswered ? ErrorDetail.PEER_UNREACHABLE : null;
+    }
+
+    /**
+     * The agent's sweep of the link: notes whether the peer was heard from and how long the request in flight
+     * has been, by the sweep's clock (so within one liveness interval of the timeout).
+     *
+     * @param now the clock
+     * @return as {@link #unusable()}
+     */
+    ErrorDetail sweep(long now) {
+        long heard = heardCount;
+        if (heard != sweepHeardCount) {
+            sweepHeardCount = heard;
+            sweepLastHeard = now;
         }
-        // Silence for the timeout: the peer neither answered nor sent a heartbeat (a cut link, a frozen host).
-        if (now - lastHeard > answerTimeoutNanos) {
-            return ErrorDetail.PEER_UNREACHABLE;
+        long seq = inFlightForSweep;
+        if (seq != sweepInFlight) {
+            sweepInFlight = seq;
+            sweepInFlightSince = now;
         }
-        return null;
+        // Unanswered for the timeout, or silence for the timeout: no answer and no heartbeat (a cut link, a
+        // frozen host).
+        if ((seq >= 0 && now - sweepInFlightSince > answerTimeoutNanos) || now - sweepLastHeard > answerTimeoutNanos) {
+            unanswered = true;
+        }
+        return unusable();
     }
 
     /**
@@ -400,9 +441,10 @@ final class UcxLink {
         return null;
     }
 
-    /** A message of the peer's queue pair arrived. */
+    /** A message of the peer's queue pair arrived; under the turn. */
     void heard() {
-        lastHeard = System.nanoTime();
+        heardCount++;
+        peerHeard = true;
     }
 
     /**

@@ -27,6 +27,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -373,7 +374,17 @@ final class UcxNet implements AutoCloseable {
      * @param failTo  the link told when the send fails, or null
      */
     void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
-        send(peer.handle, header, data, length, keep, failTo);
+        send(peer.handle, header, data, length, keep, failTo, false);
+    }
+
+    /**
+     * As {@link #sendNow(UcxPeer, MemorySegment, long, long, Object, UcxLink)}, asking UCX to give the receiver
+     * an endpoint to answer on when {@code reply} (a request to a queue pair that may not have connected yet,
+     * whose NIC then answers "not ready" without knowing this one). UCX sends such messages through a slower
+     * protocol, so a link asks only until it heard from its peer.
+     */
+    void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo, boolean reply) {
+        send(peer.handle, header, data, length, keep, failTo, reply);
     }
 
     /**
@@ -381,13 +392,12 @@ final class UcxNet implements AutoCloseable {
      * NIC does not know); only from within that message's handler. Caller holds the turn.
      */
     void sendNow(long replyEndpoint, MemorySegment header, long data, long length) {
-        send(replyEndpoint, header, data, length, null, null);
+        send(replyEndpoint, header, data, length, null, null, false);
     }
 
-    private void send(long ep, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
-        boolean request = UcxWire.type(header) == UcxWire.REQUEST;
+    private void send(long ep, MemorySegment header, long data, long length, Object keep, UcxLink failTo, boolean reply) {
         long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), UcxWire.SIZE, data, length,
-                request ? requestParams : messageParams);
+                reply ? requestParams : messageParams);
         if (r == 0) {
             freeHeaders.add(header);
         } else if (UcpCalls.isError(r)) {
@@ -450,6 +460,24 @@ final class UcxNet implements AutoCloseable {
      */
     void ackDue(UcxLink link) {
         acksDue.add(link);
+    }
+
+    /**
+     * Sends the acknowledgements that were owed at the last call already (a request would have carried them by
+     * now), leaves the newer ones to ride. Caller holds the turn.
+     *
+     * @return how many went
+     */
+    private int flushStaleAcks() {
+        int n = 0;
+        for (Iterator<UcxLink> it = acksDue.iterator(); it.hasNext(); ) {
+            UcxLink l = it.next();
+            if (l.ackStale()) {
+                it.remove();
+                n += l.flushAck();
+            }
+        }
+        return n;
     }
 
     /** Sends the acknowledgements still owed. Caller holds the turn. @return how many went */
@@ -561,13 +589,14 @@ final class UcxNet implements AutoCloseable {
             long p = (long) POLLS.getOpaque(this);
             if (p != seenPolls && commands.isEmpty()) {
                 // A thread that polls a completion queue progresses the worker: stand by rather than compete with
-                // it for the CPU (on a machine with few CPUs both would spin). Acknowledgements it left owed when
-                // it stopped polling are sent here; while there are none, the look-outs grow rarer.
+                // it for the CPU (on a machine with few CPUs both would spin). Acknowledgements it left owed since
+                // the last look (it stopped polling before a request could carry them) are sent here; while there
+                // are none, the looks grow rarer.
                 seenPolls = p;
                 int owed = 0;
-                if (turn.tryLock()) {
+                if (!acksDue.isEmpty() && turn.tryLock()) {
                     try {
-                        owed = running ? flushAcks() : 0;
+                        owed = running ? flushStaleAcks() : 0;
                     } finally {
                         turn.unlock();
                     }
