@@ -199,10 +199,13 @@ final class UcxLink {
         UcxWire.u8(h, UcxWire.OFF_OPCODE, reqOpcode);
         UcxWire.u8(h, UcxWire.OFF_FLAGS, reqFlags);
         h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, reqSequence);
-        h.set(UcxWire.LONG, UcxWire.OFF_REMOTE, reqRemote);
-        h.set(UcxWire.LONG, UcxWire.OFF_RKEY, reqRkey);
-        h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, reqOperand);
-        h.set(UcxWire.LONG, UcxWire.OFF_SWAP, reqSwap);
+        boolean shortHeader = reqOpcode == Opcode.SEND.code() || reqOpcode == Opcode.SEND_WITH_IMM.code();
+        if (!shortHeader) {
+            h.set(UcxWire.LONG, UcxWire.OFF_REMOTE, reqRemote);
+            h.set(UcxWire.LONG, UcxWire.OFF_RKEY, reqRkey);
+            h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, reqOperand);
+            h.set(UcxWire.LONG, UcxWire.OFF_SWAP, reqSwap);
+        }
         h.set(UcxWire.INT, UcxWire.OFF_IMM, reqImm);
         h.set(UcxWire.INT, UcxWire.OFF_LENGTH, reqLength);
         if (ackDue != 0) {
@@ -210,7 +213,8 @@ final class UcxLink {
             h.set(UcxWire.INT, UcxWire.OFF_ACK_LENGTH, ackLength);
             ackDue = 0;
         }
-        net.sendNow(peer, h, reqData, reqDataLength, reqKeep, this, !peerHeard);
+        net.sendNow(peer, h, shortHeader ? UcxWire.SHORT_SIZE : UcxWire.SIZE, reqData, reqDataLength, reqKeep, this,
+                !peerHeard);
     }
 
     /**
@@ -251,7 +255,7 @@ final class UcxLink {
         h.set(UcxWire.LONG, UcxWire.OFF_SEQUENCE, ackDue - 1);
         h.set(UcxWire.INT, UcxWire.OFF_LENGTH, ackLength);
         ackDue = 0;
-        net.sendNow(peer, h, 0, 0, null, null);
+        net.sendNow(peer, h, UcxWire.SHORT_SIZE, 0, 0, null, null, false);
         return 1;
     }
 
@@ -457,8 +461,8 @@ final class UcxLink {
             return;
         }
         lastPing = now;
-        net.withTurn(() -> net.sendNow(peer, UcxWire.start(net.takeHeader(), UcxWire.PING, peerToken, qp.token()), 0, 0,
-                null, null));
+        net.withTurn(() -> net.sendNow(peer, UcxWire.start(net.takeHeader(), UcxWire.PING, peerToken, qp.token()),
+                UcxWire.SHORT_SIZE, 0, 0, null, null, false));
     }
 
     /** @return what UCX reported, if anything */
@@ -478,7 +482,7 @@ final class UcxLink {
                 flushAck(); // what the target executed is acknowledged before the close
                 MemorySegment h = UcxWire.start(net.takeHeader(), UcxWire.CLOSE, peerToken, qp.token());
                 h.set(UcxWire.INT, UcxWire.OFF_DETAIL, why.code());
-                net.sendNow(peer, h, 0, 0, null, null);
+                net.sendNow(peer, h, UcxWire.SHORT_SIZE, 0, 0, null, null, false);
             });
         }
     }

@@ -2,6 +2,7 @@ package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.QpState;
 import dev.gdasync.gdsync.ucx.UcpCalls;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
 import org.openucx.jucx.ucp.UcpEndpoint;
@@ -316,8 +317,33 @@ final class UcxNet implements AutoCloseable {
     }
 
     /**
-     * One turn: queued tasks, the worker, sends UCX finished since; a turn in which nothing happened also sends
-     * the acknowledgements owed (no request of this NIC is about to carry them). Caller holds {@link #turn}.
+     * @param token a queue pair's token
+     * @return this NIC's queue pair with that token, or null; under the turn. The last one found is remembered
+     *         (a ping-pong's messages are all for one queue pair) while it is open.
+     */
+    ShmQueuePair queuePair(long token) {
+        ShmQueuePair qp = lastQueuePair;
+        if (qp != null && token == lastToken && qp.state() != QpState.CLOSED) {
+            return qp;
+        }
+        qp = nic.queuePairByToken(token);
+        lastQueuePair = qp;
+        lastToken = token;
+        return qp;
+    }
+
+    /** Turns in a row in which nothing happened; under the turn. */
+    private int quietTurns;
+    private ShmQueuePair lastQueuePair;
+    private long lastToken;
+
+
+    /**
+     * One turn: queued tasks, the worker, sends UCX finished since; the second turn in a row in which nothing
+     * happened also sends the acknowledgements owed (no request of this NIC is about to carry them). Not the
+     * first: a thread that waits polls several completion queues, each poll a turn, and one turn after it
+     * received a message it is still reaping that message, about to answer it with a request that carries the
+     * acknowledgement. Caller holds {@link #turn}.
      */
     private int progressOnce() {
         int n = progressTasks();
@@ -325,7 +351,9 @@ final class UcxNet implements AutoCloseable {
         if (!unfinished.isEmpty()) {
             reapUnfinished();
         }
-        if (n == 0 && !acksDue.isEmpty()) {
+        if (n > 0) {
+            quietTurns = 0;
+        } else if (++quietTurns >= 2 && !acksDue.isEmpty()) {
             flushAcks();
         }
         return n;
@@ -374,17 +402,19 @@ final class UcxNet implements AutoCloseable {
      * @param failTo  the link told when the send fails, or null
      */
     void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
-        send(peer.handle, header, data, length, keep, failTo, false);
+        send(peer.handle, header, UcxWire.SIZE, data, length, keep, failTo, false);
     }
 
     /**
-     * As {@link #sendNow(UcxPeer, MemorySegment, long, long, Object, UcxLink)}, asking UCX to give the receiver
+     * As {@link #sendNow(UcxPeer, MemorySegment, long, long, Object, UcxLink)} with a header of
+     * {@code headerLength} bytes ({@link UcxWire#SHORT_SIZE} or {@link UcxWire#SIZE}), asking UCX to give the receiver
      * an endpoint to answer on when {@code reply} (a request to a queue pair that may not have connected yet,
      * whose NIC then answers "not ready" without knowing this one). UCX sends such messages through a slower
      * protocol, so a link asks only until it heard from its peer.
      */
-    void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo, boolean reply) {
-        send(peer.handle, header, data, length, keep, failTo, reply);
+    void sendNow(UcxPeer peer, MemorySegment header, long headerLength, long data, long length, Object keep, UcxLink failTo,
+                 boolean reply) {
+        send(peer.handle, header, headerLength, data, length, keep, failTo, reply);
     }
 
     /**
@@ -392,11 +422,12 @@ final class UcxNet implements AutoCloseable {
      * NIC does not know); only from within that message's handler. Caller holds the turn.
      */
     void sendNow(long replyEndpoint, MemorySegment header, long data, long length) {
-        send(replyEndpoint, header, data, length, null, null, false);
+        send(replyEndpoint, header, UcxWire.SIZE, data, length, null, null, false);
     }
 
-    private void send(long ep, MemorySegment header, long data, long length, Object keep, UcxLink failTo, boolean reply) {
-        long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), UcxWire.SIZE, data, length,
+    private void send(long ep, MemorySegment header, long headerLength, long data, long length, Object keep, UcxLink failTo,
+                      boolean reply) {
+        long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), headerLength, data, length,
                 reply ? requestParams : messageParams);
         if (r == 0) {
             freeHeaders.add(header);
@@ -515,7 +546,7 @@ final class UcxNet implements AutoCloseable {
     private int onMessage(MemorySegment arg, MemorySegment header, long headerSize, MemorySegment data, long length,
                           MemorySegment param) {
         try {
-            if (headerSize < UcxWire.SIZE) {
+            if (headerSize < UcxWire.SHORT_SIZE) {
                 LOG.log(System.Logger.Level.WARNING, nic.name() + ": dropped a UCX message with a " + headerSize + "-byte header");
                 return UcpCalls.UCS_OK;
             }
@@ -535,7 +566,8 @@ final class UcxNet implements AutoCloseable {
                         link.onResponse(h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE),
                                 CompletionStatus.ofCode(UcxWire.u8(h, UcxWire.OFF_STATUS)),
                                 ErrorDetail.ofCode(h.get(UcxWire.INT, UcxWire.OFF_DETAIL)),
-                                h.get(UcxWire.INT, UcxWire.OFF_LENGTH), h.get(UcxWire.LONG, UcxWire.OFF_OPERAND), d);
+                                h.get(UcxWire.INT, UcxWire.OFF_LENGTH),
+                                headerSize >= UcxWire.SIZE ? h.get(UcxWire.LONG, UcxWire.OFF_OPERAND) : 0, d);
                     }
                 }
                 case UcxWire.PING -> {
@@ -570,7 +602,7 @@ final class UcxNet implements AutoCloseable {
      *         not come from that link's peer
      */
     private UcxLink linkOf(MemorySegment h) {
-        ShmQueuePair qp = nic.queuePairByToken(h.get(UcxWire.LONG, UcxWire.OFF_TO));
+        ShmQueuePair qp = queuePair(h.get(UcxWire.LONG, UcxWire.OFF_TO));
         UcxLink link = qp == null ? null : qp.ucxLink();
         if (link == null || link.peerToken() != h.get(UcxWire.LONG, UcxWire.OFF_FROM)) {
             return null;

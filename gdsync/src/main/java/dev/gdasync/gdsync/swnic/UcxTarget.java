@@ -112,7 +112,7 @@ final class UcxTarget {
         long to = h.get(UcxWire.LONG, UcxWire.OFF_TO);
         long from = h.get(UcxWire.LONG, UcxWire.OFF_FROM);
         long seq = h.get(UcxWire.LONG, UcxWire.OFF_SEQUENCE);
-        ShmQueuePair qp = nic.queuePairByToken(to);
+        ShmQueuePair qp = net.queuePair(to);
         UcxLink link = qp == null ? null : qp.ucxLink();
         boolean fromPeer = link != null && link.peerToken() == from;
         Answer answer = this.answer.set(replyEp, fromPeer ? link : null, from, to, seq);
@@ -151,6 +151,10 @@ final class UcxTarget {
             op = Opcode.ofCode(UcxWire.u8(h, UcxWire.OFF_OPCODE));
         } catch (IllegalArgumentException e) {
             answer.error(CompletionStatus.REM_INV_REQ_ERR, ErrorDetail.MALFORMED_REQUEST);
+            return;
+        }
+        if (op != Opcode.SEND && op != Opcode.SEND_WITH_IMM && h.byteSize() < UcxWire.SIZE) {
+            answer.error(CompletionStatus.REM_INV_REQ_ERR, ErrorDetail.MALFORMED_REQUEST); // its remote fields are missing
             return;
         }
         RemoteQp self = qp.selfView();

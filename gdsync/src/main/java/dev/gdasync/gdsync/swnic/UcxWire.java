@@ -28,19 +28,26 @@ final class UcxWire {
     static final long OFF_TO = 8;          // u64: token of the queue pair the message is for
     static final long OFF_FROM = 16;       // u64: token of the sending queue pair
     static final long OFF_SEQUENCE = 24;   // u64: the request's send queue index at the initiator
-    static final long OFF_REMOTE = 32;     // u64: remote address
-    static final long OFF_RKEY = 40;       // u64
-    static final long OFF_OPERAND = 48;    // u64: compare/add (request), original value (atomic response)
-    static final long OFF_SWAP = 56;       // u64
-    static final long OFF_IMM = 64;        // u32
-    static final long OFF_LENGTH = 68;     // u32: payload length (request), byte count (response)
+    static final long OFF_IMM = 32;        // u32
+    static final long OFF_LENGTH = 36;     // u32: payload length (request), byte count (response)
     /**
      * u64, in a request: the sequence + 1 of the reverse direction's request that this message also acknowledges
      * (executed successfully, no data to return), or 0. Such acknowledgements ride on the next request instead of
      * a response of their own ({@link UcxLink#owe}).
      */
-    static final long OFF_ACK = 72;
-    static final long OFF_ACK_LENGTH = 80; // u32: the acknowledged request's byte count
+    static final long OFF_ACK = 40;
+    static final long OFF_ACK_LENGTH = 48; // u32: the acknowledged request's byte count
+    /**
+     * The short header ends here: sends, acknowledgements, heartbeats and closes need no more. With it a small
+     * send fits UCX's shared-memory short messages (100 bytes with UCP's own header), which a full header would
+     * push onto the slower copy path.
+     */
+    static final long SHORT_SIZE = 56;
+    static final long OFF_OPERAND = 56;    // u64: compare/add (request), original value (atomic response)
+    static final long OFF_REMOTE = 64;     // u64: remote address
+    static final long OFF_RKEY = 72;       // u64
+    static final long OFF_SWAP = 80;       // u64
+    /** The full header: RDMA and atomic requests, responses. */
     static final long SIZE = 88;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
