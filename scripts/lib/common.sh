@@ -160,7 +160,8 @@ ensure_cxx() {
 # glue): the system's libucp must be there and of a version JUCX speaks. Debian 12 ships UCX 1.13.1, which
 # JUCX 1.12.1 works with (docs/ucx.md). Installs Debian's libucx0 and ucx-utils when missing (as root).
 ensure_ucx() {
-    if ldconfig -p 2>/dev/null | grep -q 'libucp\.so\.0 '; then
+    # grep reads all of ldconfig's output (no -q): under pipefail an early exit would fail ldconfig with SIGPIPE.
+    if ldconfig -p 2>/dev/null | grep 'libucp\.so\.0 ' >/dev/null; then
         return 0
     fi
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -81,7 +81,7 @@ final class UcxNet implements AutoCloseable {
     private volatile boolean started;
     /**
      * How often polling threads asked for a turn ({@link #tryProgress}); the progress thread stands by while it
-     * moves. A plain counter: a lost increment only delays that decision by one look.
+     * moves. Opaque, not atomic: a lost increment only delays that decision by one look.
      */
     private long polls;
     private static final VarHandle POLLS;
@@ -95,7 +95,7 @@ final class UcxNet implements AutoCloseable {
     }
     /** The shortest and longest park of the progress thread while polling threads progress the worker. */
     private static final long MIN_STAND_BY_NANOS = 20_000;
-    private static final long MAX_STAND_BY_NANOS = Long.getLong("gdasync.ucx.standby.max", 1_000_000L);
+    private static final long MAX_STAND_BY_NANOS = 1_000_000;
 
     /** The headers, the request parameters and the handler's upcall stub; closed after the worker. */
     private final Arena arena = Arena.ofShared();
@@ -384,6 +384,13 @@ final class UcxNet implements AutoCloseable {
 
     private static final int HEADERS_PER_CHUNK = 32;
 
+    /** @return the messages this worker sent (written under the turn; for tests) */
+    long messagesSent() {
+        return messagesSent;
+    }
+
+    private long messagesSent;
+
     /** Returns a header that was not sent to the pool. Caller holds the turn. */
     void releaseHeader(MemorySegment header) {
         freeHeaders.add(header);
@@ -427,6 +434,7 @@ final class UcxNet implements AutoCloseable {
 
     private void send(long ep, MemorySegment header, long headerLength, long data, long length, Object keep, UcxLink failTo,
                       boolean reply) {
+        messagesSent++;
         long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), headerLength, data, length,
                 reply ? requestParams : messageParams);
         if (r == 0) {
