@@ -25,7 +25,13 @@ public abstract class WaitRequest {
 
     private final CompletionQueue completionQueue;
     private final long index;
-    private final MemopBatch memops;
+    private final MemoryWord word;
+    private final int value;
+    private final WaitCondition condition;
+    private final MemoryWord releaseWord;
+    private final int releaseValue;
+    /** Made on first use: a CPU that waits itself never needs them. */
+    private MemopBatch memops;
     private volatile State state = State.PREPARED;
 
     /**
@@ -35,12 +41,44 @@ public abstract class WaitRequest {
      * @throws IllegalArgumentException if the memops have another shape
      */
     protected WaitRequest(CompletionQueue completionQueue, long index, MemopBatch memops) {
-        if (memops.size() != 2 || !(memops.get(0) instanceof Memop.Wait32) || !(memops.get(1) instanceof Memop.Write32)) {
+        if (memops.size() != 2 || !(memops.get(0) instanceof Memop.Wait32 w) || !(memops.get(1) instanceof Memop.Write32 r)) {
             throw new IllegalArgumentException("a wait request is WAIT32(validity) then WRITE32(release), got " + memops);
         }
         this.completionQueue = completionQueue;
         this.index = index;
+        this.word = w.target();
+        this.value = w.value();
+        this.condition = w.condition();
+        this.releaseWord = r.target();
+        this.releaseValue = r.value();
         this.memops = memops;
+    }
+
+    /**
+     * A wait for {@code word} to reach {@code value} (GEQ), released by writing {@code releaseValue} to
+     * {@code releaseWord} with a barrier; its memops are made when first asked for.
+     *
+     * @param completionQueue the completion queue
+     * @param index           the absolute index of the awaited CQE
+     * @param word            the CQE's validity word, 32 bits
+     * @param value           the value it reaches when the CQE is written
+     * @param releaseWord     the CQE's release word, 32 bits
+     * @param releaseValue    the value that releases the CQE
+     * @throws IllegalArgumentException if a word is not 32 bits wide
+     */
+    protected WaitRequest(CompletionQueue completionQueue, long index, MemoryWord word, int value, MemoryWord releaseWord,
+                          int releaseValue) {
+        if (word.width() != 4 || releaseWord.width() != 4) {
+            throw new IllegalArgumentException("a wait request waits on and releases 32-bit words, got " + word + " and "
+                    + releaseWord);
+        }
+        this.completionQueue = completionQueue;
+        this.index = index;
+        this.word = word;
+        this.value = value;
+        this.condition = WaitCondition.GEQ;
+        this.releaseWord = releaseWord;
+        this.releaseValue = releaseValue;
     }
 
     /** @return the completion queue */
@@ -55,7 +93,13 @@ public abstract class WaitRequest {
 
     /** @return the wait and the release write */
     public final MemopBatch memops() {
-        return memops;
+        MemopBatch m = memops;
+        if (m == null) {
+            // Benign race: two threads may each make an equal batch.
+            m = MemopBatch.of(new Memop.Wait32(word, value, condition), new Memop.Write32(releaseWord, releaseValue, true));
+            memops = m;
+        }
+        return m;
     }
 
     /** @return the state */
@@ -65,27 +109,27 @@ public abstract class WaitRequest {
 
     /** @return the validity word waited on */
     public final MemoryWord word() {
-        return ((Memop.Wait32) memops.get(0)).target();
+        return word;
     }
 
     /** @return the awaited value */
     public final int value() {
-        return ((Memop.Wait32) memops.get(0)).value();
+        return value;
     }
 
     /** @return the wait's condition */
     public final WaitCondition condition() {
-        return ((Memop.Wait32) memops.get(0)).condition();
+        return condition;
     }
 
     /** @return the release word */
     public final MemoryWord releaseWord() {
-        return ((Memop.Write32) memops.get(1)).target();
+        return releaseWord;
     }
 
     /** @return the value that releases the CQE */
     public final int releaseValue() {
-        return ((Memop.Write32) memops.get(1)).value();
+        return releaseValue;
     }
 
     /**

@@ -1,9 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.memop.Memop;
-import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
-import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionQueue;
@@ -148,9 +145,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         waitsPrepared = next + 1;
         int s = (int) (next & mask);
         int value = (int) (next + 1);
-        return new ShmWaitRequest(this, next, MemopBatch.of(
-                new Memop.Wait32(validityWords[s], value, WaitCondition.GEQ),
-                new Memop.Write32(releaseWords[s], value, true)));
+        return new ShmWaitRequest(this, next, validityWords[s], value, releaseWords[s], value);
     }
 
     @Override
@@ -189,8 +184,8 @@ final class ShmCompletionQueue implements CompletionQueue {
 
     /** A prepared wait of this completion queue. */
     private static final class ShmWaitRequest extends WaitRequest {
-        ShmWaitRequest(ShmCompletionQueue cq, long index, MemopBatch memops) {
-            super(cq, index, memops);
+        ShmWaitRequest(ShmCompletionQueue cq, long index, MemoryWord word, int value, MemoryWord releaseWord, int releaseValue) {
+            super(cq, index, word, value, releaseWord, releaseValue);
         }
     }
 }
