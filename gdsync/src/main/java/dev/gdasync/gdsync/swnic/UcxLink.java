@@ -219,8 +219,9 @@ final class UcxLink {
 
     /**
      * This NIC's target executed the peer's request {@code sequence} successfully and has nothing to return: the
-     * acknowledgement rides on this link's next request, or goes on its own at the worker's next quiet turn
-     * (LibMP's ping-pongs and exchanges answer at once, so most need no message of their own). Under the turn.
+     * acknowledgement rides on this link's next request, or goes on its own when the worker has two quiet turns in
+     * a row or the progress thread finds it still owed at its next look (LibMP's ping-pongs and exchanges answer
+     * at once, so most need no message of their own). Under the turn.
      *
      * @param sequence the request's sequence
      * @param length   its byte count
