@@ -69,8 +69,12 @@ final class UcxLink {
     private long heardCount;
     /** Whether the peer's queue pair was heard from at all: until then requests ask for a reply endpoint. */
     private boolean peerHeard;
-    /** The request in flight as the sweep sees it: a plain copy, -1 for none. */
+    /**
+     * The send in flight as the sweep sees it: a serial number that every send (a resend after "not ready" too)
+     * takes anew, -1 for none. A plain copy.
+     */
     private long inFlightForSweep = -1;
+    private long sends;
     private long sweepHeardCount;
     private long sweepLastHeard = System.nanoTime();
     private long sweepInFlight = -1;
@@ -188,7 +192,7 @@ final class UcxLink {
         reqDataLength = carriesPayload ? length : 0;
         reqKeep = keep;
         inFlight = index;
-        inFlightForSweep = index;
+        inFlightForSweep = sends++;
         net.withTurn(sendRequest);
         return WqeExecutor.IN_FLIGHT;
     }
@@ -419,14 +423,14 @@ final class UcxLink {
             sweepHeardCount = heard;
             sweepLastHeard = now;
         }
-        long seq = inFlightForSweep;
-        if (seq != sweepInFlight) {
-            sweepInFlight = seq;
+        long send = inFlightForSweep;
+        if (send != sweepInFlight) {
+            sweepInFlight = send;
             sweepInFlightSince = now;
         }
         // Unanswered for the timeout, or silence for the timeout: no answer and no heartbeat (a cut link, a
         // frozen host).
-        if ((seq >= 0 && now - sweepInFlightSince > answerTimeoutNanos) || now - sweepLastHeard > answerTimeoutNanos) {
+        if ((send >= 0 && now - sweepInFlightSince > answerTimeoutNanos) || now - sweepLastHeard > answerTimeoutNanos) {
             unanswered = true;
         }
         return unusable();
