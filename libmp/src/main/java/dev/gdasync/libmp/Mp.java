@@ -1081,6 +1081,7 @@ public final class Mp implements AutoCloseable {
         idler.reset();
         // While spinning the clock is read every 256 polls only (it costs as much as a poll), first after 256:
         // most waits end sooner. Once the idler yields or parks, it is read on every poll.
+        boolean timing = false;
         long start = 0;
         long timeout = config.waitTimeout().toNanos();
         for (int i = 1; ; i++) {
@@ -1093,7 +1094,8 @@ public final class Mp implements AutoCloseable {
                 continue;
             }
             long now = System.nanoTime();
-            if (start == 0) {
+            if (!timing) {
+                timing = true;
                 start = now;
             } else if (now - start > timeout) {
                 throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "

@@ -25,18 +25,6 @@ final class Measurement {
     }
 
     /**
-     * @param pair    the ranks
-     * @param loop    the loop
-     * @param mode    the mode's label
-     * @param options sizes, iterations, repetitions, warm-up
-     * @param onRow   told of every row as soon as it is measured (rank 0)
-     * @return the rows (rank 0; rank 1 gets an empty list)
-     */
-    static List<Result> run(Pair pair, Loop loop, String mode, PingPongOptions options, Consumer<Result> onRow) {
-        return runSideBySide(pair, List.of(new Mode(mode, loop)), options, onRow);
-    }
-
-    /**
      * Measures modes side by side: per size, a warm-up of each, then run {@code r} of every mode before run
      * {@code r + 1} of any.
      *

@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.cuda;
 
+import dev.gdasync.gdsync.ffm.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -107,7 +109,7 @@ final class StreamCalls {
         try {
             return (int) batch.invokeExact(MemorySegment.ofAddress(stream), count, params, 0);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -123,7 +125,7 @@ final class StreamCalls {
             return (int) launchHostFunc.invokeExact(MemorySegment.ofAddress(stream), hostFunction,
                     MemorySegment.ofAddress(token));
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -166,15 +168,5 @@ final class StreamCalls {
                 // nothing may cross the upcall
             }
         }
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 }

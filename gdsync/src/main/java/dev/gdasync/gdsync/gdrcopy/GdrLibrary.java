@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.gdrcopy;
 
+import dev.gdasync.gdsync.ffm.Downcalls;
+
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -210,19 +212,8 @@ final class GdrLibrary {
             handle.invokeExact(major, minor);
             return new GdrVersion(major.get(JAVA_INT, 0), minor.get(JAVA_INT, 0));
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
-    }
-
-    /** Downcalls do not throw checked exceptions; anything else is a bug to surface as is. */
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException(t);
     }
 
     // ---- downcalls: one method per function, results as the library returns them ---------------------------
@@ -232,7 +223,7 @@ final class GdrLibrary {
         try {
             return (MemorySegment) open.invokeExact();
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -240,7 +231,7 @@ final class GdrLibrary {
         try {
             return (int) close.invokeExact(g);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -248,7 +239,7 @@ final class GdrLibrary {
         try {
             return (int) pinBuffer.invokeExact(g, address, size, 0L, 0, handleOut);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -256,7 +247,7 @@ final class GdrLibrary {
         try {
             return (int) unpinBuffer.invokeExact(g, handle);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -265,7 +256,7 @@ final class GdrLibrary {
         try {
             return (int) getInfo.invokeExact(g, handle, info);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -273,7 +264,7 @@ final class GdrLibrary {
         try {
             return (int) map.invokeExact(g, handle, pointerOut, size);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -281,7 +272,7 @@ final class GdrLibrary {
         try {
             return (int) unmap.invokeExact(g, handle, va, size);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -289,7 +280,7 @@ final class GdrLibrary {
         try {
             return (int) copyToMapping.invokeExact(handle, mapped, host, size);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -297,7 +288,7 @@ final class GdrLibrary {
         try {
             return (int) copyFromMapping.invokeExact(handle, host, mapped, size);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -314,7 +305,7 @@ final class GdrLibrary {
         try {
             return (int) driverGetVersion.invokeExact(g, versionOut, versionOut.asSlice(ValueLayout.JAVA_INT.byteSize()));
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 }

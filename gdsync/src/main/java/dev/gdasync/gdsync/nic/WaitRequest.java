@@ -35,26 +35,6 @@ public abstract class WaitRequest {
     private volatile State state = State.PREPARED;
 
     /**
-     * @param completionQueue the completion queue
-     * @param index           the absolute index of the awaited CQE
-     * @param memops          a WAIT32 on the validity word followed by a WRITE32 of the release word
-     * @throws IllegalArgumentException if the memops have another shape
-     */
-    protected WaitRequest(CompletionQueue completionQueue, long index, MemopBatch memops) {
-        if (memops.size() != 2 || !(memops.get(0) instanceof Memop.Wait32 w) || !(memops.get(1) instanceof Memop.Write32 r)) {
-            throw new IllegalArgumentException("a wait request is WAIT32(validity) then WRITE32(release), got " + memops);
-        }
-        this.completionQueue = completionQueue;
-        this.index = index;
-        this.word = w.target();
-        this.value = w.value();
-        this.condition = w.condition();
-        this.releaseWord = r.target();
-        this.releaseValue = r.value();
-        this.memops = memops;
-    }
-
-    /**
      * A wait for {@code word} to reach {@code value} (GEQ), released by writing {@code releaseValue} to
      * {@code releaseWord} with a barrier; its memops are made when first asked for.
      *

@@ -401,23 +401,17 @@ final class UcxNet implements AutoCloseable {
      * unchanged until UCX is done with them: most small messages are done when this returns; the others are
      * checked on each turn, and {@code keep} stays reachable until then.
      *
-     * @param peer    the peer
-     * @param header  the header
-     * @param data    the payload's address, or 0
-     * @param length  its length
-     * @param keep    an object to keep reachable until UCX is done (a buffer the data lies in), or null
-     * @param failTo  the link told when the send fails, or null
-     */
-    void sendNow(UcxPeer peer, MemorySegment header, long data, long length, Object keep, UcxLink failTo) {
-        send(peer.handle, header, UcxWire.SIZE, data, length, keep, failTo, false);
-    }
-
-    /**
-     * As {@link #sendNow(UcxPeer, MemorySegment, long, long, Object, UcxLink)} with a header of
-     * {@code headerLength} bytes ({@link UcxWire#SHORT_SIZE} or {@link UcxWire#SIZE}), asking UCX to give the receiver
-     * an endpoint to answer on when {@code reply} (a request to a queue pair that may not have connected yet,
-     * whose NIC then answers "not ready" without knowing this one). UCX sends such messages through a slower
-     * protocol, so a link asks only until it heard from its peer.
+     * @param peer         the peer
+     * @param header       the header
+     * @param headerLength {@link UcxWire#SHORT_SIZE} or {@link UcxWire#SIZE}
+     * @param data         the payload's address, or 0
+     * @param length       its length
+     * @param keep         an object to keep reachable until UCX is done (a buffer the data lies in), or null
+     * @param failTo       the link told when the send fails, or null
+     * @param reply        whether UCX gives the receiver an endpoint to answer on: for a request to a queue pair
+     *                     that may not have connected yet, whose NIC then answers "not ready" without knowing this
+     *                     one. UCX sends such messages through a slower protocol, so a link asks only until it
+     *                     heard from its peer.
      */
     void sendNow(UcxPeer peer, MemorySegment header, long headerLength, long data, long length, Object keep, UcxLink failTo,
                  boolean reply) {

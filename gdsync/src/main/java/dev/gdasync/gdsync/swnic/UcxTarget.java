@@ -69,7 +69,7 @@ final class UcxTarget {
             h.set(UcxWire.LONG, UcxWire.OFF_OPERAND, operand);
             h.set(UcxWire.INT, UcxWire.OFF_LENGTH, length);
             if (link != null) {
-                net.sendNow(link.peer(), h, data, dataLength, null, null);
+                net.sendNow(link.peer(), h, UcxWire.SIZE, data, dataLength, null, null, false);
             } else if (replyEp != 0) {
                 // Only from within the message handler: UCX's reply endpoint lives as long as the message.
                 net.sendNow(replyEp, h, data, dataLength);

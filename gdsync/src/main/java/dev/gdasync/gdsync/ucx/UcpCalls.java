@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.ucx;
 
+import dev.gdasync.gdsync.ffm.Downcalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -117,7 +119,7 @@ public final class UcpCalls {
         try {
             return (int) WORKER_PROGRESS.invokeExact(worker);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -131,7 +133,7 @@ public final class UcpCalls {
         try {
             return (long) AM_SEND_NBX.invokeExact(ep, id, header, headerLength, data, length, params.address());
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -144,7 +146,7 @@ public final class UcpCalls {
         try {
             return (long) AM_RECV_DATA_NBX.invokeExact(worker, descriptor, buffer, length, params.address());
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -167,7 +169,7 @@ public final class UcpCalls {
         try {
             return (int) SET_AM_RECV_HANDLER.invokeExact(worker, p.address());
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -176,7 +178,7 @@ public final class UcpCalls {
         try {
             return (int) REQUEST_CHECK_STATUS.invokeExact(request);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -185,7 +187,7 @@ public final class UcpCalls {
         try {
             REQUEST_FREE.invokeExact(request);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -197,15 +199,5 @@ public final class UcpCalls {
     /** @return the status an error status pointer carries */
     public static int errorStatus(long statusPointer) {
         return (int) statusPointer;
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 }

@@ -6,12 +6,15 @@ import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.ucx.UcxLibrary;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two software NICs in one JVM, each with a region, a registration and a queue pair, connected to
@@ -54,6 +57,13 @@ final class NicPair implements AutoCloseable {
 
     MemorySegment sb() {
         return rb.segment();
+    }
+
+    /** Skips the calling test class, saying why, where UCX cannot be used. */
+    static void assumeUcx() {
+        Optional<String> reason = UcxLibrary.unavailableReason();
+        reason.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
+        assumeTrue(reason.isEmpty(), reason.orElse(""));
     }
 
     /** Polls until one completion arrives, failing after five seconds. */

@@ -5,7 +5,6 @@ import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
-import dev.gdasync.gdsync.ucx.UcxLibrary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,13 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.Optional;
 
 import static dev.gdasync.gdsync.swnic.NicPair.awaitOne;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * How the ucx transport acknowledges sends: on the reverse direction's next request when there is one (one UCX
@@ -34,9 +31,7 @@ class UcxAcknowledgementTest {
 
     @BeforeAll
     static void requireUcx() {
-        Optional<String> reason = UcxLibrary.unavailableReason();
-        reason.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
-        assumeTrue(reason.isEmpty(), reason.orElse(""));
+        NicPair.assumeUcx();
     }
 
     @BeforeEach

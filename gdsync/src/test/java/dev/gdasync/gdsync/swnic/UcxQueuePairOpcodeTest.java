@@ -4,25 +4,19 @@ import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
-import dev.gdasync.gdsync.ucx.UcxLibrary;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.util.Optional;
 
 import static dev.gdasync.gdsync.swnic.NicPair.assertEmpty;
 import static dev.gdasync.gdsync.swnic.NicPair.awaitOne;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Every opcode of {@link QueuePairOpcodeTest}, between two NICs that reach each other over UCX. */
 class UcxQueuePairOpcodeTest extends QueuePairOpcodeTest {
     @BeforeAll
     static void requireUcx() {
-        Optional<String> reason = UcxLibrary.unavailableReason();
-        reason.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
-        assumeTrue(reason.isEmpty(), reason.orElse(""));
+        NicPair.assumeUcx();
     }
 
     @Override
