@@ -842,7 +842,7 @@ public final class Mp implements AutoCloseable {
      * @throws dev.gdasync.gdsync.memop.WaitTimeoutException after the wait timeout
      */
     public void wait32(MemoryWord word, int value, WaitCondition condition) {
-        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false);
+        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, nic.waitProgress());
     }
 
     /**
@@ -855,7 +855,8 @@ public final class Mp implements AutoCloseable {
      * @param stream    the stream
      */
     public void wait32OnStream(MemoryWord word, int value, WaitCondition condition, Stream stream) {
-        stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH)));
+        stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
+                nic.waitProgress())));
     }
 
     /**

@@ -95,7 +95,8 @@ public final class MpDescQueue {
      * @return this
      */
     public MpDescQueue addWaitValue32(MemoryWord word, int value, WaitCondition condition) {
-        descriptors.add(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH));
+        descriptors.add(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
+                mp.nic().waitProgress()));
         return this;
     }
 

@@ -113,31 +113,11 @@ final class StreamLoop implements Loop {
         long start = System.nanoTime();
         while (reaped < iters) {
             recvPosted = postReceives(posted, in, recvPosted, reaped, iters);
-            while (queued < iters && windows.size() < WINDOWS_AHEAD) {
-                int n = Math.min(WINDOW, iters - queued);
-                List<MpRequest> reqs = new ArrayList<>(2 * n);
-                for (int k = 0; k < n; k++) {
-                    int i = queued + k;
-                    MpRequest recv = posted.remove();
-                    MpRequest send = mp.sendPrepare(out, peer, reg);
-                    if (initiator) {
-                        messages.produceOn(queue, stream, bytes, i);
-                        queue.addSend(send).addWaitRecv(recv);
-                        messages.consumeOn(queue, stream, bytes, i);
-                    } else {
-                        queue.addWaitRecv(recv);
-                        messages.consumeOn(queue, stream, bytes, i);
-                        messages.produceOn(queue, stream, bytes, i);
-                        queue.addSend(send);
-                    }
-                    reqs.add(recv);
-                    reqs.add(send);
-                }
-                if (queue.size() > 0) {
-                    queue.postOnStream(stream);
-                }
-                windows.add(new Window(reqs, n, stream.record()));
-                queued += n;
+            try {
+                queued = queueWindows(posted, windows, queue, out, bytes, queued, iters);
+            } catch (StreamFailedException e) {
+                // The stream failed while this thread queued more work on it (a check of an earlier window).
+                throw failure(e, windows.peek());
             }
             Window w = windows.remove();
             // Sleep between checks: spinning, or blocking until the stream wakes us, would cost the streams
@@ -159,6 +139,40 @@ final class StreamLoop implements Loop {
         return initiator ? elapsed : 0;
     }
 
+    /** Queues windows of iterations on the stream until {@link #WINDOWS_AHEAD} are queued; returns the new count. */
+    private int queueWindows(ArrayDeque<MpRequest> posted, ArrayDeque<Window> windows, MpDescQueue queue,
+                             MemorySegment out, int bytes, int queued, int iters) {
+        int peer = pair.peer;
+        boolean initiator = pair.initiator;
+        while (queued < iters && windows.size() < WINDOWS_AHEAD) {
+            int n = Math.min(WINDOW, iters - queued);
+            List<MpRequest> reqs = new ArrayList<>(2 * n);
+            for (int k = 0; k < n; k++) {
+                int i = queued + k;
+                MpRequest recv = posted.remove();
+                MpRequest send = mp.sendPrepare(out, peer, reg);
+                if (initiator) {
+                    messages.produceOn(queue, stream, bytes, i);
+                    queue.addSend(send).addWaitRecv(recv);
+                    messages.consumeOn(queue, stream, bytes, i);
+                } else {
+                    queue.addWaitRecv(recv);
+                    messages.consumeOn(queue, stream, bytes, i);
+                    messages.produceOn(queue, stream, bytes, i);
+                    queue.addSend(send);
+                }
+                reqs.add(recv);
+                reqs.add(send);
+            }
+            if (queue.size() > 0) {
+                queue.postOnStream(stream);
+            }
+            windows.add(new Window(reqs, n, stream.record()));
+            queued += n;
+        }
+        return queued;
+    }
+
     private int postReceives(ArrayDeque<MpRequest> posted, MemorySegment in, int recvPosted, int reaped, int iters) {
         while (recvPosted < iters && recvPosted - reaped < RECV_AHEAD) {
             posted.add(mp.irecv(in, pair.peer, reg));
@@ -175,6 +189,9 @@ final class StreamLoop implements Loop {
     private RuntimeException failure(StreamFailedException e, Window w) {
         if (!(e.getCause() instanceof Pattern.MismatchException m)) {
             return e;
+        }
+        if (w == null) {
+            return m;
         }
         try {
             MpRequest[] recvs = w.requests.stream().filter(r -> r.kind() == MpRequest.Kind.RECV).toArray(MpRequest[]::new);

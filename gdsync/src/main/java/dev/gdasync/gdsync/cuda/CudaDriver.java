@@ -79,7 +79,7 @@ public final class CudaDriver {
             throw new CudaException(missing.get(), CudaException.NO_RESULT);
         }
         try {
-            JCudaDriver.setExceptionsEnabled(false);
+            NativeLoadLock.run(() -> JCudaDriver.setExceptionsEnabled(false));
         } catch (LinkageError e) {
             // libcuda.so.1 is there, yet JCuda's native library did not load (another missing dependency,
             // an unwritable java.io.tmpdir, another architecture).

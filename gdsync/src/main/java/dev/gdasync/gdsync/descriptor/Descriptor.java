@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.descriptor;
 import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
 
@@ -46,8 +47,11 @@ public sealed interface Descriptor {
      * @param value     the operand
      * @param condition the condition
      * @param flags     0 or {@link DescriptorFlags#WAIT_POST_FLUSH}
+     * @param progress  what a host executor runs between looks at the word (the NIC whose transport writes
+     *                  it), or {@code null}
      */
-    record WaitValue32(MemoryWord word, int value, WaitCondition condition, int flags) implements Descriptor {
+    record WaitValue32(MemoryWord word, int value, WaitCondition condition, int flags, WaitProgress progress)
+            implements Descriptor {
         /** @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown */
         public WaitValue32 {
             Objects.requireNonNull(word, "word");
@@ -56,6 +60,18 @@ public sealed interface Descriptor {
                 throw new IllegalArgumentException("WAIT_VALUE32 needs a 32-bit word, got " + word);
             }
             DescriptorFlags.check(flags, DescriptorFlags.WAIT_POST_FLUSH, "WAIT_VALUE32");
+        }
+
+        /**
+         * A wait on a word that nothing needs to progress.
+         *
+         * @param word      the word
+         * @param value     the operand
+         * @param condition the condition
+         * @param flags     0 or {@link DescriptorFlags#WAIT_POST_FLUSH}
+         */
+        public WaitValue32(MemoryWord word, int value, WaitCondition condition, int flags) {
+            this(word, value, condition, flags, null);
         }
     }
 

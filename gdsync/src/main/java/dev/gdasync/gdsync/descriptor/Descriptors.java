@@ -6,6 +6,7 @@ import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.WaitPolicy;
 import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.SendExecutor;
 
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -20,13 +21,8 @@ import java.util.Map;
  * changes nothing.
  */
 public final class Descriptors {
-    /** The executor identity of work run at once on the calling CPU thread. */
-    public static final Object CPU = new Object() {
-        @Override
-        public String toString() {
-            return "the CPU";
-        }
-    };
+    /** The executor identity of work run at once on the calling CPU thread ({@link SendExecutor#CPU}). */
+    public static final SendExecutor CPU = SendExecutor.CPU;
 
     private Descriptors() {
     }
@@ -44,7 +40,7 @@ public final class Descriptors {
                 case Descriptor.Send s -> ops.addAll(s.request().memops());
                 case Descriptor.Wait w -> ops.addAll(w.request().memops());
                 case Descriptor.WaitValue32 w -> ops.add(new Memop.Wait32(w.word(), w.value(), w.condition(),
-                        (w.flags() & DescriptorFlags.WAIT_POST_FLUSH) != 0));
+                        (w.flags() & DescriptorFlags.WAIT_POST_FLUSH) != 0, w.progress()));
                 case Descriptor.WriteValue32 w -> ops.add(new Memop.Write32(w.word(), w.value(),
                         (w.flags() & DescriptorFlags.WRITE_PRE_BARRIER) != 0));
                 case Descriptor.WriteMemory w -> {
@@ -68,7 +64,7 @@ public final class Descriptors {
      * @throws IllegalStateException if a send is out of prepare order or already posted, or a wait is
      *                               posted twice; nothing is marked posted then
      */
-    public static MemopBatch post(List<? extends Descriptor> descriptors, Object executor) {
+    public static MemopBatch post(List<? extends Descriptor> descriptors, SendExecutor executor) {
         checkPost(descriptors, executor);
         MemopBatch batch = translate(descriptors);
         markPosted(descriptors, executor);
@@ -85,7 +81,7 @@ public final class Descriptors {
      * @param executor    who will execute them
      * @throws IllegalStateException if an order rule would be broken
      */
-    public static void checkPost(List<? extends Descriptor> descriptors, Object executor) {
+    public static void checkPost(List<? extends Descriptor> descriptors, SendExecutor executor) {
         int n = descriptors.size();
         if (n > SCAN_LIMIT) {
             checkLong(descriptors, executor);
@@ -113,7 +109,7 @@ public final class Descriptors {
      * @param descriptors the descriptors
      * @param executor    who took them
      */
-    public static void markPosted(List<? extends Descriptor> descriptors, Object executor) {
+    public static void markPosted(List<? extends Descriptor> descriptors, SendExecutor executor) {
         for (int i = 0, n = descriptors.size(); i < n; i++) {
             Descriptor d = descriptors.get(i);
             if (d instanceof Descriptor.Send s) {
@@ -136,7 +132,7 @@ public final class Descriptors {
         return n;
     }
 
-    private static void checkLong(List<? extends Descriptor> descriptors, Object executor) {
+    private static void checkLong(List<? extends Descriptor> descriptors, SendExecutor executor) {
         Map<QueuePair, Integer> earlier = new IdentityHashMap<>();
         Map<Object, Boolean> waits = new IdentityHashMap<>();
         for (Descriptor d : descriptors) {

@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.ki;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.nic.QueuePair;
+import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
 import dev.gdasync.gdsync.nic.WqeTemplate;
@@ -326,13 +327,15 @@ public final class KiTable {
         private final List<Object> waits = new ArrayList<>();
         private final Map<QueuePair, Integer> sendsPerQp = new IdentityHashMap<>();
         private final Map<WaitRequest, Boolean> waitRequests = new IdentityHashMap<>();
-        private final Object executor;
+        /** The table's executor; a table whose executor is known only by its address map is its own. */
+        private final SendExecutor executor;
         private final boolean announceRings;
         private boolean written;
 
         private Builder(DeviceAddressMap addresses, KiTableExecutor executor) {
             this.addresses = Objects.requireNonNull(addresses, "addresses");
-            this.executor = executor != null ? executor : this;
+            Builder self = this; // captured, so that every table is an executor of its own
+            this.executor = executor != null ? executor : () -> self.toString();
             this.announceRings = executor == null || !executor.progressesOwnRings();
         }
 

@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.ki;
 
+import dev.gdasync.gdsync.nic.SendExecutor;
+
 /**
  * What runs the kernels over KI tables: a GPU stream, or the host KI executor. Tables exported for one
  * executor run in the order they were launched, so a queue pair's sends may be spread over many tables
@@ -7,9 +9,10 @@ package dev.gdasync.gdsync.ki;
  * executors could ring out of order, and the prepare-order rule refuses them while earlier sends are
  * unrung.
  */
-public interface KiTableExecutor {
+public interface KiTableExecutor extends SendExecutor {
 
     /** @return what runs the kernels, for messages */
+    @Override
     String name();
 
     /** @return how this executor names memory words */

@@ -1,7 +1,6 @@
 package dev.gdasync.gdsync.memop;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
-import dev.gdasync.gdsync.concurrent.WaitProgress;
 
 import java.lang.invoke.VarHandle;
 import java.util.function.BooleanSupplier;
@@ -67,8 +66,8 @@ public final class HostMemops {
                     w.doorbell().ring();
                 }
             }
-            case Memop.Wait32 w -> await32(w.target(), w.value(), w.condition(), policy, idler, aborted);
-            case Memop.Wait64 w -> await64(w.target(), w.value(), w.condition(), policy, idler, aborted);
+            case Memop.Wait32 w -> await32(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress());
+            case Memop.Wait64 w -> await64(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress());
             case Memop.WriteMemory w -> {
                 if (w.barrier()) {
                     VarHandle.releaseFence();
@@ -94,8 +93,27 @@ public final class HostMemops {
      */
     public static void await32(MemoryWord word, int value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted) {
+        await32(word, value, cond, policy, idler, aborted, null);
+    }
+
+    /**
+     * Waits until a 32-bit word satisfies a condition, progressing what writes it between looks.
+     *
+     * @param word     the word
+     * @param value    the operand
+     * @param cond     the condition
+     * @param policy   how to wait
+     * @param idler    this thread's idler
+     * @param aborted  polled while waiting
+     * @param progress run between looks (see {@link WaitProgress}), or {@code null}
+     * @throws WaitTimeoutException if the policy's timeout passes first
+     * @throws WaitAbortedException if {@code aborted} becomes true first
+     * @throws IllegalArgumentException if the word is not 32-bit
+     */
+    public static void await32(MemoryWord word, int value, WaitCondition cond, WaitPolicy policy,
+                               BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
         requireWidth(word, 4);
-        await(word, value, cond, policy, idler, aborted);
+        await(word, value, cond, policy, idler, aborted, progress);
     }
 
     /**
@@ -113,13 +131,32 @@ public final class HostMemops {
      */
     public static void await64(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted) {
+        await64(word, value, cond, policy, idler, aborted, null);
+    }
+
+    /**
+     * Waits until a 64-bit word satisfies a condition, progressing what writes it between looks.
+     *
+     * @param word     the word
+     * @param value    the operand
+     * @param cond     the condition
+     * @param policy   how to wait
+     * @param idler    this thread's idler
+     * @param aborted  polled while waiting
+     * @param progress run between looks (see {@link WaitProgress}), or {@code null}
+     * @throws WaitTimeoutException if the policy's timeout passes first
+     * @throws WaitAbortedException if {@code aborted} becomes true first
+     * @throws IllegalArgumentException if the word is not 64-bit
+     */
+    public static void await64(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
+                               BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
         requireWidth(word, 8);
-        await(word, value, cond, policy, idler, aborted);
+        await(word, value, cond, policy, idler, aborted, progress);
     }
 
     /** One wait loop for both widths: a 32-bit word is read and compared as an int. */
     private static void await(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
-                              BackoffIdler idler, BooleanSupplier aborted) {
+                              BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
         boolean narrow = word.width() == 4;
         long seen = narrow ? word.getAcquire32() : word.getAcquire64();
         if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
@@ -128,7 +165,7 @@ public final class HostMemops {
         idler.reset();
         long start = System.nanoTime();
         for (int i = 1; ; i++) {
-            if (WaitProgress.run() == 0) {
+            if (progress == null || progress.progress() == 0) {
                 idler.idle();
             }
             seen = narrow ? word.getAcquire32() : word.getAcquire64();

@@ -63,12 +63,27 @@ public sealed interface Memop {
      * @param condition the condition
      * @param flush     whether a GPU executor flushes remote (GPUDirect RDMA) writes after the wait,
      *                  as CUDA's {@code CU_STREAM_WAIT_VALUE_FLUSH}; host executors need no flush
+     * @param progress  what a host executor runs between looks at the word (the NIC whose transport writes
+     *                  it needs progress calls), or {@code null}; GPU executors ignore it
      */
-    record Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush) implements Memop {
+    record Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush, WaitProgress progress)
+            implements Memop {
         /** @throws IllegalArgumentException if the target is not a 32-bit word */
         public Wait32 {
             requireWidth(target, 4, "WAIT32");
             Objects.requireNonNull(condition, "condition");
+        }
+
+        /**
+         * A wait that nothing needs to progress.
+         *
+         * @param target    the word
+         * @param value     the operand
+         * @param condition the condition
+         * @param flush     whether a GPU executor flushes remote writes after the wait
+         */
+        public Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush) {
+            this(target, value, condition, flush, null);
         }
 
         /**
@@ -90,12 +105,26 @@ public sealed interface Memop {
      * @param value     the operand
      * @param condition the condition
      * @param flush     whether a GPU executor flushes remote writes after the wait
+     * @param progress  what a host executor runs between looks at the word, or {@code null}
      */
-    record Wait64(MemoryWord target, long value, WaitCondition condition, boolean flush) implements Memop {
+    record Wait64(MemoryWord target, long value, WaitCondition condition, boolean flush, WaitProgress progress)
+            implements Memop {
         /** @throws IllegalArgumentException if the target is not a 64-bit word */
         public Wait64 {
             requireWidth(target, 8, "WAIT64");
             Objects.requireNonNull(condition, "condition");
+        }
+
+        /**
+         * A wait that nothing needs to progress.
+         *
+         * @param target    the word
+         * @param value     the operand
+         * @param condition the condition
+         * @param flush     whether a GPU executor flushes remote writes after the wait
+         */
+        public Wait64(MemoryWord target, long value, WaitCondition condition, boolean flush) {
+            this(target, value, condition, flush, null);
         }
 
         /**

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.nic;
 
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 
 /**
@@ -71,6 +72,18 @@ public interface Nic extends AutoCloseable {
      */
     default int progressStoreRings() {
         return 0;
+    }
+
+    /**
+     * What a host thread runs between looks at a word this NIC writes (a CQE's validity word, a word a peer
+     * puts into): a provider whose transport moves only when progressed gives its progress call, so that a
+     * waiting stream receives its own messages. The NIC's prepared waits carry it already
+     * ({@link WaitRequest#progress()}); callers that build waits on other words hand it to them.
+     *
+     * @return the hook, or {@code null} when the NIC's work lands without help (the default)
+     */
+    default WaitProgress waitProgress() {
+        return null;
     }
 
     /** Closes every queue pair, registration and region of this NIC. */

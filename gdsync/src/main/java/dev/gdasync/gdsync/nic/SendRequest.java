@@ -100,7 +100,7 @@ public abstract class SendRequest {
      * @throws IllegalStateException if the request was already posted, is out of prepare order, or
      *                               its queue pair has unrung requests on another executor
      */
-    public final void checkPost(int earlierInBatch, Object executor) {
+    public final void checkPost(int earlierInBatch, SendExecutor executor) {
         if (state != State.PREPARED) {
             throw new IllegalStateException("send request #" + sequence + " of queue pair " + queuePair.number()
                     + " was already posted");
@@ -113,7 +113,7 @@ public abstract class SendRequest {
      *
      * @param executor the executor that will ring it
      */
-    public final void markPosted(Object executor) {
+    public final void markPosted(SendExecutor executor) {
         state = State.POSTED;
         posted(executor);
     }
@@ -143,14 +143,14 @@ public abstract class SendRequest {
      * @param executor       the executor
      * @throws IllegalStateException if the rule would be broken
      */
-    protected abstract void checkPostOrder(int earlierInBatch, Object executor);
+    protected abstract void checkPostOrder(int earlierInBatch, SendExecutor executor);
 
     /**
      * Provider bookkeeping once posted.
      *
      * @param executor the executor
      */
-    protected abstract void posted(Object executor);
+    protected abstract void posted(SendExecutor executor);
 
     @Override
     public String toString() {

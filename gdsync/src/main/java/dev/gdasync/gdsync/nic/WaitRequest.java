@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.memop.WaitProgress;
 
 /**
  * A prepared wait for one CQE (LibGDSync's {@code gds_wait_request_t}): {@link #memops()} are a WAIT
@@ -30,6 +31,7 @@ public abstract class WaitRequest {
     private final WaitCondition condition;
     private final MemoryWord releaseWord;
     private final int releaseValue;
+    private final WaitProgress progress;
     /** Made on first use: a CPU that waits itself never needs them. */
     private MemopBatch memops;
     private volatile State state = State.PREPARED;
@@ -44,10 +46,12 @@ public abstract class WaitRequest {
      * @param value           the value it reaches when the CQE is written
      * @param releaseWord     the CQE's release word, 32 bits
      * @param releaseValue    the value that releases the CQE
+     * @param progress        what a host thread waiting on the word runs between looks (the provider's
+     *                        transport progress), or {@code null} when the CQE is written without help
      * @throws IllegalArgumentException if a word is not 32 bits wide
      */
     protected WaitRequest(CompletionQueue completionQueue, long index, MemoryWord word, int value, MemoryWord releaseWord,
-                          int releaseValue) {
+                          int releaseValue, WaitProgress progress) {
         if (word.width() != 4 || releaseWord.width() != 4) {
             throw new IllegalArgumentException("a wait request waits on and releases 32-bit words, got " + word + " and "
                     + releaseWord);
@@ -59,6 +63,7 @@ public abstract class WaitRequest {
         this.condition = WaitCondition.GEQ;
         this.releaseWord = releaseWord;
         this.releaseValue = releaseValue;
+        this.progress = progress;
     }
 
     /** @return the completion queue */
@@ -76,7 +81,7 @@ public abstract class WaitRequest {
         MemopBatch m = memops;
         if (m == null) {
             // Benign race: two threads may each make an equal batch.
-            m = MemopBatch.of(new Memop.Wait32(word, value, condition), new Memop.Write32(releaseWord, releaseValue, true));
+            m = MemopBatch.of(new Memop.Wait32(word, value, condition, false, progress), new Memop.Write32(releaseWord, releaseValue, true));
             memops = m;
         }
         return m;
@@ -100,6 +105,11 @@ public abstract class WaitRequest {
     /** @return the wait's condition */
     public final WaitCondition condition() {
         return condition;
+    }
+
+    /** @return what a host thread waiting for the CQE runs between looks, or {@code null} */
+    public final WaitProgress progress() {
+        return progress;
     }
 
     /** @return the release word */

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.stream;
 
+import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.memop.MemopBatch;
 
@@ -10,9 +11,10 @@ import java.util.List;
  * ({@link HostStream}) or a GPU stream. Work runs in submission order; a failure fails the stream,
  * which then rejects new work and reports the original cause.
  */
-public interface Stream extends AutoCloseable {
+public interface Stream extends SendExecutor, AutoCloseable {
 
     /** @return the stream's name */
+    @Override
     String name();
 
     /**

@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionQueue;
@@ -51,6 +52,7 @@ final class ShmCompletionQueue implements CompletionQueue {
     private long waitsPrepared;
 
     private final Runnable onEmpty;
+    private final WaitProgress waitProgress;
     /**
      * Whether the last poll found an entry (CPU thread only). The empty poll that ends a drain loop does not run
      * {@link #onEmpty}: the thread is about to act on what it found, and a transport progressed there would spend
@@ -67,11 +69,13 @@ final class ShmCompletionQueue implements CompletionQueue {
      * @param expected     how many CQEs outstanding work will have produced once it completes
      * @param expectedWhat what {@code expected} counts, for messages
      * @param onEmpty      run by a poll that finds no entry (the NIC progresses its UCX transport there)
+     * @param waitProgress what a host thread waiting for one of its CQEs runs between looks
      */
     ShmCompletionQueue(String name, MemorySegment seg, long ring, long release, int depth, LongSupplier expected,
-                       String expectedWhat, Runnable onEmpty) {
+                       String expectedWhat, Runnable onEmpty, WaitProgress waitProgress) {
         this.name = name;
         this.onEmpty = onEmpty;
+        this.waitProgress = waitProgress;
         this.seg = seg;
         this.ring = ring;
         this.release = release;
@@ -145,7 +149,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         waitsPrepared = next + 1;
         int s = (int) (next & mask);
         int value = (int) (next + 1);
-        return new ShmWaitRequest(this, next, validityWords[s], value, releaseWords[s], value);
+        return new ShmWaitRequest(this, next, validityWords[s], value, releaseWords[s], value, waitProgress);
     }
 
     @Override
@@ -184,8 +188,9 @@ final class ShmCompletionQueue implements CompletionQueue {
 
     /** A prepared wait of this completion queue. */
     private static final class ShmWaitRequest extends WaitRequest {
-        ShmWaitRequest(ShmCompletionQueue cq, long index, MemoryWord word, int value, MemoryWord releaseWord, int releaseValue) {
-            super(cq, index, word, value, releaseWord, releaseValue);
+        ShmWaitRequest(ShmCompletionQueue cq, long index, MemoryWord word, int value, MemoryWord releaseWord, int releaseValue,
+                       WaitProgress progress) {
+            super(cq, index, word, value, releaseWord, releaseValue, progress);
         }
     }
 }

@@ -15,6 +15,7 @@ import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
+import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
@@ -95,7 +96,7 @@ final class ShmQueuePair implements QueuePair {
     // on the hot path).
     private long sqProduced;
     private long sqPosted;
-    private Object boundExecutor;
+    private SendExecutor boundExecutor;
     private long signaledPrepared;
 
     // Executors, under the lock.
@@ -141,9 +142,9 @@ final class ShmQueuePair implements QueuePair {
         this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
         this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
         this.sendCq = new ShmCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
-                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransport);
+                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransport, nic.waitProgress());
         this.recvCq = new ShmCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
-                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransport);
+                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransport, nic.waitProgress());
         this.encoder = new WorkRequestEncoder(nic, seg);
         this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
         this.executor = new WqeExecutor(this);
@@ -405,7 +406,7 @@ final class ShmQueuePair implements QueuePair {
 
     // ---- post order (called through ShmSendRequest) ----
 
-    void checkPostOrder(ShmSendRequest r, int earlierInBatch, Object executorRef) {
+    void checkPostOrder(ShmSendRequest r, int earlierInBatch, SendExecutor executorRef) {
         long next = sqPosted + earlierInBatch;
         if (r.sequence() != next) {
             throw new IllegalStateException("send request #" + r.sequence() + " of QP " + qpn
@@ -419,7 +420,7 @@ final class ShmQueuePair implements QueuePair {
         }
     }
 
-    void posted(Object executorRef) {
+    void posted(SendExecutor executorRef) {
         sqPosted++;
         boundExecutor = executorRef;
     }
@@ -814,12 +815,12 @@ final class ShmQueuePair implements QueuePair {
         }
 
         @Override
-        protected void checkPostOrder(int earlierInBatch, Object executorRef) {
+        protected void checkPostOrder(int earlierInBatch, SendExecutor executorRef) {
             qp.checkPostOrder(this, earlierInBatch, executorRef);
         }
 
         @Override
-        protected void posted(Object executorRef) {
+        protected void posted(SendExecutor executorRef) {
             qp.posted(executorRef);
         }
     }

@@ -2,6 +2,7 @@ package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.cuda.CudaContext;
 import dev.gdasync.gdsync.cuda.DeviceRegion;
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.HostRegion;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.memory.RegionKind;
@@ -66,6 +67,7 @@ public final class SoftwareNic implements Nic {
     private final Object devicesLock = new Object();
     private volatile NicDevices devices;
     private volatile boolean open = true;
+    private final WaitProgress waitProgress = this::progressTransport;
 
     private SoftwareNic(SwNicConfig config) {
         this.config = config;
@@ -283,6 +285,17 @@ public final class SoftwareNic implements Nic {
         if (net != null && net.active()) {
             net.tryProgress();
         }
+    }
+
+    /** A thread that waits receives its own UCX messages, as one that polls does. */
+    @Override
+    public WaitProgress waitProgress() {
+        return waitProgress;
+    }
+
+    private int progressTransport() {
+        UcxNet net = ucx;
+        return net != null && net.active() ? net.tryProgress() : 0;
     }
 
     /** @return why {@link #ucx()} is null */

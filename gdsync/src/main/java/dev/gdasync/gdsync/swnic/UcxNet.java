@@ -13,7 +13,6 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
-import dev.gdasync.gdsync.concurrent.WaitProgress;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -37,7 +36,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntSupplier;
 
 /**
  * A software NIC's UCX side: one UCP worker, its address (which the NIC's endpoint descriptors carry), one UCP
@@ -71,7 +69,6 @@ final class UcxNet implements AutoCloseable {
     private final UcxTarget target;
     private final Map<String, UcxPeer> peers = new HashMap<>();
     private final Thread progress;
-    private final IntSupplier waitHook = this::tryProgress;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /** Held by whichever thread progresses the worker: the progress thread, or a thread polling a CQ. */
     private final WorkerTurn turn = new WorkerTurn();
@@ -200,7 +197,6 @@ final class UcxNet implements AutoCloseable {
         if (!started) {
             started = true;
             progress.start(); // a NIC whose queue pairs never use UCX runs no progress thread
-            WaitProgress.add(waitHook); // streams waiting on completions progress the worker too
         }
         String key = HexFormat.of().formatHex(peerAddress);
         UcxPeer p = peers.get(key);
@@ -675,7 +671,6 @@ final class UcxNet implements AutoCloseable {
             all = new ArrayList<>(peers.values());
             peers.clear();
         }
-        WaitProgress.remove(waitHook);
         LockSupport.unpark(progress);
         try {
             if (started) {

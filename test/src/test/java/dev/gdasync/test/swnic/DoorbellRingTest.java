@@ -14,6 +14,7 @@ import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.SendFlags;
+import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
@@ -147,7 +148,7 @@ class DoorbellRingTest {
     void plainStoresRingAnnouncedSends() throws Exception {
         int n = 16;
         withPair("ring-store", n, (me, child, qp, tx) -> {
-            Object plainThread = "a plain-store thread";
+            SendExecutor plainThread = () -> "a plain-store thread";
             List<SendRequest> sends = new ArrayList<>();
             for (long seq = 0; seq < n; seq++) {
                 SendRequest r = prepare(qp, tx, seq);
