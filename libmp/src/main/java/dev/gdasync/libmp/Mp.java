@@ -2,8 +2,6 @@ package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
-import dev.gdasync.gdsync.cuda.CudaContext;
-import dev.gdasync.gdsync.cuda.DeviceRegion;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.DescriptorFlags;
 import dev.gdasync.gdsync.ki.KiTable;
@@ -13,11 +11,14 @@ import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.memop.WaitPolicy;
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.memory.RegionKind;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
+import dev.gdasync.gdsync.nic.Nic;
+import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
@@ -25,7 +26,6 @@ import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
-import dev.gdasync.gdsync.swnic.SoftwareNic;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 
 import java.lang.foreign.MemorySegment;
@@ -51,10 +51,10 @@ public final class Mp implements AutoCloseable {
 
     private final Bootstrap bootstrap;
     private final MpConfig config;
-    private final SoftwareNic nic;
+    private final Nic nic;
     private final PeerLink[] links;
-    private final List<HostRegion> regions = new ArrayList<>();
-    private final List<DeviceRegion> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Region> regions = new ArrayList<>();
+    private final List<Region> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
@@ -67,7 +67,7 @@ public final class Mp implements AutoCloseable {
         this.config = config;
         this.available = config.requestPool();
         this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
-        this.nic = SoftwareNic.open(config.nic().withJobId(bootstrap.jobId()));
+        this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
         try {
             connect();
@@ -135,8 +135,8 @@ public final class Mp implements AutoCloseable {
         return bootstrap.size();
     }
 
-    /** @return the NIC under this endpoint */
-    public SoftwareNic nic() {
+    /** @return the NIC under this endpoint, from the provider {@link MpConfig#nic()} names */
+    public Nic nic() {
         return nic;
     }
 
@@ -160,7 +160,7 @@ public final class Mp implements AutoCloseable {
      */
     public MemorySegment allocate(long bytes) {
         requireOpen();
-        HostRegion r = nic.allocateHost(bytes);
+        Region r = nic.allocateHost(bytes);
         regions.add(r);
         return r.segment();
     }
@@ -173,7 +173,7 @@ public final class Mp implements AutoCloseable {
      */
     public void free(MemorySegment memory) {
         requireOpen();
-        for (HostRegion r : regions) {
+        for (Region r : regions) {
             if (r.isOpen() && r.segment().address() == memory.address() && r.length() == memory.byteSize()) {
                 regions.remove(r);
                 r.close();
@@ -192,7 +192,7 @@ public final class Mp implements AutoCloseable {
      */
     public MemorySegment allocationOf(MemorySegment memory) {
         requireOpen();
-        for (HostRegion r : regions) {
+        for (Region r : regions) {
             long offset = memory.address() - r.address();
             if (r.isOpen() && offset >= 0 && offset <= r.length() - memory.byteSize()) {
                 return r.segment();
@@ -212,7 +212,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRegistration register(MemorySegment memory) {
         requireOpen();
-        for (HostRegion r : regions) {
+        for (Region r : regions) {
             if (!r.isOpen()) {
                 continue;
             }
@@ -227,20 +227,23 @@ public final class Mp implements AutoCloseable {
 
     /**
      * Allocates GPU memory that can be registered and reached by peers (LibMP's buffers from
-     * {@code cudaMalloc}): zero-filled {@code cuMemAlloc} memory, which this rank's NIC moves with CUDA copies
-     * and publishes to the other ranks of the node through CUDA IPC (see {@code docs/swnic-device-memory.md}).
-     * Pass its ranges to sends, receives and puts as {@link DeviceRegion#pointer(long, long)}; the CPU cannot
-     * touch its bytes. Closing the Mp frees it.
+     * {@code cudaMalloc}): zero-filled device memory that this rank's NIC made through the CUDA layer and can
+     * move (the software NIC moves it with CUDA copies and publishes it to the other ranks of the node through
+     * CUDA IPC: see {@code docs/swnic-device-memory.md}). Pass its ranges to sends, receives and puts as
+     * address-only segments ({@code DeviceRegion.of(region).pointer(offset, length)} in the CUDA layer); the CPU
+     * cannot touch its bytes. Closing the Mp frees it.
      *
-     * @param context a context of the GPU (every device allocation of one Mp is on one GPU)
-     * @param bytes   the length, {@code > 0}
-     * @return the memory
-     * @throws IllegalArgumentException if the length is not positive or the GPU is not the Mp's GPU
-     * @throws dev.gdasync.gdsync.cuda.CudaException if the driver refuses
+     * @param device the GPU's ordinal (every device allocation of one Mp is on one GPU)
+     * @param bytes  the length, {@code > 0}
+     * @return the memory, a {@link RegionKind#DEVICE} region
+     * @throws IllegalArgumentException      if the length is not positive, the GPU does not exist, or it is not
+     *                                       the Mp's GPU
+     * @throws UnsupportedOperationException if this Mp's NIC cannot use GPU memory
+     * @throws RuntimeException              the CUDA layer's exception if the driver refuses
      */
-    public DeviceRegion allocateDevice(CudaContext context, long bytes) {
+    public Region allocateDevice(int device, long bytes) {
         requireOpen();
-        DeviceRegion r = nic.allocateDevice(context, bytes);
+        Region r = nic.allocateDevice(device, bytes);
         deviceRegions.add(r);
         return r;
     }
@@ -251,7 +254,7 @@ public final class Mp implements AutoCloseable {
      * @param memory the region {@code allocateDevice} returned
      * @throws IllegalArgumentException if it did not come from {@code allocateDevice} or was freed
      */
-    public void free(DeviceRegion memory) {
+    public void free(Region memory) {
         requireOpen();
         if (!deviceRegions.remove(memory)) {
             throw new IllegalArgumentException(memory + " was not allocated by this Mp, or was freed");
@@ -267,7 +270,7 @@ public final class Mp implements AutoCloseable {
      * @return the registration
      * @throws IllegalArgumentException if the region is not this Mp's, or was freed
      */
-    public MpRegistration register(DeviceRegion memory) {
+    public MpRegistration register(Region memory) {
         requireOpen();
         if (!deviceRegions.contains(memory) || !memory.isOpen()) {
             throw new IllegalArgumentException(memory + " is not GPU memory from this Mp's allocateDevice(), or was freed");

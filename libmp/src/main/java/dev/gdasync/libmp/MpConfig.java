@@ -1,8 +1,9 @@
 package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.memop.WaitPolicy;
+import dev.gdasync.gdsync.nic.NicConfig;
+import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
-import dev.gdasync.gdsync.swnic.SwNicConfig;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -10,12 +11,13 @@ import java.util.Objects;
 /**
  * Settings of an {@link Mp}.
  *
- * @param nic          the software NIC's settings; the job id is replaced by the bootstrap's
+ * @param nic          the NIC's settings, which name its provider ({@code swnic}, the software NIC, unless
+ *                     {@value NicProviders#ENV} names another); the job id is replaced by the bootstrap's
  * @param queuePairs   depths of the queue pair to each peer (LibMP: 512 sends, 512 receives)
  * @param requestPool  the most requests outstanding at once
  * @param waitTimeout  how long {@link Mp#wait} and its relatives wait before failing
  */
-public record MpConfig(SwNicConfig nic, QueuePairConfig queuePairs, int requestPool, Duration waitTimeout) {
+public record MpConfig(NicConfig nic, QueuePairConfig queuePairs, int requestPool, Duration waitTimeout) {
 
     /**
      * @throws IllegalArgumentException if the pool is not positive or the timeout not positive
@@ -32,13 +34,13 @@ public record MpConfig(SwNicConfig nic, QueuePairConfig queuePairs, int requestP
     }
 
     /**
-     * Defaults: the software NIC's defaults, LibMP's queue depths, 4096 requests, the wait timeout of
+     * Defaults: the default NIC provider's defaults ({@link NicProviders#defaults()}), LibMP's queue depths, 4096 requests, the wait timeout of
      * {@link WaitPolicy#defaults()} (60 s unless configured).
      *
      * @return the configuration
      */
     public static MpConfig defaults() {
-        return new MpConfig(SwNicConfig.defaults(), QueuePairConfig.DEFAULT, 4096,
+        return new MpConfig(NicProviders.defaults(), QueuePairConfig.DEFAULT, 4096,
                 Duration.ofNanos(WaitPolicy.defaults().timeoutNanos()));
     }
 
@@ -46,7 +48,7 @@ public record MpConfig(SwNicConfig nic, QueuePairConfig queuePairs, int requestP
      * @param nic the NIC settings
      * @return this configuration with other NIC settings
      */
-    public MpConfig withNic(SwNicConfig nic) {
+    public MpConfig withNic(NicConfig nic) {
         return new MpConfig(nic, queuePairs, requestPool, waitTimeout);
     }
 

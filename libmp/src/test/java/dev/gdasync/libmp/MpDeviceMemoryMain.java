@@ -54,7 +54,7 @@ public final class MpDeviceMemoryMain {
             int me = mp.rank();
             int peer = 1 - me;
             try (CudaContext context = CudaContext.retainPrimary(CudaDriver.open().device(0)); Arena arena = Arena.ofConfined()) {
-                DeviceRegion d = mp.allocateDevice(context, 65536);
+                DeviceRegion d = DeviceRegion.of(mp.allocateDevice(context.device().ordinal(), 65536));
                 regions.set(me, d);
                 MpRegistration reg = mp.register(d);
                 MemorySegment staging = arena.allocate(SIZE);

@@ -38,7 +38,7 @@ final class GpuBuffers implements AutoCloseable {
         this.context = CudaContext.retainPrimary(CudaDriver.open().device(0));
         this.map = new CudaAddressMap(context);
         this.slot = (maxBytes + 4095L) & -4096L;
-        this.region = pair.mp.allocateDevice(context, 2 * slot);
+        this.region = DeviceRegion.of(pair.mp.allocateDevice(context.device().ordinal(), 2 * slot));
         this.reg = pair.mp.register(region);
         this.kernel = ComputeKernel.load(context);
         this.hostModeStream = CudaStream.create("pingpong-host-rank" + pair.rank, context, map, WaitPolicy.defaults());

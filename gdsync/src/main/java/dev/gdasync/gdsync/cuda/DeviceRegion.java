@@ -53,6 +53,22 @@ public final class DeviceRegion implements Region {
         return new DeviceRegion(context, id, address, bytes);
     }
 
+    /**
+     * The CUDA view of a device region that a NIC handed out as a plain {@link Region} (libmp's
+     * {@code Mp.allocateDevice}, which knows nothing of CUDA).
+     *
+     * @param region a region
+     * @return the region as device memory
+     * @throws IllegalArgumentException if it is not device memory made by this layer
+     */
+    public static DeviceRegion of(Region region) {
+        if (region instanceof DeviceRegion d) {
+            return d;
+        }
+        throw new IllegalArgumentException(region + " is not GPU memory from the CUDA layer (its kind is "
+                + region.kind() + ")");
+    }
+
     @Override
     public RegionKind kind() {
         return RegionKind.DEVICE;

@@ -22,6 +22,22 @@ public interface Nic extends AutoCloseable {
     Region allocateHost(long bytes);
 
     /**
+     * Allocates GPU memory that this NIC can register and that peers can reach. The CUDA layer makes the region
+     * ({@code dev.gdasync.gdsync.cuda.DeviceRegion}); the NIC allocates it so that it can publish it to its peers
+     * and free it once none uses it.
+     *
+     * @param device the GPU's ordinal
+     * @param bytes  the length, {@code > 0}
+     * @return a {@link dev.gdasync.gdsync.memory.RegionKind#DEVICE} region
+     * @throws IllegalArgumentException      if the length is not positive, no GPU has that ordinal, or the NIC
+     *                                       serves another GPU
+     * @throws UnsupportedOperationException if this provider cannot use GPU memory (the default)
+     */
+    default Region allocateDevice(int device, long bytes) {
+        throw new UnsupportedOperationException(name() + " cannot use GPU memory");
+    }
+
+    /**
      * Registers part of a region.
      *
      * @param region the region

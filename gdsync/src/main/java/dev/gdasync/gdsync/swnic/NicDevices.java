@@ -94,10 +94,31 @@ final class NicDevices implements AutoCloseable {
      * @see SoftwareNic#allocateDevice(CudaContext, long)
      */
     DeviceRegion allocate(CudaContext context, long bytes) {
+        return allocate(context.device(), bytes);
+    }
+
+    /**
+     * Allocates a device region on the GPU with this ordinal.
+     *
+     * @throws IllegalArgumentException if no GPU has that ordinal
+     */
+    DeviceRegion allocate(int ordinal, long bytes) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("region length must be > 0, got " + bytes);
         }
-        DeviceSupport s = bind(context.device());
+        CudaDriver driver = CudaDriver.open();
+        if (ordinal < 0 || ordinal >= driver.devices().size()) {
+            throw new IllegalArgumentException("no GPU has ordinal " + ordinal + ": this process sees "
+                    + driver.devices().size() + " (check CUDA_VISIBLE_DEVICES)");
+        }
+        return allocate(driver.device(ordinal), bytes);
+    }
+
+    private DeviceRegion allocate(CudaDevice device, long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("region length must be > 0, got " + bytes);
+        }
+        DeviceSupport s = bind(device);
         ShmDirectory directory = nic.directory();
         long id = directory.reserveRegionId();
         int ordinal = s.device().ordinal();

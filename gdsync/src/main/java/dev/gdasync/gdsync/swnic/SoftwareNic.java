@@ -159,6 +159,23 @@ public final class SoftwareNic implements Nic {
         return devices().allocate(context, bytes);
     }
 
+    /**
+     * Allocates GPU memory on the GPU with this ordinal, as {@link #allocateDevice(CudaContext, long)} does.
+     *
+     * @param device the GPU's ordinal
+     * @param bytes  the length, {@code > 0}
+     * @return the region, a {@link DeviceRegion}
+     * @throws IllegalArgumentException if the length is not positive, no GPU has that ordinal, or the NIC uses
+     *                                  another GPU
+     * @throws IllegalStateException    if the NIC is closed
+     * @throws dev.gdasync.gdsync.cuda.CudaException if CUDA cannot be used here or the driver refuses
+     */
+    @Override
+    public DeviceRegion allocateDevice(int device, long bytes) {
+        requireOpen();
+        return devices().allocate(device, bytes);
+    }
+
     /** @return the NIC's device memory state, made on first use */
     NicDevices devices() {
         NicDevices d = devices;

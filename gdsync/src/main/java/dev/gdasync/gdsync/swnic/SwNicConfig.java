@@ -2,6 +2,7 @@ package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.nic.NicConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +24,11 @@ import java.util.Objects;
  *                          same host and UCX to other hosts
  */
 public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Duration livenessInterval,
-                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport) {
+                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport)
+        implements NicConfig {
+
+    /** The provider name of the software NIC. */
+    public static final String PROVIDER = "swnic";
 
     /** Environment variable with the default job id. */
     public static final String JOB_ENV = "GDASYNC_JOB_ID";
@@ -75,10 +80,17 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
                 transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport));
     }
 
+    /** @return {@value #PROVIDER} */
+    @Override
+    public String provider() {
+        return PROVIDER;
+    }
+
     /**
      * @param jobId the job
      * @return this configuration for another job
      */
+    @Override
     public SwNicConfig withJobId(String jobId) {
         return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
     }
