@@ -12,84 +12,46 @@ import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import static dev.gdasync.gdsync.swnic.Layouts.INT;
-import static dev.gdasync.gdsync.swnic.Layouts.LONG;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import dev.gdasync.gdsync.swnic.core.NicCore;
+import dev.gdasync.gdsync.swnic.core.SwMemoryRegion;
+import dev.gdasync.gdsync.swnic.cudaipc.DeviceCopyLock;
+import dev.gdasync.gdsync.swnic.cudaipc.NicDevices;
+import dev.gdasync.gdsync.swnic.shm.ShmTransport;
+import dev.gdasync.gdsync.swnic.ucx.UcxTransport;
 
 /**
- * The software NIC over shared memory: the NIC model with no NIC, between processes of one node.
+ * The software NIC: the NIC model with no NIC. Peers on this host are reached over shared memory, peers on other
+ * hosts over UCX.
  *
- * <p>Each NIC owns a directory of shared-memory files (its node file with the memory-region table,
- * its queue pairs, its host regions) that its peers map. A send is executed by the sender: it copies
- * the payload straight into the receiver's posted buffer or target region and writes the receiver's
- * CQE (one copy, no receiver thread). Work rung by a call runs on the ringing thread; work rung by a
- * plain store is found by the NIC's {@link Agent}, which also watches peers' liveness.
+ * <p>Each NIC owns a directory of shared-memory files (its node file with the memory-region table, its queue
+ * pairs, its host regions) that its peers on this host map. A send is executed by the sender: it copies the
+ * payload straight into the receiver's posted buffer or target region and writes the receiver's CQE (one copy,
+ * no receiver thread). Work rung by a call runs on the ringing thread; work rung by a plain store is found by the
+ * NIC's agent, which also watches peers' liveness.
  *
- * <p>Registered memory is host memory from {@link #allocateHost} or GPU memory from
- * {@link #allocateDevice}. Bytes that touch GPU memory move through the CUDA driver on a stream of the
- * NIC's own, in the process that executes the request; a peer process maps this NIC's GPU memory through
- * CUDA IPC. The CUDA binding is loaded only once device memory is allocated here or met at a peer.
+ * <p>Registered memory is host memory from {@link #allocateHost} or GPU memory from {@link #allocateDevice}.
+ * Bytes that touch GPU memory move through the CUDA driver on a stream of the NIC's own, in the process that
+ * executes the request; a peer process maps this NIC's GPU memory through CUDA IPC. The CUDA binding is loaded
+ * only once device memory is allocated here or met at a peer.
  *
- * <p>A peer on another host (or any peer, with {@link Transport#UCX}) is reached over UCX: see
- * {@link SwNicConfig#transport()} and {@code docs/ucx.md}.
+ * <p>This class puts the NIC together: its core ({@link NicCore}: queue pairs, completion queues, the
+ * memory-region table, the agent), its transports ({@link ShmTransport}, and {@link UcxTransport} opened on
+ * first use; see {@link SwNicConfig#transport()} and {@code docs/ucx.md}) and its device memory
+ * ({@link NicDevices}). {@code docs/architecture.md} walks one send through these parts.
  */
 public final class SoftwareNic implements Nic {
-    static final System.Logger LOG = System.getLogger(SoftwareNic.class.getName());
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
-
     private final SwNicConfig config;
-    private final String name;
-    private final ShmDirectory directory;
-    private final long startMillis;
-    private final Arena nodeArena = Arena.ofShared();
-    private final MemorySegment node;
-    private final MrTable mrTable;
-    private final Agent agent;
-    private final SecureRandom random = new SecureRandom();
-    private final AtomicInteger nextQpn = new AtomicInteger(1);
-    private final List<ShmQueuePair> queuePairs = new ArrayList<>();
-    private final Map<Long, ShmQueuePair> byToken = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Object ucxLock = new Object();
-    private volatile UcxNet ucx;
-    private String ucxUnavailable;
-    private final Map<String, RemoteNode> remoteNodes = new HashMap<>();
-    private final Object devicesLock = new Object();
-    private volatile NicDevices devices;
-    private volatile boolean open = true;
-    private final WaitProgress waitProgress = this::progressTransport;
+    private final NicCore core;
+    private final NicDevices devices;
 
     private SoftwareNic(SwNicConfig config) {
         this.config = config;
-        this.name = "swnic" + INSTANCES.incrementAndGet() + "@" + ProcessHandle.current().pid();
-        this.directory = ShmDirectory.open(config.shmBase(), config.jobId());
-        this.startMillis = ShmDirectory.currentStartMillis();
-        try {
-            this.node = directory.createFile("node", Layouts.Node.size(config.mrCapacity()), nodeArena);
-        } catch (RuntimeException e) {
-            nodeArena.close();
-            directory.close();
-            throw e;
-        }
-        node.set(JAVA_INT, Layouts.Node.OFF_VERSION, Layouts.VERSION);
-        node.set(JAVA_INT, Layouts.Node.OFF_MR_CAPACITY, config.mrCapacity());
-        node.set(JAVA_LONG, Layouts.Node.OFF_PID, ProcessHandle.current().pid());
-        node.set(JAVA_LONG, Layouts.Node.OFF_START_MILLIS, startMillis);
-        INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_ALIVE);
-        LONG.setRelease(node, Layouts.Node.OFF_MAGIC, Layouts.Node.MAGIC);
-        this.mrTable = new MrTable(node, config.mrCapacity());
-        this.agent = new Agent(this);
-        agent.start();
+        NicDevices[] made = new NicDevices[1];
+        this.core = new NicCore(config, c -> {
+            made[0] = new NicDevices(c);
+            return new ShmTransport(c, made[0]);
+        }, UcxTransport::open);
+        this.devices = made[0];
     }
 
     /**
@@ -114,7 +76,7 @@ public final class SoftwareNic implements Nic {
 
     @Override
     public String name() {
-        return name;
+        return core.name();
     }
 
     /** @return the settings */
@@ -124,17 +86,13 @@ public final class SoftwareNic implements Nic {
 
     /** @return the shared-memory directory of this NIC */
     public ShmDirectory directory() {
-        return directory;
-    }
-
-    long startMillis() {
-        return startMillis;
+        return core.directory();
     }
 
     @Override
     public HostRegion allocateHost(long bytes) {
-        requireOpen();
-        return directory.allocate(bytes);
+        core.requireOpen();
+        return core.directory().allocate(bytes);
     }
 
     /**
@@ -155,8 +113,8 @@ public final class SoftwareNic implements Nic {
      * @throws dev.gdasync.gdsync.cuda.CudaException if the driver refuses (out of memory, ...)
      */
     public DeviceRegion allocateDevice(CudaContext context, long bytes) {
-        requireOpen();
-        return devices().allocate(context, bytes);
+        core.requireOpen();
+        return devices.allocate(context, bytes);
     }
 
     /**
@@ -172,40 +130,19 @@ public final class SoftwareNic implements Nic {
      */
     @Override
     public DeviceRegion allocateDevice(int device, long bytes) {
-        requireOpen();
-        return devices().allocate(device, bytes);
-    }
-
-    /** @return the NIC's device memory state, made on first use */
-    NicDevices devices() {
-        NicDevices d = devices;
-        if (d != null) {
-            return d;
-        }
-        synchronized (devicesLock) {
-            if (devices == null) {
-                requireOpen();
-                devices = new NicDevices(this);
-            }
-            return devices;
-        }
-    }
-
-    /** @return the CUDA state executors copy with, or null while the NIC never met device memory */
-    DeviceSupport deviceSupport() {
-        NicDevices d = devices;
-        return d == null ? null : d.current();
+        core.requireOpen();
+        return devices.allocate(device, bytes);
     }
 
     @Override
     public MemoryRegion register(Region region, long offset, long length, int access) {
-        requireOpen();
+        core.requireOpen();
         Access.validate(access);
         if (region.kind() == RegionKind.DEVICE) {
             return registerDevice(region, offset, length, access);
         }
-        if (!(region instanceof HostRegion host) || !host.path().getParent().equals(directory.processDirectory())) {
-            throw new IllegalArgumentException(region + " was not allocated by " + name
+        if (!(region instanceof HostRegion host) || !host.path().getParent().equals(core.directory().processDirectory())) {
+            throw new IllegalArgumentException(region + " was not allocated by " + name()
                     + ": peers can only reach regions from this NIC's allocateHost");
         }
         if (!host.isOpen()) {
@@ -214,12 +151,12 @@ public final class SoftwareNic implements Nic {
         if (offset < 0 || length <= 0 || offset > host.length() - length) {
             throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
         }
-        ShmMemoryRegion mr = mrTable.register(this, host, offset, length, access);
+        SwMemoryRegion mr = core.mrTable().register(host, offset, length, access);
         // Closing the region ends its registrations, so no key outlives the memory it names; device copies
         // using it end before it is unmapped.
         host.addCloseListener(() -> {
-            if (open && mr.isRegistered()) {
-                mrTable.deregister(mr);
+            if (core.isOpen() && mr.isRegistered()) {
+                core.mrTable().deregister(mr);
             }
             DeviceCopyLock.quiesce();
         });
@@ -227,9 +164,8 @@ public final class SoftwareNic implements Nic {
     }
 
     private MemoryRegion registerDevice(Region region, long offset, long length, int access) {
-        NicDevices d = devices;
-        if (d == null || !d.owns(region)) {
-            throw new IllegalArgumentException(region + " was not allocated by " + name
+        if (!devices.owns(region)) {
+            throw new IllegalArgumentException(region + " was not allocated by " + name()
                     + ": peers can only reach device memory from this NIC's allocateDevice");
         }
         if (!region.isOpen()) {
@@ -239,172 +175,42 @@ public final class SoftwareNic implements Nic {
             throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
         }
         // The region's own close listener deregisters every range of it (NicDevices.retire).
-        return mrTable.register(this, region, offset, length, access);
-    }
-
-    /** Deregisters every registration of a closing region. */
-    void deregisterAll(Region region) {
-        mrTable.deregisterAll(region);
+        return core.mrTable().register(region, offset, length, access);
     }
 
     @Override
     public void deregister(MemoryRegion mr) {
-        requireOpen();
-        if (!(mr instanceof ShmMemoryRegion shm) || shm.nic() != this) {
-            throw new IllegalArgumentException(mr + " is not a memory region of " + name);
+        core.requireOpen();
+        if (!(mr instanceof SwMemoryRegion sw) || sw.table() != core.mrTable()) {
+            throw new IllegalArgumentException(mr + " is not a memory region of " + name());
         }
-        mrTable.deregister(shm);
+        core.mrTable().deregister(sw);
     }
 
     /** @return live registrations */
     public int registrations() {
-        return mrTable.size();
+        return core.mrTable().size();
     }
 
-    /** @return the open queue pair with this token, or null */
-    ShmQueuePair queuePairByToken(long token) {
-        return byToken.get(token);
+    @Override
+    public QueuePair createQueuePair(QueuePairConfig qpConfig) {
+        return core.createQueuePair(qpConfig);
     }
 
-    /**
-     * The NIC's UCX side, opened on first use when the transport is not shm and UCX can be used here.
-     *
-     * @return it, or null (then {@link #ucxUnavailableReason()} says why)
-     */
-    UcxNet ucx() {
-        synchronized (ucxLock) {
-            if (ucx == null && ucxUnavailable == null) {
-                if (config.transport() == Transport.SHM) {
-                    ucxUnavailable = "this NIC's transport is shm";
-                } else if (!open) {
-                    ucxUnavailable = name + " is closed";
-                } else {
-                    try {
-                        ucx = UcxNet.open(this);
-                    } catch (RuntimeException | LinkageError e) {
-                        ucxUnavailable = e.getMessage();
-                        if (config.transport() == Transport.UCX) {
-                            LOG.log(System.Logger.Level.WARNING, name + ": " + ucxUnavailable);
-                        }
-                    }
-                }
-            }
-            return ucx;
-        }
-    }
-
-    /**
-     * Called by a thread that found a completion queue empty: progresses UCX on that thread when this NIC has
-     * queue pairs over UCX, so that a polling thread receives its messages itself.
-     */
-    void pollTransport() {
-        UcxNet net = ucx;
-        if (net != null && net.active()) {
-            net.tryProgress();
-        }
+    @Override
+    public int progressStoreRings() {
+        return core.progressStoreRings();
     }
 
     /** A thread that waits receives its own UCX messages, as one that polls does. */
     @Override
     public WaitProgress waitProgress() {
-        return waitProgress;
+        return core.waitProgress();
     }
 
-    private int progressTransport() {
-        UcxNet net = ucx;
-        return net != null && net.active() ? net.tryProgress() : 0;
-    }
-
-    /** @return why {@link #ucx()} is null */
-    String ucxUnavailableReason() {
-        synchronized (ucxLock) {
-            return ucxUnavailable == null ? "UCX is not open" : ucxUnavailable;
-        }
-    }
-
-    /** @return this NIC's UCX worker address for endpoint descriptors, or an empty array without UCX */
-    byte[] ucxAddress() {
-        UcxNet net = ucx();
-        return net == null ? new byte[0] : net.address();
-    }
-
-    ShmMemoryRegion localMr(long lkey) {
-        return mrTable.byLkey(lkey);
-    }
-
-    @Override
-    public QueuePair createQueuePair(QueuePairConfig qpConfig) {
-        ShmQueuePair qp;
-        synchronized (this) {
-            requireOpen();
-            long token;
-            do {
-                token = random.nextLong();
-            } while (token == 0);
-            qp = new ShmQueuePair(this, nextQpn.getAndIncrement(), qpConfig, token);
-            queuePairs.add(qp);
-            byToken.put(token, qp);
-        }
-        agent.add(qp);
-        return qp;
-    }
-
-    synchronized RemoteNode retainRemoteNode(ShmEndpoint ep) {
-        requireOpen();
-        String key = ep.directory().toString();
-        RemoteNode n = remoteNodes.get(key);
-        if (n == null) {
-            n = new RemoteNode(this, ep.directory(), ep.pid(), ep.startMillis());
-            remoteNodes.put(key, n);
-        }
-        n.retain();
-        return n;
-    }
-
-    synchronized void releaseRemoteNode(RemoteNode n) {
-        if (n.release()) {
-            remoteNodes.remove(n.directory().toString());
-        }
-    }
-
-    void forget(ShmQueuePair qp) {
-        agent.remove(qp);
-        synchronized (this) {
-            queuePairs.remove(qp);
-            byToken.remove(qp.token());
-        }
-    }
-
-    @Override
-    public int progressStoreRings() {
-        return agent.runStoreRings();
-    }
-
-    void wakeAgent() {
-        agent.wake();
-    }
-
-    /** Agent step: checks peers' liveness and queue pairs' health. */
-    void sweep() {
-        List<RemoteNode> nodes;
-        List<ShmQueuePair> qps;
-        synchronized (this) {
-            nodes = new ArrayList<>(remoteNodes.values());
-            qps = new ArrayList<>(queuePairs);
-        }
-        for (RemoteNode n : nodes) {
-            n.checkLiveness();
-            n.sweepDeviceMappings();
-        }
-        for (ShmQueuePair qp : qps) {
-            qp.checkPeer();
-        }
-    }
-
-    private void requireOpen() {
-        if (!open) {
-            throw new IllegalStateException(name + " is closed");
-        }
+    /** @return the UCX transport, opened on first use, or null when UCX is not used or unavailable (for tests) */
+    UcxTransport ucx() {
+        return (UcxTransport) core.ucx();
     }
 
     /**
@@ -414,49 +220,17 @@ public final class SoftwareNic implements Nic {
      */
     @Override
     public void close() {
-        List<ShmQueuePair> qps;
-        synchronized (this) {
-            if (!open) {
-                return;
-            }
-            open = false;
-            qps = new ArrayList<>(queuePairs);
-        }
-        INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_CLOSED);
-        for (ShmQueuePair qp : qps) {
-            qp.close();
-        }
-        NicDevices d;
-        synchronized (devicesLock) {
-            d = devices;
-        }
-        if (d != null) {
-            d.closeRegions();
-        }
-        agent.stop();
-        UcxNet net;
-        synchronized (ucxLock) {
-            net = ucx;
-            ucx = null;
-            ucxUnavailable = name + " is closed";
-        }
-        if (net != null) {
-            net.close();
-        }
-        directory.close();
-        nodeArena.close();
-        if (d != null) {
-            d.close();
-        }
+        core.close(devices::closeRegions);
+        devices.close();
     }
 
     /** @return whether the NIC is open */
     public boolean isOpen() {
-        return open;
+        return core.isOpen();
     }
 
     @Override
     public String toString() {
-        return "SoftwareNic{" + name + ", " + directory.processDirectory() + "}";
+        return "SoftwareNic{" + name() + ", " + core.directory().processDirectory() + "}";
     }
 }

@@ -1,8 +1,12 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.swnic.core.Layouts;
+
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.NicConfig;
+import dev.gdasync.gdsync.swnic.core.Layouts;
+import dev.gdasync.gdsync.swnic.core.NicSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +29,7 @@ import java.util.Objects;
  */
 public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Duration livenessInterval,
                           int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport)
-        implements NicConfig {
+        implements NicConfig, NicSettings {
 
     /** The provider name of the software NIC. */
     public static final String PROVIDER = "swnic";
@@ -78,6 +82,18 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
         return new SwNicConfig(job, ShmDirectory.defaultBase(), Duration.ofMillis(rnrMs), Duration.ofMillis(20),
                 4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000),
                 transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport));
+    }
+
+    /** @return whether the transport is not {@link Transport#SHM}: peers on other hosts are reached over UCX */
+    @Override
+    public boolean offersUcx() {
+        return transport != Transport.SHM;
+    }
+
+    /** @return whether the transport is {@link Transport#UCX}: peers on this host are reached over UCX too */
+    @Override
+    public boolean ucxOnThisHost() {
+        return transport == Transport.UCX;
     }
 
     /** @return {@value #PROVIDER} */

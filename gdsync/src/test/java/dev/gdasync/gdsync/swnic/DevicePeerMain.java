@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.swnic.shm.ShmTransport;
 import dev.gdasync.gdsync.cuda.CudaContext;
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.gdsync.cuda.DeviceRegion;
@@ -308,12 +309,12 @@ public final class DevicePeerMain {
             Properties done = new Properties();
             done.setProperty("seen", "yes");
             publish(folder, "user.done", done);
-            RemoteNode peer = ((ShmQueuePair) q[MAIN]).remote.node();
+            QueuePair peer = q[MAIN];
             scenario("the-owner-going-away-unmaps-its-device-memory", () -> {
                 awaitState(q[MAIN], QpState.ERROR);
                 check(q[MAIN].errorDetail() == ErrorDetail.PEER_CLOSED || q[MAIN].errorDetail() == ErrorDetail.PEER_DEAD,
                         q[MAIN].toString());
-                check(peer.peerMappings() == 0, "mappings left: " + peer.peerMappings());
+                check(ShmTransport.peerMappings(peer) == 0, "mappings left: " + ShmTransport.peerMappings(peer));
                 System.out.println("peer-left " + q[MAIN].errorDetail());
             });
             nic.close();
@@ -382,8 +383,8 @@ public final class DevicePeerMain {
                 q[5].postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sge(hmb, 0, 64)
                         .remote(address(owner, "second"), rkey(owner, "second")));
                 awaitFailure(q[5].sendCq(), CompletionStatus.REM_ACCESS_ERR, ErrorDetail.BAD_RKEY);
-                RemoteNode peer = ((ShmQueuePair) q[MAIN]).remote.node();
-                check(peer.peerMappings() == 1, "the owner's region stays mapped once: " + peer.peerMappings());
+                QueuePair peer = q[MAIN];
+                check(ShmTransport.peerMappings(peer) == 1, "the owner's region stays mapped once: " + ShmTransport.peerMappings(peer));
             });
         }
 
@@ -398,8 +399,8 @@ public final class DevicePeerMain {
                 q[2].postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sge(hmb, 0, 64)
                         .remote(address(owner, "device"), rkey(owner, "device")));
                 awaitFailure(q[2].sendCq(), CompletionStatus.REM_ACCESS_ERR, ErrorDetail.DEVICE_UNREACHABLE);
-                RemoteNode peer = ((ShmQueuePair) q[MAIN]).remote.node();
-                check(peer.peerMappings() == 0, "nothing mapped");
+                QueuePair peer = q[MAIN];
+                check(ShmTransport.peerMappings(peer) == 0, "nothing mapped");
             });
         }
 

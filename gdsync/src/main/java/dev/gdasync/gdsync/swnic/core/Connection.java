@@ -1,0 +1,63 @@
+package dev.gdasync.gdsync.swnic.core;
+
+import dev.gdasync.gdsync.nic.ErrorDetail;
+
+/**
+ * A queue pair's connection to its peer over one transport: what executes the queue pair's rung requests and
+ * keeps the peer under watch. {@link SwQueuePair} drains its send queue through {@link #execute}, whose answer
+ * says whether the request is done, must be retried (the peer is not ready), or is in flight and will be
+ * completed later by the transport; it never asks which transport it has.
+ *
+ * <p>{@link #execute}, {@link #inFlight} and {@link #abandon} run under the queue pair's execution lock.
+ */
+public interface Connection {
+
+    /** What became of a request handed to {@link #execute}. */
+    enum Outcome {
+        /** Completed, successfully or not (its CQE is written when it had to be). */
+        DONE,
+        /** Not executed: the peer posted no receive yet or has not connected; the agent retries it. */
+        STALLED,
+        /** Sent; the transport completes it later ({@link SwQueuePair#executedInFlight}) and drains on. */
+        IN_FLIGHT
+    }
+
+    /**
+     * Executes send queue entry {@code index}: checks it with the transport's {@link AccessChecker} and moves
+     * its bytes. A refused or failed request is completed with an error here.
+     *
+     * @param index the entry's index
+     * @return what became of it
+     */
+    Outcome execute(long index);
+
+    /** @return whether a request is in flight: the drain waits for its answer (under the lock) */
+    default boolean inFlight() {
+        return false;
+    }
+
+    /** Drops the request in flight: the queue pair is failing every request (under the lock). */
+    default void abandon() {
+    }
+
+    /**
+     * The agent's sweep: is the peer still there and its queue pair healthy?
+     *
+     * @param now the agent's clock
+     * @return why the peer is gone or broken, or null
+     */
+    ErrorDetail checkPeer(long now);
+
+    /**
+     * @param queuePairError why the queue pair failed
+     * @return the detail for receives a peer's executor claimed but will never finish (their bytes come from a
+     *         transfer that ended with the peer), or null to leave them to their executor
+     */
+    ErrorDetail unfinishedReceives(ErrorDetail queuePairError);
+
+    /** The queue pair entered the error state: tell the peer, where the transport has to (best effort). */
+    void queuePairFailed();
+
+    /** The queue pair closed: tell the peer where the transport has to, and release what the connection holds. */
+    void close();
+}
