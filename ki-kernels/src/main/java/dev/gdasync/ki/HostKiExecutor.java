@@ -1,16 +1,19 @@
 package dev.gdasync.ki;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.SleepingIdleStrategy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The host KI executor: runs the KI templates over KI descriptor tables on Java threads, one thread per
@@ -21,23 +24,31 @@ import java.util.concurrent.locks.LockSupport;
  * parked between launches) and runs block 0 itself, so a one-block kernel such as the ping-pong runs with
  * no hand-off at all. The caller's thread only submits and joins. A launch's blocks are always
  * co-resident: each has its own thread.
+ *
+ * <p>The dispatcher ({@code <name>-block0}) and the workers ({@code <name>-block<b>}) are agents
+ * ({@link AgentThread}): the dispatcher's duty cycle runs the next launch, a worker's the next block
+ * given to it. Between duty cycles they park (they do not spin: a launch is long next to a wake-up) until
+ * a submission or a hand-off unparks them. Waits inside a kernel idle with their block context's
+ * {@link BackoffIdler} ({@link Options#waitBackoff()}).
  */
 public final class HostKiExecutor implements KiExecutor {
     /** The most blocks one launch may have. */
     public static final int MAX_BLOCKS = 256;
+    /** The longest park between launches; every submission, hand-off and close unparks. */
+    private static final long IDLE_PARK_NANOS = 100_000_000;
 
     private final String name;
     private final Options options;
     private final ConcurrentLinkedQueue<HostLaunch> queue = new ConcurrentLinkedQueue<>();
+    /** The dispatcher's: created on its thread, stopped by it when it ends. */
     private final List<Worker> workers = new ArrayList<>();
-    private final Thread dispatcher;
+    private final AgentThread dispatcher;
     private volatile boolean closing;
 
     private HostKiExecutor(String name, Options options) {
         this.name = name;
         this.options = options;
-        this.dispatcher = Thread.ofPlatform().name(name + "-block0").daemon(true).unstarted(this::dispatch);
-        dispatcher.start();
+        this.dispatcher = AgentThread.start(new Dispatcher(), new SleepingIdleStrategy(IDLE_PARK_NANOS));
     }
 
     /**
@@ -105,23 +116,36 @@ public final class HostKiExecutor implements KiExecutor {
         kernel.table().clearStatus();
         HostLaunch launch = new HostLaunch(kernel, name());
         queue.add(launch);
-        LockSupport.unpark(dispatcher);
+        dispatcher.wake();
         return launch;
     }
 
     /** The dispatcher: block 0 of every launch, in order. */
-    private void dispatch() {
-        pin(0);
-        BlockContext ctx = newContext();
-        BackoffIdler idler = new BackoffIdler(options.waitBackoff());
-        while (true) {
+    private final class Dispatcher implements Agent {
+        private BlockContext ctx;
+        private BackoffIdler idler;
+
+        @Override
+        public String roleName() {
+            return name + "-block0";
+        }
+
+        @Override
+        public void onStart() {
+            pin(0);
+            ctx = newContext();
+            idler = new BackoffIdler(options.waitBackoff());
+        }
+
+        @Override
+        public int doWork() {
             HostLaunch launch = queue.poll();
             if (launch == null) {
                 if (closing) {
-                    break;
+                    // Only once every submitted launch has ended.
+                    throw new AgentTerminationException("host KI executor " + name + " closed", true);
                 }
-                LockSupport.park(this);
-                continue;
+                return 0;
             }
             int blocks = launch.kernel.blocks();
             ensureWorkers(blocks - 1);
@@ -134,9 +158,14 @@ public final class HostKiExecutor implements KiExecutor {
                 idler.idle();
             }
             launch.finish();
+            return 1;
         }
-        for (Worker w : workers) {
-            w.stop();
+
+        @Override
+        public void onClose() {
+            for (Worker w : workers) {
+                w.stop();
+            }
         }
     }
 
@@ -144,7 +173,7 @@ public final class HostKiExecutor implements KiExecutor {
         while (workers.size() < n) {
             Worker w = new Worker(workers.size() + 1);
             workers.add(w);
-            w.thread.start();
+            w.start();
         }
     }
 
@@ -166,12 +195,7 @@ public final class HostKiExecutor implements KiExecutor {
             return;
         }
         closing = true;
-        LockSupport.unpark(dispatcher);
-        try {
-            dispatcher.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        dispatcher.close(); // the dispatcher ends once the queue is empty
     }
 
     @Override
@@ -179,41 +203,58 @@ public final class HostKiExecutor implements KiExecutor {
         return "host KI executor " + name;
     }
 
-    /** A worker: the thread of one block index above 0, reused by every launch. */
-    private final class Worker {
-        private final Thread thread;
+    /** A worker: the agent of one block index above 0, reused by every launch. */
+    private final class Worker implements Agent {
         private final int block;
+        /** Set, then used, by the dispatcher's thread. */
+        private AgentThread thread;
+        private BlockContext ctx;
         private volatile HostLaunch launch;
         private volatile boolean stopped;
 
         Worker(int block) {
             this.block = block;
-            this.thread = Thread.ofPlatform().name(name + "-block" + block).daemon(true).unstarted(this::run);
+        }
+
+        void start() {
+            thread = AgentThread.start(this, new SleepingIdleStrategy(IDLE_PARK_NANOS));
         }
 
         void give(HostLaunch l, int b) {
             assert b == block;
             launch = l;
-            LockSupport.unpark(thread);
+            thread.wake();
         }
 
+        /** Stops the worker; it is idle (every launch has ended), so it ends at its next duty cycle. */
         void stop() {
             stopped = true;
-            LockSupport.unpark(thread);
+            thread.wake();
         }
 
-        private void run() {
+        @Override
+        public String roleName() {
+            return name + "-block" + block;
+        }
+
+        @Override
+        public void onStart() {
             pin(block);
-            BlockContext ctx = newContext();
-            while (!stopped) {
-                HostLaunch l = launch;
-                if (l == null) {
-                    LockSupport.park(this);
-                    continue;
-                }
-                launch = null;
-                l.runBlock(block, ctx);
+            ctx = newContext();
+        }
+
+        @Override
+        public int doWork() {
+            if (stopped) {
+                throw new AgentTerminationException("host KI executor " + name + " closed", true);
             }
+            HostLaunch l = launch;
+            if (l == null) {
+                return 0;
+            }
+            launch = null;
+            l.runBlock(block, ctx);
+            return 1;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.concurrent;
 
+import org.agrona.concurrent.IdleStrategy;
+
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -10,12 +12,18 @@ import java.util.concurrent.locks.LockSupport;
  * park time never exceeds {@link BackoffPolicy#maxParkNanos()}, so a thread that polls memory for
  * work written by plain stores (a GPU, a kernel thread, another process) notices it within that
  * bound even when it is fully backed off.
+ *
+ * <p>It is an Agrona {@link IdleStrategy}, so an {@link AgentThread}'s runner idles with it between duty
+ * cycles ({@link #idle(int)}), and a wait inside a duty cycle idles with another instance
+ * ({@link #idle()} and {@link #reset()}). Given a {@link Wakeup}, its parks go through it, so that the
+ * threads that post work wake a parked owner at once instead of after the park time.
  */
-public final class BackoffIdler {
+public final class BackoffIdler implements IdleStrategy {
     private final long spins;
     private final long yields;
     private final long minParkNanos;
     private final long maxParkNanos;
+    private final Wakeup wakeup;
     private long count;
     private long parkNanos;
 
@@ -25,20 +33,33 @@ public final class BackoffIdler {
      * @param policy how long each phase lasts
      */
     public BackoffIdler(BackoffPolicy policy) {
+        this(policy, null);
+    }
+
+    /**
+     * Creates an idler following a policy whose parks can be cut short by {@link Wakeup#wake()}.
+     *
+     * @param policy how long each phase lasts
+     * @param wakeup parks through it; null parks plainly
+     */
+    public BackoffIdler(BackoffPolicy policy, Wakeup wakeup) {
         this.spins = policy.spins();
         this.yields = policy.yields();
         this.minParkNanos = policy.minParkNanos();
         this.maxParkNanos = policy.maxParkNanos();
+        this.wakeup = wakeup;
         reset();
     }
 
     /** Starts again from the spin phase; call it after finding work. */
+    @Override
     public void reset() {
         count = 0;
         parkNanos = minParkNanos;
     }
 
     /** Idles once: a spin-wait hint, a yield or a park, depending on how long this thread has idled. */
+    @Override
     public void idle() {
         if (count < spins) {
             count++;
@@ -47,7 +68,11 @@ public final class BackoffIdler {
             count++;
             Thread.yield();
         } else {
-            LockSupport.parkNanos(parkNanos);
+            if (wakeup != null) {
+                wakeup.park(parkNanos);
+            } else {
+                LockSupport.parkNanos(parkNanos);
+            }
             parkNanos = parkNanos > maxParkNanos >> 1 ? maxParkNanos : parkNanos << 1;
         }
     }
@@ -57,6 +82,7 @@ public final class BackoffIdler {
      *
      * @param workCount how much work the last poll found
      */
+    @Override
     public void idle(int workCount) {
         if (workCount > 0) {
             reset();
@@ -73,5 +99,10 @@ public final class BackoffIdler {
     /** @return whether this thread has reached the park phase */
     public boolean isParking() {
         return count >= spins + yields;
+    }
+
+    @Override
+    public String alias() {
+        return "backoff";
     }
 }

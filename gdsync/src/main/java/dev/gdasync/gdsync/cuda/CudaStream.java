@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.cuda;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.Descriptors;
@@ -18,6 +19,9 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.JCudaDriver;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,8 +51,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * ({@link dev.gdasync.gdsync.nic.SendRequest#expectPlainStoreRing()}), after the same order checks as
  * {@link dev.gdasync.gdsync.stream.HostStream} ({@link Descriptors}).
  *
- * <p>Completion is watched by one monitor thread per stream, which polls the stream's CUDA events in order
- * with a spin-yield-park backoff while any is pending and parks otherwise. It completes the stream's
+ * <p>Completion is watched by one monitor thread per stream ({@code gdasync-cuda-stream-<name>}), an agent
+ * ({@link AgentThread}) whose duty cycle polls the stream's CUDA events in order; it idles with the wait
+ * policy's spin-yield-park backoff while any is pending and parks otherwise. It completes the stream's
  * {@link Event}s, and fails the stream when the driver reports an error or when nothing progressed (no event
  * reached, no host task started or ended) for the wait policy's timeout. {@link #synchronize()} polls
  * {@code cuStreamQuery} under the same bound, so neither ever waits forever; the timeout's message says what
@@ -87,7 +92,7 @@ public final class CudaStream implements Stream {
     private final ConcurrentLinkedDeque<Pending> pending = new ConcurrentLinkedDeque<>();
     private final QueuedWork queued = new QueuedWork();
     private final Set<Long> hostTokens = ConcurrentHashMap.newKeySet();
-    private final Thread monitor;
+    private final AgentThread monitor;
     /** Guarded by {@link #submit}. */
     private long tickets;
     private volatile long lastProgress = System.nanoTime();
@@ -146,8 +151,7 @@ public final class CudaStream implements Stream {
             arena.close();
             throw e;
         }
-        this.monitor = Thread.ofPlatform().name("gdasync-cuda-stream-" + name).daemon().unstarted(this::monitor);
-        monitor.start();
+        this.monitor = AgentThread.start(new Monitor(), new MonitorIdle());
     }
 
     /**
@@ -653,7 +657,7 @@ public final class CudaStream implements Stream {
         queued.add(t, what);
         Pending p = new Pending(event, completer, onReached, t);
         pending.add(p);
-        LockSupport.unpark(monitor);
+        monitor.wake();
         return p;
     }
 
@@ -665,43 +669,91 @@ public final class CudaStream implements Stream {
             }
             failure = cause;
         }
-        Thread m = monitor;
+        AgentThread m = monitor; // null while the constructor has not started it
         if (m != null) {
-            LockSupport.unpark(m);
+            m.wake();
         }
     }
 
     // ---------------------------------------------------------------------------------------------------
     // Completion (monitor thread, and synchronize)
 
-    private void monitor() {
-        try {
-            context.makeCurrent();
-        } catch (RuntimeException e) {
-            fail(e);
+    /** The monitor: each duty cycle completes the events reached, or fails the stream when it stalled. */
+    private final class Monitor implements Agent {
+        @Override
+        public String roleName() {
+            return "gdasync-cuda-stream-" + name;
         }
-        BackoffIdler idler = new BackoffIdler(policy.backoff());
-        while (!closing) {
+
+        @Override
+        public void onStart() {
+            try {
+                context.makeCurrent();
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        }
+
+        @Override
+        public int doWork() {
+            if (closing) {
+                throw new AgentTerminationException("CUDA stream '" + name + "' closed", true);
+            }
             boolean progressed = reap();
             Pending head = pending.peek();
             if (head == null) {
-                idler.reset();
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-                continue;
+                return 0; // MonitorIdle parks until an event is recorded
             }
             if (progressed) {
-                idler.reset();
-                continue;
+                return 1;
             }
             long since = Math.max(lastProgress, head.recordedAt);
             long now = System.nanoTime();
             if (now - since >= policy.timeoutNanos()) {
                 fail(timeout(now - since));
-                continue;
+                return 1; // the next cycle fails the pending events
             }
-            idler.idle();
+            return 0;
         }
-        tearDown();
+
+        /** The monitor's last act: {@code tearDown()}. */
+        @Override
+        public void onClose() {
+            tearDown();
+        }
+    }
+
+    /**
+     * How the monitor idles: with the wait policy's backoff while an event is pending; otherwise it parks
+     * until an event is recorded, the stream fails or it closes (each unparks it), at most
+     * {@code IDLE_PARK_NANOS} at a time.
+     */
+    private final class MonitorIdle implements IdleStrategy {
+        private final BackoffIdler backoff = new BackoffIdler(policy.backoff());
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount > 0) {
+                backoff.reset();
+            } else {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle() {
+            if (pending.isEmpty()) {
+                backoff.reset();
+                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+            } else {
+                backoff.idle();
+            }
+        }
+
+        @Override
+        public void reset() {
+            backoff.reset();
+        }
     }
 
     /**
@@ -832,13 +884,10 @@ public final class CudaStream implements Stream {
             }
             closing = true;
         }
-        LockSupport.unpark(monitor);
-        if (Thread.currentThread() != monitor && !submit.isHeldByCurrentThread() && !onHostTask()) {
-            try {
-                monitor.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (!submit.isHeldByCurrentThread() && !onHostTask()) {
+            monitor.close(); // returns at once on the monitor's own thread
+        } else {
+            monitor.wake();
         }
     }
 

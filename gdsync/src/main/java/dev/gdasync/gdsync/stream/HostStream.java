@@ -1,17 +1,21 @@
 package dev.gdasync.gdsync.stream;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.Wakeup;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.Descriptors;
 import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.WaitAbortedException;
 import dev.gdasync.gdsync.memop.WaitPolicy;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -19,23 +23,27 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A doorbell a host stream rings is rung by a call, so the software NIC runs the send on this
  * thread at once. Waits spin, then yield, then park, and fail the stream after the policy's timeout
- * with a message naming the word. When idle the thread spins briefly, then parks until new work is
- * posted. A failed stream discards what is queued, fails its events, and rejects new work with
- * the original cause. Streams are independent: each has its own thread.
+ * with a message naming the word. A failed stream discards what is queued, fails its events, and
+ * rejects new work with the original cause. Streams are independent: each has its own thread.
+ *
+ * <p>The thread ({@code gdasync-stream-<name>}) is an agent ({@link AgentThread}): each duty cycle runs
+ * the next queued item to completion, a wait included. Between items it idles with a
+ * {@link BackoffIdler}: it spins briefly, yields, then parks until new work is posted, which wakes it
+ * ({@link Wakeup}).
  */
 public final class HostStream implements Stream {
-    private static final long IDLE_SPINS = 20_000;
-    private static final long IDLE_YIELDS = 200;
-    private static final long IDLE_PARK_NANOS = 10_000_000;
+    /** Between items: spin, yield, then park 10 ms at a time; a post cuts the park short. */
+    private static final BackoffPolicy IDLE = new BackoffPolicy(20_000, 200, 10_000_000, 10_000_000);
 
     private final String name;
     private final WaitPolicy policy;
-    private final Thread thread;
     private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
-    private final BooleanSupplier aborted = this::isClosing;
-    private volatile boolean parked;
     private volatile boolean closing;
     private volatile Throwable failure;
+    private final BooleanSupplier aborted = this::isClosing;
+    /** Wakes the thread parked between items; it does not park while work is queued or a close is asked. */
+    private final Wakeup wakeup = new Wakeup(() -> closing || !queue.isEmpty());
+    private final AgentThread agent;
 
     /** Queued by {@link #waitEvent}: the stream waits for another event. */
     private record EventWait(Event event) {
@@ -44,8 +52,7 @@ public final class HostStream implements Stream {
     private HostStream(String name, WaitPolicy policy) {
         this.name = Objects.requireNonNull(name, "name");
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.thread = Thread.ofPlatform().name("gdasync-stream-" + name).daemon().unstarted(this::run);
-        thread.start();
+        this.agent = AgentThread.start(new StreamAgent(), new BackoffIdler(IDLE, wakeup));
     }
 
     /**
@@ -136,9 +143,7 @@ public final class HostStream implements Stream {
     private void enqueue(Object item) {
         requireUsable();
         queue.offer(item);
-        if (parked) {
-            LockSupport.unpark(thread);
-        }
+        wakeup.wake();
         // A close that raced this post may have drained the queue already: take the item back and fail
         // it here, or the stream thread will (whoever removes it), so no event is left pending.
         if (closing && queue.remove(item)) {
@@ -147,23 +152,30 @@ public final class HostStream implements Stream {
         }
     }
 
-    private void run() {
-        BackoffIdler waitIdler = new BackoffIdler(policy.backoff());
-        long idle = 0;
-        for (;;) {
+    /** The stream's thread: each duty cycle runs the next queued item to completion. */
+    private final class StreamAgent implements Agent {
+        /** How waits inside items idle; separate from the runner's idler between items. */
+        private final BackoffIdler waitIdler = new BackoffIdler(policy.backoff());
+
+        @Override
+        public String roleName() {
+            return "gdasync-stream-" + name;
+        }
+
+        @Override
+        public int doWork() {
             if (closing) {
-                break; // queued work is dropped, not run: the loop below fails its events
+                // Queued work is dropped, not run: onClose fails its events.
+                throw new AgentTerminationException("stream '" + name + "' closed", true);
             }
             Object item = queue.poll();
             if (item == null) {
-                idle = idleOnce(idle);
-                continue;
+                return 0;
             }
-            idle = 0;
             Throwable f = failure;
             if (f != null) {
                 discard(item, f);
-                continue;
+                return 1;
             }
             try {
                 execute(item, waitIdler);
@@ -176,26 +188,22 @@ public final class HostStream implements Stream {
                 }
                 discard(item, failure);
             }
+            // A task may leave the thread interrupted (restoring the status after catching an
+            // InterruptedException). Streams stop by close only, and the runner would stop on it.
+            Thread.interrupted();
+            return 1;
         }
-        Throwable why = failure != null ? failure : new IllegalStateException("stream '" + name + "' was closed");
-        for (Object item; (item = queue.poll()) != null; ) {
-            discard(item, why);
-        }
-    }
 
-    private long idleOnce(long idle) {
-        if (idle < IDLE_SPINS) {
-            Thread.onSpinWait();
-        } else if (idle < IDLE_SPINS + IDLE_YIELDS) {
-            Thread.yield();
-        } else {
-            parked = true;
-            if (queue.isEmpty() && !closing) {
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+        @Override
+        public void onClose() {
+            // Reached by close(); should the runner stop otherwise (an interrupt from outside), the stream
+            // is closed all the same, so that nothing waits on a stream without a thread.
+            closing = true;
+            Throwable why = failure != null ? failure : new IllegalStateException("stream '" + name + "' was closed");
+            for (Object item; (item = queue.poll()) != null; ) {
+                discard(item, why);
             }
-            parked = false;
         }
-        return idle + 1;
     }
 
     private void execute(Object item, BackoffIdler waitIdler) {
@@ -243,14 +251,7 @@ public final class HostStream implements Stream {
             return;
         }
         closing = true;
-        LockSupport.unpark(thread);
-        if (Thread.currentThread() != thread) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        agent.close(); // wakes a parked thread, or a park inside a wait, which then sees the abort
     }
 
     @Override
