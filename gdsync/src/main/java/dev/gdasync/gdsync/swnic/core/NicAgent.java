@@ -1,36 +1,57 @@
 package dev.gdasync.gdsync.swnic.core;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The software NIC's agent: one thread per NIC that plays the NIC hardware's part for work nobody
- * rang by a call.
+ * The software NIC's agent: plays the NIC hardware's part for work nobody rang by a call. An Agrona agent on a
+ * thread of its own ({@link AgentThread}), like every thread of the project that polls.
  *
- * <p>It polls every queue pair's doorbell record for work rung by plain stores (a GPU, a kernel
- * thread), retries sends waiting for the peer to post a receive, and every liveness interval checks
- * that peers are alive and their queue pairs healthy. It idles adaptively: eagerly (spin, yield,
- * parks of at most tens of microseconds) while a plain-store ring is expected or a send is stalled,
- * otherwise backing off to parks of up to a millisecond, so an idle NIC costs almost no CPU and a
+ * <p>Its duty cycle polls every queue pair's doorbell record for work rung by plain stores (a GPU, a kernel
+ * thread), retries sends waiting for the peer to post a receive, and every liveness interval sweeps: the
+ * transports' shared state (peers' liveness, device mappings) and every queue pair's peer. It idles adaptively:
+ * eagerly (spin, yield, parks of at most tens of microseconds) while a plain-store ring is expected or a send is
+ * stalled, otherwise backing off to parks of up to a millisecond, so an idle NIC costs almost no CPU and a
  * doorbell is still noticed within that bound.
+ *
+ * <p>The same work also runs inline, on the thread that rang: a ring by a call drains the queue pair on the
+ * ringing thread ({@link SwQueuePair#ring()}), and a host thread that played a kernel runs its plain-store rings
+ * with {@link #runStoreRings()}. A queue pair's execution lock makes the agent and inline callers take turns.
  */
-final class NicAgent implements Runnable {
+final class NicAgent implements Agent {
+    private static final long QUIESCE_TIMEOUT_NANOS = 5_000_000_000L;
+
     private final NicCore nic;
     private final long livenessNanos;
-    private final Thread thread;
     private volatile SwQueuePair[] queuePairs = new SwQueuePair[0];
     private volatile boolean running = true;
+    /** Duty cycles ended (normally or by an error): {@link #remove} waits for two. */
+    private volatile long passes;
+    private long nextSweep;
+    /** Whether the last duty cycle found a queue pair that wants eager polling; agent thread only. */
+    private boolean eager;
+    private AgentThread thread;
 
     NicAgent(NicCore nic) {
         this.nic = nic;
         this.livenessNanos = nic.settings().livenessInterval().toNanos();
-        this.thread = Thread.ofPlatform().name("gdasync-agent-" + nic.name()).daemon().unstarted(this);
+        this.nextSweep = System.nanoTime() + livenessNanos;
     }
 
     void start() {
-        thread.start();
+        thread = AgentThread.start(this, new HotColdIdle(new BackoffIdler(nic.settings().agentIdle()),
+                new BackoffIdler(nic.settings().agentHotIdle())));
+    }
+
+    @Override
+    public String roleName() {
+        return "gdasync-agent-" + nic.name();
     }
 
     synchronized void add(SwQueuePair qp) {
@@ -54,95 +75,78 @@ final class NicAgent implements Runnable {
     }
 
     /**
-     * Stops polling a queue pair and returns once the agent can no longer touch it: any pass that
+     * Stops polling a queue pair and returns once the agent can no longer touch it: any duty cycle that
      * started before the removal has ended (so the caller may unmap the queue pair's memory).
      */
     void remove(SwQueuePair qp) {
         synchronized (this) {
             queuePairs = Arrays.stream(queuePairs).filter(q -> q != qp).toArray(SwQueuePair[]::new);
         }
-        if (Thread.currentThread() == thread || !thread.isAlive()) {
+        Thread t = thread.thread();
+        if (Thread.currentThread() == t || !t.isAlive()) {
             return;
         }
-        // Two ends of passes: the one in progress (which may hold the old array) and a complete one.
+        // Two ends of duty cycles: the one in progress (which may hold the old array) and a complete one.
         long target = passes + 2;
         long deadline = System.nanoTime() + QUIESCE_TIMEOUT_NANOS;
-        while (passes < target && thread.isAlive() && System.nanoTime() < deadline) {
-            LockSupport.unpark(thread);
+        while (passes < target && t.isAlive() && System.nanoTime() < deadline) {
+            LockSupport.unpark(t);
             LockSupport.parkNanos(10_000);
         }
     }
 
-    private static final long QUIESCE_TIMEOUT_NANOS = 5_000_000_000L;
-    private volatile long passes;
-
     /** Cuts a park short: a plain-store ring is now expected. */
     void wake() {
-        LockSupport.unpark(thread);
+        thread.wake();
     }
 
     void stop() {
         running = false;
-        LockSupport.unpark(thread);
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.close();
     }
 
+    /** One pass over the queue pairs, and the sweep when it is due. */
     @Override
-    public void run() {
-        BackoffIdler cold = new BackoffIdler(nic.settings().agentIdle());
-        BackoffIdler hot = new BackoffIdler(nic.settings().agentHotIdle());
-        long nextSweep = System.nanoTime() + livenessNanos;
-        while (running) {
-            try {
-                nextSweep = pass(cold, hot, nextSweep);
-                passes++;
-            } catch (RuntimeException e) {
-                passes++;
-                report(e);
-            }
+    public int doWork() {
+        if (!running) {
+            throw new AgentTerminationException("the NIC closed", true);
         }
-    }
-
-    private long errors;
-    private long lastReportNanos;
-
-    /**
-     * A bug must not silently stop the NIC: the agent reports it and keeps serving the other queue pairs.
-     * The first error prints its stack; later ones a line each, at most one a second.
-     */
-    private void report(RuntimeException e) {
-        errors++;
-        long now = System.nanoTime();
-        if (errors == 1) {
-            System.err.println("gdasync agent of " + nic.name() + " caught an unexpected error; it keeps running");
-            e.printStackTrace();
-            lastReportNanos = now;
-        } else if (now - lastReportNanos >= 1_000_000_000L) {
-            System.err.println("gdasync agent of " + nic.name() + ": unexpected error #" + errors + ": " + e);
-            lastReportNanos = now;
-        }
-    }
-
-    private long pass(BackoffIdler cold, BackoffIdler hot, long nextSweep) {
-        {
+        try {
             int work = 0;
-            boolean eager = false;
+            boolean hot = false;
             long now = System.nanoTime();
             for (SwQueuePair qp : queuePairs) {
                 work += qp.agentPoll(now);
-                eager |= qp.needsHotPolling();
+                hot |= qp.needsHotPolling();
             }
             if (now - nextSweep >= 0) {
                 nic.sweep();
                 nextSweep = now + livenessNanos;
             }
-            if (work > 0) {
-                cold.reset();
-                hot.reset();
+            eager = hot;
+            return work;
+        } finally {
+            passes++;
+        }
+    }
+
+    /**
+     * Idles on the cold policy while nothing is expected, on the hot one while the last duty cycle found a queue
+     * pair that wants eager polling; work found resets both.
+     */
+    private final class HotColdIdle implements IdleStrategy {
+        private final BackoffIdler cold;
+        private final BackoffIdler hot;
+
+        HotColdIdle(BackoffIdler cold, BackoffIdler hot) {
+            this.cold = cold;
+            this.hot = hot;
+        }
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount > 0) {
+                reset();
             } else if (eager) {
                 cold.reset();
                 hot.idle();
@@ -151,6 +155,16 @@ final class NicAgent implements Runnable {
                 cold.idle();
             }
         }
-        return nextSweep;
+
+        @Override
+        public void idle() {
+            idle(0);
+        }
+
+        @Override
+        public void reset() {
+            cold.reset();
+            hot.reset();
+        }
     }
 }

@@ -10,12 +10,16 @@ import dev.gdasync.gdsync.swnic.core.SwEndpoint;
 import dev.gdasync.gdsync.swnic.core.SwQueuePair;
 import dev.gdasync.gdsync.swnic.core.SwTransport;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 
@@ -76,7 +80,8 @@ public final class UcxTransport implements SwTransport {
     private final byte[] address;
     private final UcxTarget target;
     private final Map<String, UcxPeer> peers = new HashMap<>();
-    private final Thread progress;
+    /** The progress agent's thread, started with the first peer. */
+    private volatile AgentThread progress;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /** Held by whichever thread progresses the worker: the progress thread, or a thread polling a CQ. */
     private final WorkerTurn turn = new WorkerTurn();
@@ -173,7 +178,6 @@ public final class UcxTransport implements SwTransport {
             arena.close();
             throw new IllegalStateException("UCX refused the transport's message handler (status " + status + ")");
         }
-        this.progress = Thread.ofPlatform().daemon().name("gdasync-ucx-" + nic.name()).unstarted(this::run);
     }
 
     /**
@@ -230,7 +234,9 @@ public final class UcxTransport implements SwTransport {
         }
         if (!started) {
             started = true;
-            progress.start(); // a NIC whose queue pairs never use UCX runs no progress thread
+            // A NIC whose queue pairs never use UCX runs no progress thread.
+            ProgressAgent agent = new ProgressAgent();
+            progress = AgentThread.start(agent, agent.idleStrategy());
         }
         String key = HexFormat.of().formatHex(peerAddress);
         UcxPeer p = peers.get(key);
@@ -559,8 +565,9 @@ public final class UcxTransport implements SwTransport {
 
     /** Wakes the progress thread if it parks. */
     void wake() {
-        if (sleeping) {
-            LockSupport.unpark(progress);
+        AgentThread t = progress;
+        if (sleeping && t != null) {
+            t.wake();
         }
     }
 
@@ -646,20 +653,35 @@ public final class UcxTransport implements SwTransport {
         return link;
     }
 
-    private void run() {
-        // Spin while messages flow, then yield, then park with a growing interval; a sender unparks it. The
-        // worker's own wait (ucp_worker_wait) is not used: UCX's shared-memory transports do not wake it, and
-        // a message would sit until some other event.
-        BackoffIdler idler = new BackoffIdler(IDLE);
-        long seenPolls = (long) POLLS.getOpaque(this);
-        long standBy = MIN_STAND_BY_NANOS;
-        while (running) {
-            long p = (long) POLLS.getOpaque(this);
+    /**
+     * The progress thread's agent. Its duty cycle progresses the worker when nobody else does: it spins while
+     * messages flow, then yields, then parks with a growing interval; a sender unparks it. The worker's own wait
+     * ({@code ucp_worker_wait}) is not used: UCX's shared-memory transports do not wake it, and a message would
+     * sit until some other event.
+     *
+     * <p>While threads that poll completion queues progress the worker ({@link #tryProgress}), it stands by
+     * instead of competing with them for the CPU (on a machine with few CPUs both would spin): its duty cycle
+     * only sends the acknowledgements they left owed since its last look, and its idle strategy parks for a
+     * stand-by interval that grows while there are none.
+     */
+    private final class ProgressAgent implements Agent {
+        private long seenPolls = (long) POLLS.getOpaque(UcxTransport.this);
+        private long standBy = MIN_STAND_BY_NANOS;
+        /** The stand-by park the last duty cycle asked for, 0 for none. */
+        private long standByPark;
+
+        @Override
+        public String roleName() {
+            return "gdasync-ucx-" + nic.name();
+        }
+
+        @Override
+        public int doWork() {
+            if (!running) {
+                throw new AgentTerminationException("the NIC's UCX transport closed", true);
+            }
+            long p = (long) POLLS.getOpaque(UcxTransport.this);
             if (p != seenPolls && commands.isEmpty()) {
-                // A thread that polls a completion queue progresses the worker: stand by rather than compete with
-                // it for the CPU (on a machine with few CPUs both would spin). Acknowledgements it left owed since
-                // the last look (it stopped polling before a request could carry them) are sent here; while there
-                // are none, the looks grow rarer.
                 seenPolls = p;
                 int owed = 0;
                 if (!acksDue.isEmpty() && turn.tryLock()) {
@@ -670,11 +692,8 @@ public final class UcxTransport implements SwTransport {
                     }
                 }
                 standBy = owed > 0 ? MIN_STAND_BY_NANOS : Math.min(MAX_STAND_BY_NANOS, standBy << 1);
-                sleeping = true;
-                LockSupport.parkNanos(standBy);
-                sleeping = false;
-                idler.reset();
-                continue;
+                standByPark = standBy;
+                return 0;
             }
             standBy = MIN_STAND_BY_NANOS;
             int n = 0;
@@ -687,13 +706,44 @@ public final class UcxTransport implements SwTransport {
                     turn.unlock();
                 }
             }
-            if (n > 0) {
-                idler.reset();
-                continue;
-            }
-            sleeping = idler.isParking();
-            idler.idle();
-            sleeping = false;
+            return n;
+        }
+
+        /** @return the idle strategy of the agent's thread: a stand-by park, or the backoff */
+        IdleStrategy idleStrategy() {
+            BackoffIdler idler = new BackoffIdler(IDLE);
+            return new IdleStrategy() {
+                @Override
+                public void idle(int workCount) {
+                    if (workCount > 0) {
+                        idler.reset();
+                        return;
+                    }
+                    long park = standByPark;
+                    if (park > 0) {
+                        standByPark = 0;
+                        sleeping = true;
+                        LockSupport.parkNanos(park);
+                        sleeping = false;
+                        idler.reset();
+                        return;
+                    }
+                    // Senders unpark the thread only while it parks (wake()).
+                    sleeping = idler.isParking();
+                    idler.idle();
+                    sleeping = false;
+                }
+
+                @Override
+                public void idle() {
+                    idle(0);
+                }
+
+                @Override
+                public void reset() {
+                    idler.reset();
+                }
+            };
         }
     }
 
@@ -709,15 +759,17 @@ public final class UcxTransport implements SwTransport {
             all = new ArrayList<>(peers.values());
             peers.clear();
         }
-        LockSupport.unpark(progress);
-        try {
-            if (started) {
-                progress.join(10_000);
+        AgentThread agent = progress;
+        Thread thread = agent == null ? null : agent.thread();
+        if (thread != null) {
+            agent.wake();
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
-        if (progress.isAlive()) {
+        if (thread != null && thread.isAlive()) {
             LOG.log(System.Logger.Level.WARNING, nic.name() + ": the UCX progress thread did not stop; leaving the worker open");
             return;
         }
