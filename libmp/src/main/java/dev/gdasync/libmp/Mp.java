@@ -46,7 +46,7 @@ import java.util.Objects;
  * with {@link #register}. An {@code Mp} is driven by one thread at a time.
  */
 public final class Mp implements AutoCloseable {
-    /** The LibMP API version this class implements, encoded as LibMP does: major << 16 | minor. */
+    /** The LibMP API version this class implements, encoded as LibMP does: {@code major << 16 | minor}. */
     public static final int API_VERSION = 2 << 16;
 
     private final Bootstrap bootstrap;

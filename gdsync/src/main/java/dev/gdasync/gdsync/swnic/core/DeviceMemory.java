@@ -2,7 +2,7 @@ package dev.gdasync.gdsync.swnic.core;
 
 /**
  * Device memory of a peer as the executing process reaches it: the address of its first byte here,
- * and whether a copy may still use it. Checked under {@link DeviceCopyLock} before every copy.
+ * and whether a copy may still use it. Checked under the copy lock ({@code cudaipc.DeviceCopyLock}) before every copy.
  */
 public interface DeviceMemory {
     /** A peer region that cannot be mapped here (CUDA IPC failed, or no CUDA in this process). */

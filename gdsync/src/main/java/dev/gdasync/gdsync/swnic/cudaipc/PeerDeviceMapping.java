@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A peer's device region mapped into this process through CUDA IPC: one entry of a
- * {@link PeerNode}'s registration cache. It is usable while it is mapped and its owner has not
+ * {@code shm.PeerNode}'s registration cache. It is usable while it is mapped and its owner has not
  * begun to free the region; {@link #close} unmaps it (under {@link DeviceCopyLock}) and frees this
  * process's slot in the region's handle file, which lets the owner free the memory.
  */

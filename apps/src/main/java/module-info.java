@@ -1,0 +1,18 @@
+/**
+ * The applications and benchmarks: the ping-pong in every model, the gdsync-layer ping-pong, GPU memop latencies,
+ * JMH micro-benchmarks. Exports nothing: they run by name under {@code scripts/mprun}.
+ */
+module dev.gdasync.apps {
+    requires dev.gdasync.libmp;
+    requires dev.gdasync.ki;
+    requires static mpj;
+    requires jmh.core;
+    requires java.desktop;
+
+    // The launcher starts applications by class name; JMH instantiates its generated benchmarks reflectively.
+    opens dev.gdasync.apps.pingpong;
+    opens dev.gdasync.apps.gdsyncpingpong;
+    opens dev.gdasync.apps.gpulatency;
+    opens dev.gdasync.apps.hello;
+    opens dev.gdasync.apps.jmh;
+}

@@ -1,0 +1,10 @@
+/**
+ * Kernel-initiated communication, host side of the table (DESIGN.md §3.6): the KI descriptor table's binary layout
+ * ({@link dev.gdasync.gdsync.ki.KiTableLayout}), the table builder that exports prepared sends, templated sends and
+ * waits ({@link dev.gdasync.gdsync.ki.KiTable}), and what runs the tables
+ * ({@link dev.gdasync.gdsync.ki.KiTableExecutor}).
+ *
+ * <p>Layer: above {@code nic} and {@code memop}, which it may call; the {@code ki-kernels} module (the executors)
+ * and libmp call it.
+ */
+package dev.gdasync.gdsync.ki;

@@ -1,0 +1,14 @@
+/**
+ * libmp, LibMP in Java: {@code Mp} over any NIC provider, the bootstraps, the launcher and the comm layer. It sees
+ * gdsync's NIC model only: no provider, no CUDA type.
+ */
+module dev.gdasync.libmp {
+    requires transitive dev.gdasync.gdsync;
+    // MPJ Express, for MpjBootstrap only: present when an application runs under MPJ.
+    requires static mpj;
+
+    exports dev.gdasync.libmp;
+    exports dev.gdasync.libmp.bootstrap;
+    exports dev.gdasync.libmp.comm;
+    exports dev.gdasync.libmp.launch;
+}
