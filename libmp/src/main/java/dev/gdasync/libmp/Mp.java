@@ -58,14 +58,13 @@ public final class Mp implements AutoCloseable {
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
-    private int available;
-    private long nextId = 1;
+    private final RequestPool pool;
     private boolean closed;
 
     private Mp(Bootstrap bootstrap, MpConfig config) {
         this.bootstrap = bootstrap;
         this.config = config;
-        this.available = config.requestPool();
+        this.pool = new RequestPool(this, config.requestPool());
         this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
         this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
@@ -106,7 +105,7 @@ public final class Mp implements AutoCloseable {
         for (int p = 0; p < n; p++) {
             if (p != me) {
                 QueuePair qp = nic.createQueuePair(config.queuePairs());
-                links[p] = new PeerLink(p, qp);
+                links[p] = new PeerLink(p, qp, pool);
                 mine.add(qp.endpoint().toBytes());
             } else {
                 mine.add(new byte[0]);
@@ -142,12 +141,12 @@ public final class Mp implements AutoCloseable {
 
     /** @return the request pool's size */
     public int requestPoolSize() {
-        return config.requestPool();
+        return pool.capacity();
     }
 
     /** @return requests that can be started now */
     public int requestsAvailable() {
-        return available;
+        return pool.available();
     }
 
     // ---- memory ----
@@ -321,18 +320,17 @@ public final class Mp implements AutoCloseable {
         long bytes = checkBuffers(bufs, reg);
         MpRequest r = newRequest(MpRequest.Kind.RECV, peer, bytes, false);
         try {
-            l.recvWr.reset().wrId(r.id);
+            l.recvWr.reset().wrId(r.id());
             for (MemorySegment b : bufs) {
                 l.recvWr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
             }
             retryFull(() -> l.qp.postRecv(l.recvWr));
         } catch (RuntimeException e) {
-            available++;
+            pool.cancel(r);
             throw e;
         }
-        r.wait = l.qp.prepareWaitCq(l.qp.recvCq());
-        r.state = RequestState.PENDING_NOWAIT;
-        l.recvs.addLast(r);
+        r.posted(l.qp.prepareWaitCq(l.qp.recvCq()));
+        l.awaitRecv(r);
         return r;
     }
 
@@ -364,12 +362,11 @@ public final class Mp implements AutoCloseable {
         try {
             retryFull(() -> l.qp.postSend(wr));
         } catch (RuntimeException e) {
-            available++;
+            pool.cancel(r);
             throw e;
         }
-        r.wait = l.qp.prepareWaitCq(l.qp.sendCq());
-        r.state = RequestState.PENDING_NOWAIT;
-        l.sends.addLast(r);
+        r.posted(l.qp.prepareWaitCq(l.qp.sendCq()));
+        l.awaitSend(r);
         return r;
     }
 
@@ -384,11 +381,11 @@ public final class Mp implements AutoCloseable {
      */
     public void wait(MpRequest r) {
         requireWaitable(r);
-        PeerLink l = links[r.peer];
-        releaseOnCpu(l, r);
-        awaitComplete(r);
-        release(r);
-        throwIfFailed(r);
+        PeerLink l = links[r.peer()];
+        l.releaseOnCpu(r);
+        awaitComplete(l, r);
+        pool.release(r);
+        r.throwIfFailed();
     }
 
     /**
@@ -402,20 +399,20 @@ public final class Mp implements AutoCloseable {
             requireWaitable(r);
         }
         for (MpRequest r : requests) {
-            releaseOnCpu(links[r.peer], r);
+            links[r.peer()].releaseOnCpu(r);
         }
         for (MpRequest r : requests) {
-            awaitComplete(r);
+            awaitComplete(links[r.peer()], r);
         }
         MpRequest failed = null;
         for (MpRequest r : requests) {
-            release(r);
-            if (failed == null && r.status != CompletionStatus.SUCCESS) {
+            pool.release(r);
+            if (failed == null && r.status() != CompletionStatus.SUCCESS) {
                 failed = r;
             }
         }
         if (failed != null) {
-            throwIfFailed(failed);
+            failed.throwIfFailed();
         }
     }
 
@@ -438,7 +435,7 @@ public final class Mp implements AutoCloseable {
     public int progress(MpRequest... requests) {
         for (MpRequest r : requests) {
             requireWaitable(r);
-            releaseOnCpu(links[r.peer], r);
+            links[r.peer()].releaseOnCpu(r);
         }
         progress();
         int complete = 0;
@@ -462,7 +459,7 @@ public final class Mp implements AutoCloseable {
         int n = 0;
         for (PeerLink l : links) {
             if (l != null) {
-                n += l.progress(completion, this);
+                n += l.progress(completion);
             }
         }
         return n;
@@ -478,16 +475,16 @@ public final class Mp implements AutoCloseable {
      */
     public boolean test(MpRequest r) {
         requireWaitable(r);
-        PeerLink l = links[r.peer];
-        releaseOnCpu(l, r);
+        PeerLink l = links[r.peer()];
+        l.releaseOnCpu(r);
         if (!r.isComplete()) {
-            l.progress(completion, this);
+            l.progress(completion);
         }
         if (!r.isComplete()) {
             return false;
         }
-        release(r);
-        throwIfFailed(r);
+        pool.release(r);
+        r.throwIfFailed();
         return true;
     }
 
@@ -600,16 +597,19 @@ public final class Mp implements AutoCloseable {
         List<Descriptor> d = new ArrayList<>(2 * requests.size());
         for (MpRequest r : requests) {
             requirePrepared(r);
-            d.add(new Descriptor.Send(r.send));
+            d.add(new Descriptor.Send(r.sendRequest()));
         }
         for (MpRequest r : requests) {
-            if (r.wait != null) {
-                d.add(new Descriptor.Wait(r.wait));
+            if (r.waitRequest() != null) {
+                d.add(new Descriptor.Wait(r.waitRequest()));
             }
         }
         stream.post(d);
         for (MpRequest r : requests) {
-            r.state = r.wait != null ? RequestState.PENDING : RequestState.PENDING_NOWAIT;
+            r.posted();
+            if (r.waitRequest() != null) {
+                r.waitedOnStream();
+            }
         }
     }
 
@@ -623,11 +623,11 @@ public final class Mp implements AutoCloseable {
         List<Descriptor> d = new ArrayList<>(requests.size());
         for (MpRequest r : requests) {
             requirePrepared(r);
-            d.add(new Descriptor.Send(r.send));
+            d.add(new Descriptor.Send(r.sendRequest()));
         }
         stream.post(d);
         for (MpRequest r : requests) {
-            r.state = RequestState.PENDING_NOWAIT;
+            r.posted();
         }
     }
 
@@ -652,13 +652,11 @@ public final class Mp implements AutoCloseable {
         List<Descriptor> d = new ArrayList<>(requests.size());
         for (MpRequest r : requests) {
             requireStreamWaitable(r);
-            d.add(new Descriptor.Wait(r.wait));
+            d.add(new Descriptor.Wait(r.waitRequest()));
         }
         stream.post(d);
         for (MpRequest r : requests) {
-            if (r.state == RequestState.PENDING_NOWAIT) {
-                r.state = RequestState.PENDING;
-            }
+            r.waitedOnStream();
         }
     }
 
@@ -974,49 +972,45 @@ public final class Mp implements AutoCloseable {
         return total;
     }
 
+    /** Takes a request from the pool; when it is empty, reaps once first (LibMP progresses then, too). */
     private MpRequest newRequest(MpRequest.Kind kind, int peer, long bytes, boolean nowait) {
-        if (available == 0) {
+        if (pool.isEmpty()) {
             progress();
-            if (available == 0) {
-                throw new IllegalStateException("request pool exhausted: all " + config.requestPool()
-                        + " requests are outstanding; wait for some (or raise MpConfig.requestPool)");
-            }
         }
-        available--;
-        MpRequest r = new MpRequest(this, nextId++, kind, peer, bytes, nowait);
-        r.state = RequestState.PREPARED;
-        return r;
+        return pool.take(kind, peer, bytes, nowait);
     }
 
     private static SendWorkRequest sendWr(PeerLink l, MpRequest r, Opcode op, int flags, List<MemorySegment> bufs,
                                           MpRegistration reg) {
-        SendWorkRequest wr = l.sendWr.reset().opcode(op).flags(flags).wrId(r.id);
+        SendWorkRequest wr = l.sendWr.reset().opcode(op).flags(flags).wrId(r.id());
         for (MemorySegment b : bufs) {
             wr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
         }
         return wr;
     }
 
-    /** Writes a request's work request into the send queue; its pool slot is returned if that fails. */
+    /** Writes a request's work request into the send queue; the request is cancelled if that fails. */
     private void prepare(PeerLink l, MpRequest r, SendWorkRequest wr) {
+        SendRequest send;
         try {
-            r.send = retryFull(() -> l.qp.prepareSend(wr));
+            send = retryFull(() -> l.qp.prepareSend(wr));
         } catch (RuntimeException e) {
-            available++;
+            pool.cancel(r);
             throw e;
         }
-        if (r.nowait) {
-            l.unsignaled.addLast(r);
+        if (r.isNowait()) {
+            r.prepared(send, null);
+            l.awaitExecution(r);
         } else {
-            r.wait = l.qp.prepareWaitCq(l.qp.sendCq());
-            l.sends.addLast(r);
+            r.prepared(send, l.qp.prepareWaitCq(l.qp.sendCq()));
+            l.awaitSend(r);
         }
     }
 
     /** Rings a prepared request on this thread (the CPU as its executor). */
     private void postOnCpu(MpRequest r) {
-        Descriptors.postOnCpu(List.of(new Descriptor.Send(r.send)), cpuWaits);
-        r.state = RequestState.PENDING_NOWAIT;
+        Descriptors.postOnCpu(List.of(new Descriptor.Send(r.sendRequest())), cpuWaits);
+        r.posted();
     }
 
     /** Retries an operation refused for a full queue after reaping, as LibMP does, until the wait timeout. */
@@ -1051,37 +1045,10 @@ public final class Mp implements AutoCloseable {
         });
     }
 
-    /**
-     * Releases to the CPU the CQEs of a request and of every request ahead of it that nobody waits on
-     * on a stream: completions arrive in order, so an earlier CQE held for nobody would block this one.
-     */
-    private void releaseOnCpu(PeerLink l, MpRequest r) {
-        if (r.isComplete() || r.state != RequestState.PENDING_NOWAIT && r.state != RequestState.PENDING) {
-            return;
-        }
-        RequestFifo fifo = l.fifo(r);
-        // Walk from where the last walk stopped: every request is visited once, however waits interleave.
-        long from = Math.max(fifo.head(), fifo.released);
-        for (long p = from; p <= r.fifoPosition; p++) {
-            MpRequest q = fifo.get(p);
-            if (q.state == RequestState.PREPARED) {
-                fifo.released = p;
-                throw new IllegalStateException(q.describe() + " was prepared before " + r.describe()
-                        + " and is not posted: its completion comes first, so " + r.describe() + " cannot complete");
-            }
-            if (q.state == RequestState.PENDING_NOWAIT && !q.releasedOnCpu) {
-                q.wait.releaseOnCpu();
-                q.releasedOnCpu = true;
-            }
-        }
-        fifo.released = Math.max(fifo.released, r.fifoPosition + 1);
-    }
-
-    private void awaitComplete(MpRequest r) {
+    private void awaitComplete(PeerLink l, MpRequest r) {
         if (r.isComplete()) {
             return;
         }
-        PeerLink l = links[r.peer];
         idler.reset();
         // While spinning the clock is read every 256 polls only (it costs as much as a poll), first after 256:
         // most waits end sooner. Once the idler yields or parks, it is read on every poll.
@@ -1089,7 +1056,7 @@ public final class Mp implements AutoCloseable {
         long start = 0;
         long timeout = config.waitTimeout().toNanos();
         for (int i = 1; ; i++) {
-            l.progress(completion, this);
+            l.progress(completion);
             if (r.isComplete()) {
                 return;
             }
@@ -1103,72 +1070,23 @@ public final class Mp implements AutoCloseable {
                 start = now;
             } else if (now - start > timeout) {
                 throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
-                        + r.describe() + (r.state == RequestState.PENDING
+                        + r.describe() + (r.state() == RequestState.PENDING
                         ? ": its completion is held for the stream that waits on it, which has not passed that wait"
                         : ": no completion arrived (is the peer posting the matching operation?)"), null, null);
             }
         }
     }
 
-    private void release(MpRequest r) {
-        r.state = RequestState.RELEASED;
-        available++;
-    }
-
-    /** A NOWAIT put the NIC executed: nobody waits on it, so it releases itself. */
-    void retire(MpRequest r) {
-        if (r.state != RequestState.RELEASED) {
-            if (r.status == null) {
-                r.status = CompletionStatus.SUCCESS;
-            }
-            release(r);
-        }
-    }
-
-    private static void throwIfFailed(MpRequest r) {
-        if (r.status != CompletionStatus.SUCCESS) {
-            throw new MpException(r.describe() + " failed: " + r.status + " (" + r.detail.text() + ")", r.status, r.detail);
-        }
-    }
-
     private void requireWaitable(MpRequest r) {
-        requireOwn(r);
-        switch (r.state) {
-            case RELEASED -> throw new IllegalStateException(r.describe() + " was already completed and released:"
-                    + " a request is waited on once");
-            case PREPARED -> throw new IllegalStateException(r.describe() + " is prepared but was never posted");
-            default -> {
-                if (r.nowait) {
-                    throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion and"
-                            + " releases itself once executed");
-                }
-            }
-        }
+        Objects.requireNonNull(r, "request").checkWaitable(this);
     }
 
-    void requirePrepared(MpRequest r) {
-        requireOwn(r);
-        if (r.state != RequestState.PREPARED) {
-            throw new IllegalStateException(r.describe() + " is " + r.state + ", not PREPARED: only a prepared"
-                    + " request can be posted");
-        }
+    private void requirePrepared(MpRequest r) {
+        Objects.requireNonNull(r, "request").checkPostable(this);
     }
 
-    void requireStreamWaitable(MpRequest r) {
-        requireWaitable(r);
-        if (r.state == RequestState.PENDING) {
-            throw new IllegalStateException(r.describe() + " is already waited on by a stream");
-        }
-        if (r.wait.state() != dev.gdasync.gdsync.nic.WaitRequest.State.PREPARED) {
-            throw new IllegalStateException("the completion of " + r.describe() + " is already waited on");
-        }
-    }
-
-    void requireOwn(MpRequest r) {
-        Objects.requireNonNull(r, "request");
-        if (r.owner != this) {
-            throw new IllegalArgumentException(r + " belongs to another Mp");
-        }
+    private void requireStreamWaitable(MpRequest r) {
+        Objects.requireNonNull(r, "request").checkStreamWaitable(this);
     }
 
     private void requireOwn(MpRegistration reg) {
@@ -1189,10 +1107,6 @@ public final class Mp implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("Mp of rank " + rank() + " is closed");
         }
-    }
-
-    SendRequest sendOf(MpRequest r) {
-        return r.send;
     }
 
     @Override

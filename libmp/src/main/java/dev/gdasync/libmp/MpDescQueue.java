@@ -8,13 +8,14 @@ import dev.gdasync.gdsync.stream.Stream;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A descriptor queue (LibMP's {@code mp_desc_queue_t}): sends, completion waits and word waits and
  * writes collected on the CPU, then posted to a stream as one batch. Requests change state when the
  * queue is posted, not when they are added, so a refused post leaves them as they were.
  */
-public final class MpDescQueue {
+public final class MpDescQueue implements Staging {
     private final Mp mp;
     private final List<Descriptor> descriptors = new ArrayList<>();
     private final List<MpRequest> sends = new ArrayList<>();
@@ -31,13 +32,9 @@ public final class MpDescQueue {
      * @return this
      */
     public MpDescQueue addSend(MpRequest r) {
-        mp.requirePrepared(r);
-        if (r.stagedSend != null) {
-            throw new IllegalStateException(r.describe() + " is already in " + (r.stagedSend == this ? "this queue" : "another queue or KI export"));
-        }
-        descriptors.add(new Descriptor.Send(r.send));
+        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        descriptors.add(new Descriptor.Send(r.sendRequest()));
         sends.add(r);
-        r.stagedSend = this;
         return this;
     }
 
@@ -48,7 +45,7 @@ public final class MpDescQueue {
      * @return this
      */
     public MpDescQueue addWaitSend(MpRequest r) {
-        if (r.kind == MpRequest.Kind.RECV) {
+        if (r.kind() == MpRequest.Kind.RECV) {
             throw new IllegalArgumentException(r.describe() + " is a receive: use addWaitRecv");
         }
         return addWait(r);
@@ -61,28 +58,16 @@ public final class MpDescQueue {
      * @return this
      */
     public MpDescQueue addWaitRecv(MpRequest r) {
-        if (r.kind != MpRequest.Kind.RECV) {
+        if (r.kind() != MpRequest.Kind.RECV) {
             throw new IllegalArgumentException(r.describe() + " is not a receive: use addWaitSend");
         }
         return addWait(r);
     }
 
     private MpDescQueue addWait(MpRequest r) {
-        if (r.state == RequestState.PREPARED && r.stagedSend == this) {
-            mp.requireOwn(r);
-        } else {
-            mp.requireStreamWaitable(r);
-        }
-        if (r.wait == null) {
-            throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
-        }
-        if (r.stagedWait != null) {
-            throw new IllegalStateException("the completion of " + r.describe() + " is already in "
-                    + (r.stagedWait == this ? "this queue" : "another queue or KI export"));
-        }
-        descriptors.add(new Descriptor.Wait(r.wait));
+        r.stage(mp, this, false);
+        descriptors.add(new Descriptor.Wait(r.waitRequest()));
         waits.add(r);
-        r.stagedWait = this;
         return this;
     }
 
@@ -115,10 +100,10 @@ public final class MpDescQueue {
     /** Drops everything queued without posting it; the requests can be queued again. */
     public void clear() {
         for (MpRequest r : sends) {
-            r.stagedSend = null;
+            r.unstage(this, true);
         }
         for (MpRequest r : waits) {
-            r.stagedWait = null;
+            r.unstage(this, false);
         }
         descriptors.clear();
         sends.clear();
@@ -136,14 +121,21 @@ public final class MpDescQueue {
      * @param stream the stream
      */
     public void postOnStream(Stream stream) {
-        stream.post(descriptors);
         for (MpRequest r : sends) {
-            r.state = RequestState.PENDING_NOWAIT;
-            r.stagedSend = null;
+            r.checkStagedPost(this, true);
         }
         for (MpRequest r : waits) {
-            r.state = RequestState.PENDING;
-            r.stagedWait = null;
+            r.checkStagedPost(this, false);
+        }
+        stream.post(descriptors);
+        // Sends first: a request whose send and wait are both here goes PREPARED → PENDING_NOWAIT → PENDING.
+        for (MpRequest r : sends) {
+            r.unstage(this, true);
+            r.posted();
+        }
+        for (MpRequest r : waits) {
+            r.unstage(this, false);
+            r.waitedOnStream();
         }
         descriptors.clear();
         sends.clear();

@@ -8,13 +8,14 @@ import dev.gdasync.gdsync.memop.WaitCondition;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Exports requests into a KI descriptor table for the threads of a kernel (LibMP's
  * {@code mp::mlx5::get_descriptors}): a prepared send's ring, a posted request's completion wait, a word
  * wait. Requests change state when the table is written, so a failed write changes nothing.
  */
-public final class MpKiExport {
+public final class MpKiExport implements Staging {
     private final Mp mp;
     private final KiTable.Builder builder;
     private final List<MpRequest> sends = new ArrayList<>();
@@ -36,13 +37,15 @@ public final class MpKiExport {
      * @return its send entry index
      */
     public int addSend(MpRequest r) {
-        mp.requirePrepared(r);
-        if (r.stagedSend != null) {
-            throw new IllegalStateException(r.describe() + " is already in a descriptor queue or KI export");
+        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        int i;
+        try {
+            i = builder.addSend(r.sendRequest());
+        } catch (RuntimeException e) {
+            r.unstage(this, true);
+            throw e;
         }
-        int i = builder.addSend(r.send);
         sends.add(r);
-        r.stagedSend = this;
         return i;
     }
 
@@ -56,13 +59,15 @@ public final class MpKiExport {
      * @return its template entry index
      */
     public int addTemplate(MpRequest r) {
-        mp.requirePrepared(r);
-        if (r.stagedSend != null) {
-            throw new IllegalStateException(r.describe() + " is already in a descriptor queue or KI export");
+        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        int i;
+        try {
+            i = builder.addTemplate(r.sendRequest());
+        } catch (RuntimeException e) {
+            r.unstage(this, true);
+            throw e;
         }
-        int i = builder.addTemplate(r.send);
         sends.add(r);
-        r.stagedSend = this;
         return i;
     }
 
@@ -73,18 +78,15 @@ public final class MpKiExport {
      * @return its wait entry index
      */
     public int addWait(MpRequest r) {
-        if (!(r.state == RequestState.PREPARED && r.stagedSend == this)) {
-            mp.requireStreamWaitable(r);
+        Objects.requireNonNull(r, "request").stage(mp, this, false);
+        int i;
+        try {
+            i = builder.addWait(r.waitRequest());
+        } catch (RuntimeException e) {
+            r.unstage(this, false);
+            throw e;
         }
-        if (r.wait == null) {
-            throw new IllegalStateException(r.describe() + " is a NOWAIT put: it writes no completion to wait for");
-        }
-        if (r.stagedWait != null) {
-            throw new IllegalStateException("the completion of " + r.describe() + " is already in a descriptor queue or KI export");
-        }
-        int i = builder.addWait(r.wait);
         waits.add(r);
-        r.stagedWait = this;
         return i;
     }
 
@@ -113,14 +115,21 @@ public final class MpKiExport {
      * @return the table
      */
     public KiTable writeTo(MemorySegment dest) {
-        KiTable t = builder.writeTo(dest);
         for (MpRequest r : sends) {
-            r.state = RequestState.PENDING_NOWAIT;
-            r.stagedSend = null;
+            r.checkStagedPost(this, true);
         }
         for (MpRequest r : waits) {
-            r.state = RequestState.PENDING;
-            r.stagedWait = null;
+            r.checkStagedPost(this, false);
+        }
+        KiTable t = builder.writeTo(dest);
+        // Sends first: a request whose send and wait are both here goes PREPARED → PENDING_NOWAIT → PENDING.
+        for (MpRequest r : sends) {
+            r.unstage(this, true);
+            r.posted();
+        }
+        for (MpRequest r : waits) {
+            r.unstage(this, false);
+            r.waitedOnStream();
         }
         return t;
     }

@@ -11,42 +11,67 @@ import java.util.Iterator;
 
 /**
  * An {@link Mp}'s connection to one peer: the queue pair and the requests awaiting its completions,
- * each list in the order its completions arrive (LibMP matches per peer in FIFO order, as RC does).
+ * each list in the order its completions arrive (LibMP matches per peer in FIFO order, as RC does). It
+ * reaps their completions and gives the slots of executed NOWAIT puts back to the pool itself.
  */
 final class PeerLink {
     final int rank;
     final QueuePair qp;
+    private final RequestPool pool;
     /** Signaled sends, puts and gets, in send CQE order. */
-    final RequestFifo sends = new RequestFifo();
+    private final RequestFifo sends = new RequestFifo();
     /** Receives, in receive CQE order. */
-    final RequestFifo recvs = new RequestFifo();
+    private final RequestFifo recvs = new RequestFifo();
     /** NOWAIT puts, in send queue order; they retire when the NIC has executed them. */
-    final ArrayDeque<MpRequest> unsignaled = new ArrayDeque<>();
+    private final ArrayDeque<MpRequest> unsignaled = new ArrayDeque<>();
     final SendWorkRequest sendWr = new SendWorkRequest();
     final RecvWorkRequest recvWr = new RecvWorkRequest();
 
-    PeerLink(int rank, QueuePair qp) {
+    PeerLink(int rank, QueuePair qp, RequestPool pool) {
         this.rank = rank;
         this.qp = qp;
+        this.pool = pool;
     }
 
-    /** @return the requests of a kind's completion queue */
-    RequestFifo fifo(MpRequest r) {
-        return r.kind == MpRequest.Kind.RECV ? recvs : sends;
+    /** Awaits a posted receive's CQE. */
+    void awaitRecv(MpRequest r) {
+        recvs.addLast(r);
+    }
+
+    /** Awaits a signaled send's, put's or get's CQE. */
+    void awaitSend(MpRequest r) {
+        sends.addLast(r);
+    }
+
+    /** Awaits the execution of a NOWAIT put, which writes no CQE unless it fails. */
+    void awaitExecution(MpRequest r) {
+        unsignaled.addLast(r);
     }
 
     /**
-     * Reaps every completion available and retires executed NOWAIT puts.
+     * Releases to the CPU the CQEs of a request and of every request ahead of it that nobody waits on on
+     * a stream (see {@link RequestFifo#releaseOnCpuThrough}); nothing for a request already complete.
      *
-     * @param c   a completion to fill
-     * @param mp  the owner, which releases retired NOWAIT puts' pool slots
+     * @param r a request of this link being waited on by the CPU
+     */
+    void releaseOnCpu(MpRequest r) {
+        RequestState s = r.state();
+        if (s == RequestState.PENDING_NOWAIT || s == RequestState.PENDING) {
+            (r.kind() == MpRequest.Kind.RECV ? recvs : sends).releaseOnCpuThrough(r);
+        }
+    }
+
+    /**
+     * Reaps every completion available and retires executed NOWAIT puts into the pool.
+     *
+     * @param c a completion to fill
      * @return the number of requests that completed
      */
-    int progress(Completion c, Mp mp) {
+    int progress(Completion c) {
         int n = reap(qp.sendCq(), sends, c);
         n += reap(qp.recvCq(), recvs, c);
-        while (!unsignaled.isEmpty() && unsignaled.peekFirst().send.isExecuted()) {
-            mp.retire(unsignaled.pollFirst());
+        while (!unsignaled.isEmpty() && unsignaled.peekFirst().sendRequest().isExecuted()) {
+            pool.retire(unsignaled.pollFirst());
         }
         return n;
     }
@@ -55,9 +80,9 @@ final class PeerLink {
         int n = 0;
         while (cq.poll(c) == 1) {
             MpRequest head = fifo.peekFirst();
-            if (head != null && head.id == c.wrId()) {
+            if (head != null && head.id() == c.wrId()) {
                 fifo.pollFirst();
-                complete(head, c);
+                head.complete(c);
                 n++;
             } else {
                 // An unsignaled NOWAIT put that failed writes an error CQE of its own; anything else
@@ -71,19 +96,11 @@ final class PeerLink {
     private void failUnsignaled(Completion c) {
         for (Iterator<MpRequest> it = unsignaled.iterator(); it.hasNext(); ) {
             MpRequest r = it.next();
-            if (r.id == c.wrId()) {
-                r.status = c.status();
-                r.detail = c.detail();
+            if (r.id() == c.wrId()) {
+                r.failed(c);
                 return;
             }
         }
         throw new IllegalStateException("completion " + c + " from rank " + rank + " matches no request");
-    }
-
-    static void complete(MpRequest r, Completion c) {
-        r.status = c.status();
-        r.detail = c.detail();
-        r.received = c.byteLength();
-        r.state = RequestState.COMPLETE;
     }
 }

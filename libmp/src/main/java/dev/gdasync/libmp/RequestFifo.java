@@ -9,8 +9,8 @@ final class RequestFifo {
     private MpRequest[] ring = new MpRequest[64];
     private long head;
     private long tail;
-    /** Requests before this position were already visited by {@link Mp}'s release walk. */
-    long released;
+    /** Requests before this position were already visited by {@link #releaseOnCpuThrough}. */
+    private long released;
 
     void addLast(MpRequest r) {
         if (tail - head == ring.length) {
@@ -20,7 +20,7 @@ final class RequestFifo {
             }
             ring = bigger;
         }
-        r.fifoPosition = tail;
+        r.queuedAt(tail);
         ring[(int) (tail & (ring.length - 1))] = r;
         tail++;
     }
@@ -55,5 +55,30 @@ final class RequestFifo {
 
     boolean isEmpty() {
         return head == tail;
+    }
+
+    /**
+     * Releases to the CPU the CQEs of a request in this fifo and of every request ahead of it that nobody
+     * waits on on a stream: completions arrive in order, so an earlier CQE held for nobody would block
+     * this one. Walks from where the last walk stopped: every request is visited once, however waits
+     * interleave.
+     *
+     * @param r a posted request of this fifo, not complete
+     * @throws IllegalStateException if a request ahead of it is prepared and not posted (its completion
+     *                               comes first, so {@code r} can never complete)
+     */
+    void releaseOnCpuThrough(MpRequest r) {
+        long from = Math.max(head, released);
+        long to = r.fifoPosition();
+        for (long p = from; p <= to; p++) {
+            MpRequest q = get(p);
+            if (q.state() == RequestState.PREPARED) {
+                released = p;
+                throw new IllegalStateException(q.describe() + " was prepared before " + r.describe()
+                        + " and is not posted: its completion comes first, so " + r.describe() + " cannot complete");
+            }
+            q.releaseOnCpu();
+        }
+        released = Math.max(released, to + 1);
     }
 }

@@ -10,7 +10,8 @@ package dev.gdasync.libmp;
  *                                            wait / test / waitAll ─► RELEASED (slot back in the pool)
  * </pre>
  * NOWAIT puts are never waited on: they go from PENDING_NOWAIT to RELEASED on their own once the NIC
- * executed them.
+ * executed them. A request whose work request the NIC refused goes from PREPARED to RELEASED before its
+ * caller ever sees it. The request makes each transition itself and refuses any other.
  */
 public enum RequestState {
     /** Built (its work request is in the send queue) but not handed to an executor. */
