@@ -467,11 +467,14 @@ final class ShmConnection implements Connection {
         return fail(index, why.status(), why.detail());
     }
 
-    /** Completes the request with an error and moves the queue pair to the error state. */
+    /**
+     * Moves the queue pair to the error state, then completes the request with the error: whoever reaps the error
+     * CQE finds the queue pair in ERROR already.
+     */
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
-        qp.completeSend(index, status, detail, 0, true);
         qp.enterError(detail);
+        qp.completeSend(index, status, detail, 0, true);
         return Outcome.DONE;
     }
 

@@ -371,16 +371,17 @@ final class UcxConnection implements Connection {
         if (status == CompletionStatus.SUCCESS) {
             qp.completeSend(seq, status, detail, length, false);
         } else {
-            qp.completeSend(seq, status, detail, 0, true);
+            // ERROR first: whoever reaps the error CQE finds the queue pair failed already.
             qp.enterError(detail);
+            qp.completeSend(seq, status, detail, 0, true);
         }
         qp.executedInFlight(seq);
     }
 
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
-        qp.completeSend(index, status, detail, 0, true);
         qp.enterError(detail);
+        qp.completeSend(index, status, detail, 0, true);
         return Outcome.DONE;
     }
 
