@@ -1,7 +1,5 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.swnic.core.Layouts;
-
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.NicConfig;

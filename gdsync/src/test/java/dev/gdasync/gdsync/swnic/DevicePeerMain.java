@@ -1,6 +1,5 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.swnic.shm.ShmTransport;
 import dev.gdasync.gdsync.cuda.CudaContext;
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.gdsync.cuda.DeviceRegion;
@@ -18,6 +17,7 @@ import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.swnic.shm.ShmTransport;
 
 import java.io.IOException;
 import java.nio.file.Files;

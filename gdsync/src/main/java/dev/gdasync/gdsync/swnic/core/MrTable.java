@@ -6,8 +6,8 @@ import dev.gdasync.gdsync.memory.RegionKind;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 
-import static dev.gdasync.gdsync.swnic.core.Layouts.LONG;
 import static dev.gdasync.gdsync.swnic.core.Layouts.INT;
+import static dev.gdasync.gdsync.swnic.core.Layouts.LONG;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 

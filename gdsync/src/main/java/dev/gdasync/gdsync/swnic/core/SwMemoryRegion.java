@@ -36,7 +36,7 @@ public final class SwMemoryRegion implements MemoryRegion, KeyedRange {
         this.rkey = rkey;
         this.slot = slot;
         this.segment = device ? null : region.segment().asSlice(offset, length);
-        this.ownDevice = device ? new OwnDevice(region) : null;
+        this.ownDevice = device ? new OwnDeviceMemory(region) : null;
     }
 
     /** @return the table it is registered in (a NIC deregisters only its own registrations) */
@@ -149,23 +149,5 @@ public final class SwMemoryRegion implements MemoryRegion, KeyedRange {
         return "MemoryRegion{" + (device ? "device " : "") + "region=" + region.id() + ", offset=" + offset + ", bytes=" + length
                 + ", access=" + Access.describe(access) + ", lkey=0x" + Long.toHexString(lkey)
                 + ", rkey=0x" + Long.toHexString(rkey) + (valid ? "" : ", deregistered") + "}";
-    }
-
-    /** A device region of this process, reached as it is. */
-    private record OwnDevice(Region region) implements DeviceMemory {
-        @Override
-        public long base() {
-            return region.address();
-        }
-
-        @Override
-        public long length() {
-            return region.length();
-        }
-
-        @Override
-        public boolean isUsable() {
-            return region.isOpen();
-        }
     }
 }

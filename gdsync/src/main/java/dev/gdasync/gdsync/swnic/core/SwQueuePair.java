@@ -614,6 +614,19 @@ public final class SwQueuePair implements QueuePair {
     }
 
     /**
+     * Fails request {@code index}: moves the queue pair to the error state, then writes the request's error CQE,
+     * so that whoever reaps the CQE finds the queue pair failed already. Caller holds the execution lock.
+     *
+     * @param index  the request
+     * @param status its status
+     * @param detail why
+     */
+    public void failRequest(long index, CompletionStatus status, ErrorDetail detail) {
+        enterError(detail);
+        completeSend(index, status, detail, 0, true);
+    }
+
+    /**
      * @param index a request
      * @return the offset of its send queue entry in {@link #segment()}
      */

@@ -1,8 +1,7 @@
 package dev.gdasync.gdsync.swnic.cudaipc;
 
-import dev.gdasync.gdsync.swnic.core.Layouts;
-
 import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.swnic.core.Layouts;
 
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

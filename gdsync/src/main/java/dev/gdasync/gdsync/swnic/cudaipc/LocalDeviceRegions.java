@@ -1,8 +1,8 @@
 package dev.gdasync.gdsync.swnic.cudaipc;
 
-import dev.gdasync.gdsync.swnic.core.DeviceMemory;
 
 import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.swnic.core.OwnDeviceMemory;
 
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,33 +18,33 @@ public final class LocalDeviceRegions {
     /**
      * A device region of a NIC of this process.
      *
-     * @param region the region (open until it closes)
+     * @param memory the region as executors reach it (open until it closes)
      * @param device the ordinal of the device it is on
      */
-    public record Entry(Region region, int device) implements DeviceMemory {
-        @Override
-        public long base() {
-            return region.address();
-        }
-
-        @Override
-        public long length() {
-            return region.length();
-        }
-
-        @Override
-        public boolean isUsable() {
-            return region.isOpen();
+    public record Entry(OwnDeviceMemory memory, int device) {
+        /** @return the region */
+        public Region region() {
+            return memory.region();
         }
     }
 
     private LocalDeviceRegions() {
     }
 
+    /**
+     * @param owner  the owning NIC's process directory
+     * @param id     the region's id
+     * @param region the region
+     * @param device the ordinal of its device
+     */
     public static void add(Path owner, long id, Region region, int device) {
-        REGIONS.put(key(owner, id), new Entry(region, device));
+        REGIONS.put(key(owner, id), new Entry(new OwnDeviceMemory(region), device));
     }
 
+    /**
+     * @param owner the owning NIC's process directory
+     * @param id    the region's id
+     */
     public static void remove(Path owner, long id) {
         REGIONS.remove(key(owner, id));
     }

@@ -259,8 +259,8 @@ final class PeerNode {
             } catch (RuntimeException e) {
                 return unreachable(id, e.getMessage());
             }
-            deviceRegions.put(id, local);
-            return local;
+            deviceRegions.put(id, local.memory());
+            return local.memory();
         }
         MemorySegment file = DeviceHandleFile.open(directory, id, arena);
         if (file == null) {

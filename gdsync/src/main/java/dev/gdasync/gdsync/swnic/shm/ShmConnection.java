@@ -467,14 +467,10 @@ final class ShmConnection implements Connection {
         return fail(index, why.status(), why.detail());
     }
 
-    /**
-     * Moves the queue pair to the error state, then completes the request with the error: whoever reaps the error
-     * CQE finds the queue pair in ERROR already.
-     */
+    /** Fails the request and its queue pair. */
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
-        qp.enterError(detail);
-        qp.completeSend(index, status, detail, 0, true);
+        qp.failRequest(index, status, detail);
         return Outcome.DONE;
     }
 

@@ -371,17 +371,14 @@ final class UcxConnection implements Connection {
         if (status == CompletionStatus.SUCCESS) {
             qp.completeSend(seq, status, detail, length, false);
         } else {
-            // ERROR first: whoever reaps the error CQE finds the queue pair failed already.
-            qp.enterError(detail);
-            qp.completeSend(seq, status, detail, 0, true);
+            qp.failRequest(seq, status, detail);
         }
         qp.executedInFlight(seq);
     }
 
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
-        qp.enterError(detail);
-        qp.completeSend(index, status, detail, 0, true);
+        qp.failRequest(index, status, detail);
         return Outcome.DONE;
     }
 

@@ -1,5 +1,8 @@
 package dev.gdasync.gdsync.swnic.ucx;
 
+import dev.gdasync.gdsync.concurrent.AgentThread;
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.QpState;
@@ -19,18 +22,14 @@ import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
 
-import dev.gdasync.gdsync.concurrent.AgentThread;
-import dev.gdasync.gdsync.concurrent.BackoffIdler;
-import dev.gdasync.gdsync.concurrent.BackoffPolicy;
-
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
-import java.lang.foreign.Arena;
-import java.lang.foreign.Linker;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
