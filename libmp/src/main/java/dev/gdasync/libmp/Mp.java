@@ -17,6 +17,7 @@ import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
+import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.Opcode;
@@ -60,6 +61,8 @@ public final class Mp implements AutoCloseable {
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
     private final RequestPool pool;
     private boolean closed;
+    /** Why the job failed (a rank gone, an abort), set by the bootstrap's thread; null while it is healthy. */
+    private volatile String jobFailure;
 
     private Mp(Bootstrap bootstrap, MpConfig config) {
         this.bootstrap = bootstrap;
@@ -73,6 +76,21 @@ public final class Mp implements AutoCloseable {
         } catch (RuntimeException e) {
             nic.close();
             throw e;
+        }
+        bootstrap.onFailure(this::jobFailed);
+    }
+
+    /**
+     * The job failed (the bootstrap says which rank and how): every queue pair fails at once, so outstanding
+     * requests complete with errors and streams waiting for them move on; later operations are refused. Runs on
+     * a thread of the bootstrap.
+     */
+    private void jobFailed(String reason) {
+        jobFailure = reason;
+        for (PeerLink l : links) {
+            if (l != null) {
+                l.qp.abort(ErrorDetail.JOB_FAILED);
+            }
         }
     }
 
@@ -385,14 +403,16 @@ public final class Mp implements AutoCloseable {
         l.releaseOnCpu(r);
         awaitComplete(l, r);
         pool.release(r);
-        r.throwIfFailed();
+        throwIfFailed(r, 0);
     }
 
     /**
-     * Waits for every request and releases them all (LibMP's {@code mp_wait_all}).
+     * Waits for every request and releases them all (LibMP's {@code mp_wait_all}). A request that fails is
+     * reported as soon as its completion arrives, whatever its position in the list: the requests complete by
+     * then are released, and the others stay outstanding (wait for them, or abort the job).
      *
      * @param requests the requests
-     * @throws MpException if one failed (the first failure is thrown after all were released) or time ran out
+     * @throws MpException if one failed (the first in the list among those complete), or time ran out
      */
     public void waitAll(List<MpRequest> requests) {
         for (MpRequest r : requests) {
@@ -401,18 +421,21 @@ public final class Mp implements AutoCloseable {
         for (MpRequest r : requests) {
             links[r.peer()].releaseOnCpu(r);
         }
-        for (MpRequest r : requests) {
-            awaitComplete(links[r.peer()], r);
-        }
+        awaitAllOrAFailure(requests);
         MpRequest failed = null;
+        int outstanding = 0;
         for (MpRequest r : requests) {
+            if (!r.isComplete()) {
+                outstanding++;
+                continue;
+            }
             pool.release(r);
             if (failed == null && r.status() != CompletionStatus.SUCCESS) {
                 failed = r;
             }
         }
         if (failed != null) {
-            failed.throwIfFailed();
+            throwIfFailed(failed, outstanding);
         }
     }
 
@@ -484,7 +507,7 @@ public final class Mp implements AutoCloseable {
             return false;
         }
         pool.release(r);
-        r.throwIfFailed();
+        throwIfFailed(r, 0);
         return true;
     }
 
@@ -502,7 +525,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest isendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
         MpRequest r = sendPrepare(buf, peer, reg);
-        isendPostOnStream(r, stream);
+        postOnStream(r, stream);
         return r;
     }
 
@@ -517,7 +540,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest isendvOnStream(List<MemorySegment> bufs, int peer, MpRegistration reg, Stream stream) {
         MpRequest r = sendvPrepare(bufs, peer, reg);
-        isendPostOnStream(r, stream);
+        postOnStream(r, stream);
         return r;
     }
 
@@ -533,7 +556,14 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest sendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
         MpRequest r = sendPrepare(buf, peer, reg);
-        sendPostOnStream(r, stream);
+        try {
+            sendPostOnStream(r, stream);
+        } catch (RuntimeException e) {
+            if (r.state() == RequestState.PREPARED) {
+                takeBack(r);
+            }
+            throw e;
+        }
         return r;
     }
 
@@ -751,7 +781,7 @@ public final class Mp implements AutoCloseable {
     public MpRequest iputOnStream(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   int flags, Stream stream) {
         MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
-        isendPostOnStream(r, stream);
+        postOnStream(r, stream);
         return r;
     }
 
@@ -769,7 +799,7 @@ public final class Mp implements AutoCloseable {
     public MpRequest igetOnStream(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   Stream stream) {
         MpRequest r = getPrepare(dst, reg, peer, displacement, window);
-        isendPostOnStream(r, stream);
+        postOnStream(r, stream);
         return r;
     }
 
@@ -919,9 +949,37 @@ public final class Mp implements AutoCloseable {
     }
 
     /**
+     * Aborts the job (MPI's {@code MPI_Abort}, NCCL's {@code ncclCommAbort}): every rank's outstanding and later
+     * operations fail at once with a message that names this rank and the reason, on this rank too. Returns
+     * without waiting for the other ranks; {@link #close()} then leaves without a barrier. The processes go on:
+     * ending them is the application's (or the launcher's) call.
+     *
+     * @param reason why, for every rank's messages
+     * @throws NullPointerException if the reason is null
+     */
+    public void abort(String reason) {
+        Objects.requireNonNull(reason, "reason must not be null");
+        String why = "rank " + rank() + " aborted the job: " + reason;
+        try {
+            bootstrap.abort(why);
+        } finally {
+            jobFailed(why);
+        }
+    }
+
+    /**
+     * @return why the job failed (a rank's process gone, a rank that aborted, rank 0 gone), or null while it is
+     *         healthy
+     */
+    public String failure() {
+        return jobFailure;
+    }
+
+    /**
      * Leaves the job (LibMP's {@code mp_finalize}): a barrier, so that no peer still talks to this rank,
-     * then the NIC closes. Closing twice does nothing. If the barrier fails (a rank died), the NIC is
-     * closed anyway and the barrier's exception is thrown.
+     * then the NIC closes. After the job failed there is no barrier: the NIC closes at once. Closing twice does
+     * nothing. If the barrier fails (a rank died meanwhile), the NIC is closed anyway and the barrier's exception
+     * is thrown.
      */
     @Override
     public void close() {
@@ -929,6 +987,10 @@ public final class Mp implements AutoCloseable {
             return;
         }
         closed = true;
+        if (jobFailure != null) {
+            nic.close();
+            return;
+        }
         try {
             bootstrap.barrier();
         } finally {
@@ -938,8 +1000,18 @@ public final class Mp implements AutoCloseable {
 
     // ---- internals ----
 
+    /** @return the link to a peer (for this package's tests, which look at its queue pair) */
+    PeerLink peerLink(int peer) {
+        return links[peer];
+    }
+
     private PeerLink link(int peer) {
         requireOpen();
+        String failed = jobFailure;
+        if (failed != null) {
+            throw new MpException("rank " + rank() + " cannot start an operation with rank " + peer + ": the job failed: "
+                    + failed, null, ErrorDetail.JOB_FAILED);
+        }
         if (peer < 0 || peer >= links.length) {
             throw new IllegalArgumentException("unknown peer " + peer + ": ranks are 0.." + (links.length - 1));
         }
@@ -1007,10 +1079,47 @@ public final class Mp implements AutoCloseable {
         }
     }
 
-    /** Rings a prepared request on this thread (the CPU as its executor). */
+    /**
+     * Rings a request this call prepared on this thread (the CPU as its executor); if the queue pair refuses the
+     * post (sends of the peer are posted to a stream that has not rung them yet), the request is taken back
+     * first, so the refusal leaves nothing behind.
+     */
     private void postOnCpu(MpRequest r) {
-        Descriptors.postOnCpu(List.of(new Descriptor.Send(r.sendRequest())), cpuWaits);
+        try {
+            Descriptors.postOnCpu(List.of(new Descriptor.Send(r.sendRequest())), cpuWaits);
+        } catch (IllegalStateException e) {
+            if (r.sendRequest().state() == SendRequest.State.PREPARED) {
+                takeBack(r);
+            }
+            throw e;
+        }
         r.posted();
+    }
+
+    /**
+     * Rings a request this call prepared on a stream; a refused post (the stream is closed or failed, or sends
+     * of the peer are posted to another executor and not rung yet) takes the request back first, so the refusal
+     * leaves nothing behind.
+     */
+    private void postOnStream(MpRequest r, Stream stream) {
+        try {
+            isendPostOnStream(r, stream);
+        } catch (RuntimeException e) {
+            if (r.state() == RequestState.PREPARED) {
+                takeBack(r);
+            }
+            throw e;
+        }
+    }
+
+    /** Takes back a request this call just prepared: its wait, its work request, its place in the link, its slot. */
+    private void takeBack(MpRequest r) {
+        if (r.waitRequest() != null) {
+            r.waitRequest().cancel();
+        }
+        r.sendRequest().cancel();
+        links[r.peer()].forget(r);
+        pool.cancel(r);
     }
 
     /** Retries an operation refused for a full queue after reaping, as LibMP does, until the wait timeout. */
@@ -1068,13 +1177,93 @@ public final class Mp implements AutoCloseable {
             if (!timing) {
                 timing = true;
                 start = now;
-            } else if (now - start > timeout) {
-                throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
-                        + r.describe() + (r.state() == RequestState.PENDING
-                        ? ": its completion is held for the stream that waits on it, which has not passed that wait"
-                        : ": no completion arrived (is the peer posting the matching operation?)"), null, null);
+            } else {
+                checkWait(r, now - start > timeout);
             }
         }
+    }
+
+    /**
+     * Waits until every request completed, or one of them completed with an error; the same polling and
+     * timeout as {@link #awaitComplete}.
+     */
+    private void awaitAllOrAFailure(List<MpRequest> requests) {
+        idler.reset();
+        boolean timing = false;
+        long start = 0;
+        long timeout = config.waitTimeout().toNanos();
+        for (int i = 1; ; i++) {
+            MpRequest waiting = null;
+            for (int k = 0, n = requests.size(); k < n; k++) {
+                MpRequest r = requests.get(k);
+                if (!r.isComplete()) {
+                    links[r.peer()].progress(completion);
+                }
+                if (!r.isComplete()) {
+                    if (waiting == null) {
+                        waiting = r;
+                    }
+                } else if (r.status() != CompletionStatus.SUCCESS) {
+                    return; // reported now, wherever it stands in the list
+                }
+            }
+            if (waiting == null) {
+                return;
+            }
+            idler.idle();
+            if ((i & 0xff) != 0 && idler.isSpinning()) {
+                continue;
+            }
+            long now = System.nanoTime();
+            if (!timing) {
+                timing = true;
+                start = now;
+            } else {
+                checkWait(waiting, now - start > timeout);
+            }
+        }
+    }
+
+    /**
+     * A wait's periodic check: fails it once the job failed (after the completions that failure flushed had a
+     * chance to arrive: only a request whose completion is held for a stream is still pending then), or when
+     * the timeout passed.
+     */
+    private void checkWait(MpRequest r, boolean timedOut) {
+        String failed = jobFailure;
+        if (failed != null && r.state() == RequestState.PENDING) {
+            throw new MpException(r.describe() + " did not complete: the job failed: " + failed
+                    + " (its completion is held for the stream that waits on it)", null, ErrorDetail.JOB_FAILED);
+        }
+        if (timedOut) {
+            throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
+                    + r.describe() + (failed != null ? ": the job failed: " + failed
+                    : r.state() == RequestState.PENDING
+                    ? ": its completion is held for the stream that waits on it, which has not passed that wait"
+                    : ": no completion arrived (is the peer posting the matching operation?)"), null, null);
+        }
+    }
+
+    /**
+     * Throws the error of a request that completed with one; when the job failed, the message says how.
+     *
+     * @param outstanding requests of the same wait still outstanding, for the message
+     */
+    private void throwIfFailed(MpRequest r, int outstanding) {
+        if (r.status() == CompletionStatus.SUCCESS) {
+            return;
+        }
+        String failed = jobFailure;
+        String more = outstanding == 0 ? "" : " (" + outstanding + " other request(s) of the wait are still outstanding)";
+        if (failed != null) {
+            throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + "): the job failed: "
+                    + failed + more, r.status(), r.detail());
+        }
+        if (outstanding == 0) {
+            r.throwIfFailed();
+        }
+        throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + ")" + more,
+                r.status(), r.detail());
     }
 
     private void requireWaitable(MpRequest r) {

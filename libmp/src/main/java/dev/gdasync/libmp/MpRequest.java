@@ -92,6 +92,11 @@ public final class MpRequest {
         return status;
     }
 
+    /** @return why it failed once complete ({@link ErrorDetail#NONE} on success), else null */
+    public ErrorDetail detail() {
+        return detail;
+    }
+
     /** @return for a completed receive, the bytes that arrived; for other kinds, the bytes posted */
     public long byteCount() {
         return kind == Kind.RECV && status != null ? received : bytes;

@@ -49,6 +49,24 @@ final class PeerLink {
     }
 
     /**
+     * Forgets a request taken back before it was posted: the last one added to its list.
+     *
+     * @param r the request
+     */
+    void forget(MpRequest r) {
+        if (r.kind() == MpRequest.Kind.RECV) {
+            recvs.removeLast(r);
+        } else if (r.isNowait()) {
+            if (unsignaled.peekLast() != r) {
+                throw new IllegalStateException(r.describe() + " is not the last NOWAIT put of rank " + rank);
+            }
+            unsignaled.pollLast();
+        } else {
+            sends.removeLast(r);
+        }
+    }
+
+    /**
      * Releases to the CPU the CQEs of a request and of every request ahead of it that nobody waits on on
      * a stream (see {@link RequestFifo#releaseOnCpuThrough}); nothing for a request already complete.
      *

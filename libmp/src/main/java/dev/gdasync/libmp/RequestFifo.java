@@ -25,6 +25,23 @@ final class RequestFifo {
         tail++;
     }
 
+    /**
+     * Removes the last request, which its caller took back before posting it.
+     *
+     * @param r the request last added
+     * @throws IllegalStateException if it is not the last request
+     */
+    void removeLast(MpRequest r) {
+        if (head == tail || ring[(int) ((tail - 1) & (ring.length - 1))] != r) {
+            throw new IllegalStateException(r.describe() + " is not the last request awaiting its completion queue");
+        }
+        tail--;
+        ring[(int) (tail & (ring.length - 1))] = null;
+        if (released > tail) {
+            released = tail;
+        }
+    }
+
     MpRequest peekFirst() {
         return head == tail ? null : ring[(int) (head & (ring.length - 1))];
     }

@@ -181,6 +181,33 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
+     * Removes the directory a process of a job left when it died (a survivor that saw it die calls this, so a
+     * killed rank's shared memory does not wait for the next process to open a NIC), and its job's directory when
+     * that is left empty. Nothing is removed while the process is alive, nor anything that is not a process
+     * directory of this layout ({@code job-<id>/p<pid>-<start>-<random>}) of that very pid.
+     *
+     * @param processDirectory the dead process's directory, as its endpoints named it
+     * @param pid              its pid
+     * @param startMillis      its start time, or 0 if unknown
+     * @return whether the directory is gone now
+     */
+    public static boolean removeDeadProcess(Path processDirectory, long pid, long startMillis) {
+        Matcher m = PROCESS_DIR.matcher(String.valueOf(processDirectory.getFileName()));
+        Path job = processDirectory.getParent();
+        if (!m.matches() || Long.parseLong(m.group(1)) != pid || job == null
+                || !String.valueOf(job.getFileName()).startsWith("job-") || isAlive(pid, startMillis)) {
+            return false;
+        }
+        try {
+            deleteTree(processDirectory);
+        } catch (IOException | RuntimeException e) {
+            return false; // the next process that opens a NIC cleans it
+        }
+        deleteIfEmpty(job);
+        return !Files.exists(processDirectory);
+    }
+
+    /**
      * Whether a process is alive: it exists and, when both start times are known, started when recorded.
      *
      * @param pid         the pid

@@ -53,7 +53,9 @@ public enum ErrorDetail {
      */
     PEER_UNREACHABLE("the peer did not answer over UCX within the timeout, or UCX reported the connection failed"),
     /** Over UCX: the request names device memory, which the UCX transport does not carry. */
-    DEVICE_OVER_UCX("GPU memory cannot travel over the UCX transport: use host memory, or peers on one host (shm)");
+    DEVICE_OVER_UCX("GPU memory cannot travel over the UCX transport: use host memory, or peers on one host (shm)"),
+    /** The queue pair was failed on purpose: its job failed (a rank is gone, or aborted the job). */
+    JOB_FAILED("the job failed: a rank's process is gone, or a rank aborted the job");
 
     private static final ErrorDetail[] BY_CODE = values();
 

@@ -82,6 +82,17 @@ public interface QueuePair extends AutoCloseable {
      */
     WaitRequest prepareWaitCq(CompletionQueue cq);
 
+    /**
+     * Fails the queue pair now, as a fatal error of its connection would (verbs: a move to the error state): the
+     * oldest outstanding send completes with {@link CompletionStatus#RETRY_EXC_ERR} and this reason, later sends
+     * and the posted receives are flushed, and the peer sees the queue pair in error. Streams and kernels waiting
+     * for those completions move on; CPU waits see the error. Does nothing once the queue pair failed or closed.
+     *
+     * @param reason why, carried by the completions
+     * @throws NullPointerException if the reason is null
+     */
+    void abort(ErrorDetail reason);
+
     /** @return free send queue entries */
     int sendQueueFree();
 

@@ -21,7 +21,9 @@ public abstract class SendRequest {
         /** Written into the send queue; its doorbell is not yet handed to an executor. */
         PREPARED,
         /** Handed to an executor, which will ring (or has rung) its doorbell. */
-        POSTED
+        POSTED,
+        /** Taken back out of the send queue before it was posted ({@link #cancel()}): it never runs. */
+        CANCELLED
     }
 
     private final QueuePair queuePair;
@@ -117,6 +119,30 @@ public abstract class SendRequest {
         state = State.POSTED;
         posted(executor);
     }
+
+    /**
+     * Takes the request back out of its send queue, as if it had never been prepared: what a caller does when the
+     * executor it meant the request for refused it, so that nothing is left behind that would block the queue
+     * pair's later posts. Only the last request prepared on its queue pair can be cancelled, and only before it
+     * is posted; its completion wait, if one was prepared, is cancelled first ({@link WaitRequest#cancel()}).
+     *
+     * @throws IllegalStateException if the request was posted, cancelled, or is not the last one prepared
+     */
+    public final void cancel() {
+        if (state != State.PREPARED) {
+            throw new IllegalStateException("send request #" + sequence + " of queue pair " + queuePair.number()
+                    + " is " + state + ": only a prepared request can be cancelled");
+        }
+        cancelPrepared();
+        state = State.CANCELLED;
+    }
+
+    /**
+     * Provider part of {@link #cancel()}: removes the request from the send queue.
+     *
+     * @throws IllegalStateException if it is not the last request prepared on its queue pair
+     */
+    protected abstract void cancelPrepared();
 
     /**
      * Tells the provider that this request's doorbell will be rung by a plain store (a GPU or a kernel

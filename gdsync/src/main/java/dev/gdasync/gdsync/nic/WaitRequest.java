@@ -21,7 +21,9 @@ public abstract class WaitRequest {
         /** Prepared; not yet handed to an executor. */
         PREPARED,
         /** Handed to an executor. */
-        POSTED
+        POSTED,
+        /** Taken back before it was posted ({@link #cancel()}): the next wait prepared is for the same CQE. */
+        CANCELLED
     }
 
     private final CompletionQueue completionQueue;
@@ -138,6 +140,29 @@ public abstract class WaitRequest {
     public final void markPosted() {
         state = State.POSTED;
     }
+
+    /**
+     * Takes the wait back, as if it had never been prepared: the next wait prepared on the completion queue is
+     * for the same CQE. Only the last wait prepared on its completion queue can be cancelled, and only before it
+     * is posted (the caller cancels the work that would have produced the CQE with it).
+     *
+     * @throws IllegalStateException if the wait was posted, cancelled, or is not the last one prepared
+     */
+    public final void cancel() {
+        if (state != State.PREPARED) {
+            throw new IllegalStateException("the wait for CQE #" + index + " of " + completionQueue.name() + " is "
+                    + state + ": only a prepared wait can be cancelled");
+        }
+        cancelPrepared();
+        state = State.CANCELLED;
+    }
+
+    /**
+     * Provider part of {@link #cancel()}.
+     *
+     * @throws IllegalStateException if it is not the last wait prepared on its completion queue
+     */
+    protected abstract void cancelPrepared();
 
     /** Releases the CQE to the CPU without waiting for it (LibGDSync's {@code gds_post_wait_cq}). */
     public final void releaseOnCpu() {

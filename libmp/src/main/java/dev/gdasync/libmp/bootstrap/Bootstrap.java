@@ -1,6 +1,8 @@
 package dev.gdasync.libmp.bootstrap;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * How the ranks of a job find each other: out-of-band collectives that {@code Mp.init}, window
@@ -40,6 +42,37 @@ public interface Bootstrap extends AutoCloseable {
      */
     default void barrier() {
         allGather(new byte[0]);
+    }
+
+    /**
+     * @return why the job failed (a rank's process gone, a rank that aborted, rank 0 gone), or null while it is
+     *         healthy. A rank that leaves by {@link #close()} is not a failure.
+     */
+    default String failure() {
+        return null;
+    }
+
+    /**
+     * Registers what to run once the job fails: it runs once, with the reason, on a thread of the bootstrap (or
+     * at once, on the caller's, if the job failed already), and must not block. {@code Mp} fails its outstanding
+     * and later operations there. Bootstraps that cannot notice a failure between collectives never call it.
+     *
+     * @param listener takes the reason, which names the rank that failed and how
+     * @throws NullPointerException if the listener is null
+     */
+    default void onFailure(Consumer<String> listener) {
+        Objects.requireNonNull(listener, "listener must not be null");
+    }
+
+    /**
+     * Aborts the job (MPI's {@code MPI_Abort}, NCCL's {@code ncclCommAbort}): every rank's bootstrap fails with
+     * the reason and its failure listeners run, at once. Returns without waiting for the other ranks.
+     *
+     * @param reason why, for every rank's messages
+     * @throws UnsupportedOperationException if this bootstrap cannot reach the other ranks between collectives
+     */
+    default void abort(String reason) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot abort a job");
     }
 
     /** Leaves the job; collectives fail afterwards. Closing twice does nothing. */

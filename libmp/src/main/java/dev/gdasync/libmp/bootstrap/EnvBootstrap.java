@@ -3,6 +3,8 @@ package dev.gdasync.libmp.bootstrap;
 import dev.gdasync.libmp.bootstrap.Frames.Collective;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * A bootstrap for ranks started by {@code scripts/mprun}, Slurm's {@code srun} or Open MPI's
@@ -94,6 +96,30 @@ public final class EnvBootstrap implements Bootstrap {
     }
 
     @Override
+    public String failure() {
+        return hub.failure();
+    }
+
+    /**
+     * Runs {@code listener} once when the job fails: a rank's connection ends without a goodbye (its process is
+     * gone), a rank aborts, rank 0 is gone, or a collective fails. Rank 0 notices a member's end at once and
+     * tells every rank, so every rank hears of a killed process within a round trip of the loopback or the
+     * network, whether or not it is in a collective.
+     */
+    @Override
+    public void onFailure(Consumer<String> listener) {
+        Objects.requireNonNull(listener, "listener must not be null");
+        hub.onFailure(listener);
+    }
+
+    @Override
+    public void abort(String reason) {
+        Objects.requireNonNull(reason, "reason must not be null");
+        hub.abort(reason);
+    }
+
+    /** Leaves the job with a goodbye, so that the other ranks do not take this rank's end for a failure. */
+    @Override
     public void close() {
         hub.close();
     }
@@ -105,12 +131,32 @@ public final class EnvBootstrap implements Bootstrap {
 
     /** A job of one rank. */
     private static final class Solo implements Hub {
+        private final JobFailure failure = new JobFailure();
         private volatile boolean closed;
+
+        @Override
+        public String failure() {
+            return failure.reason();
+        }
+
+        @Override
+        public void onFailure(Consumer<String> listener) {
+            failure.listen(listener);
+        }
+
+        @Override
+        public void abort(String reason) {
+            failure.fail(reason);
+        }
 
         @Override
         public List<byte[]> collective(long seq, Collective c, byte[] mine) {
             if (closed) {
                 throw new BootstrapException("rank 0 of a job of one rank: " + c + " #" + seq + " on a closed bootstrap");
+            }
+            String failed = failure.reason();
+            if (failed != null) {
+                throw new BootstrapException("rank 0 of a job of one rank: " + c + " #" + seq + " failed: " + failed);
             }
             return new java.util.ArrayList<>(List.of(mine));
         }

@@ -12,13 +12,20 @@ import java.util.List;
  * <pre>
  * CONTRIBUTE  member -> root : type 1, seq (long), collective (byte), length (int), bytes
  * RESULT      root -> member : type 2, seq (long), count (int), count x (length (int), bytes)
- * ABORT       root -> member : type 3, reason (UTF)
+ * ABORT       root -> member : type 3, reason (UTF): the job failed
+ * GOODBYE     either way     : type 4: the sender leaves the job (closes its bootstrap); its connection ends next
+ * ABORT_JOB   member -> root : type 5, reason (UTF): the member aborts the job
  * </pre>
+ *
+ * <p>A connection that ends without a GOODBYE means the process at its other end is gone: its peer fails the
+ * job at once.
  */
 final class Frames {
     static final byte CONTRIBUTE = 1;
     static final byte RESULT = 2;
     static final byte ABORT = 3;
+    static final byte GOODBYE = 4;
+    static final byte ABORT_JOB = 5;
     /** The largest contribution of one rank to one collective. */
     static final int MAX_PART = 64 << 20;
 
@@ -54,11 +61,12 @@ final class Frames {
         out.flush();
     }
 
-    static Contribution readContribution(DataInputStream in) throws IOException {
-        byte type = in.readByte();
-        if (type != CONTRIBUTE) {
-            throw new IOException("protocol error: frame type " + type + " where a contribution was expected");
-        }
+    /**
+     * Reads the rest of a CONTRIBUTE frame whose type byte was read.
+     *
+     * @throws IOException if the connection fails or the frame is malformed
+     */
+    static Contribution readContributionBody(DataInputStream in) throws IOException {
         long seq = in.readLong();
         int c = in.readByte();
         if (c < 0 || c >= Collective.values().length) {
@@ -79,36 +87,50 @@ final class Frames {
     }
 
     static void writeAbort(DataOutputStream out, String reason) throws IOException {
-        out.writeByte(ABORT);
+        writeReason(out, ABORT, reason);
+    }
+
+    static void writeAbortJob(DataOutputStream out, String reason) throws IOException {
+        writeReason(out, ABORT_JOB, reason);
+    }
+
+    static void writeGoodbye(DataOutputStream out) throws IOException {
+        out.writeByte(GOODBYE);
+        out.flush();
+    }
+
+    private static void writeReason(DataOutputStream out, byte type, String reason) throws IOException {
+        out.writeByte(type);
         out.writeUTF(reason.length() > 2000 ? reason.substring(0, 2000) : reason);
         out.flush();
     }
 
+    /** Reads the reason of an ABORT or ABORT_JOB frame whose type byte was read. */
+    static String readReason(DataInputStream in) throws IOException {
+        return in.readUTF();
+    }
+
+    /** The root's answer to collective {@code seq}: every rank's contribution. */
+    record Result(long seq, List<byte[]> parts) {
+    }
+
     /**
-     * Reads the root's answer to collective {@code seq}.
+     * Reads the rest of a RESULT frame whose type byte was read.
      *
-     * @return every rank's contribution
-     * @throws AbortedException if the root aborted the job
+     * @param size the number of ranks
+     * @throws IOException if the connection fails or the frame is malformed
      */
-    static List<byte[]> readResult(DataInputStream in, long seq, int size) throws IOException {
-        byte type = in.readByte();
-        if (type == ABORT) {
-            throw new AbortedException(in.readUTF());
-        }
-        if (type != RESULT) {
-            throw new IOException("protocol error: frame type " + type + " where a result was expected");
-        }
+    static Result readResultBody(DataInputStream in, int size) throws IOException {
         long s = in.readLong();
         int n = in.readInt();
-        if (s != seq || n != size) {
-            throw new IOException("protocol error: result of collective #" + s + " with " + n
-                    + " parts where #" + seq + " with " + size + " was expected");
+        if (n != size) {
+            throw new IOException("protocol error: result of collective #" + s + " with " + n + " parts in a job of " + size);
         }
         List<byte[]> parts = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             parts.add(readPart(in));
         }
-        return parts;
+        return new Result(s, parts);
     }
 
     private static byte[] readPart(DataInputStream in) throws IOException {
@@ -119,14 +141,5 @@ final class Frames {
         byte[] b = new byte[len];
         in.readFully(b);
         return b;
-    }
-
-    /** The root aborted the job; the message says why. */
-    static final class AbortedException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        AbortedException(String reason) {
-            super(reason);
-        }
     }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** One rank's end of the {@link EnvBootstrap} wire: rank 0's {@link RootHub} or a {@link MemberLink}. */
 interface Hub extends AutoCloseable {
@@ -21,7 +22,16 @@ interface Hub extends AutoCloseable {
      */
     List<byte[]> collective(long seq, Collective c, byte[] mine);
 
-    /** Leaves the job; never throws. */
+    /** @return why the job failed, or null (see {@link Bootstrap#failure()}) */
+    String failure();
+
+    /** @param listener run once when the job fails (see {@link Bootstrap#onFailure}) */
+    void onFailure(Consumer<String> listener);
+
+    /** @param reason why this rank aborts the job (see {@link Bootstrap#abort}) */
+    void abort(String reason);
+
+    /** Leaves the job, saying goodbye so that nobody takes it for a failure; never throws. */
     @Override
     void close();
 

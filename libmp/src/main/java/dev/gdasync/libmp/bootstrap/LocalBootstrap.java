@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Ranks as threads of one JVM, for tests: {@link #group(int, Duration)} makes one bootstrap per rank,
@@ -91,6 +93,11 @@ public final class LocalBootstrap implements Bootstrap {
     }
 
     private List<byte[]> collective(String kind, byte[] mine) {
+        String failed = group.failure.reason();
+        if (failed != null) {
+            throw new BootstrapException("rank " + rank + " of job " + group.jobId + ": " + kind
+                    + " failed: " + failed);
+        }
         if (closed) {
             throw new BootstrapException("rank " + rank + " of job " + group.jobId + ": " + kind
                     + " on a closed bootstrap");
@@ -102,6 +109,24 @@ public final class LocalBootstrap implements Bootstrap {
             close(); // a failed rank leaves the group, so the others fail fast instead of timing out
             throw e;
         }
+    }
+
+    @Override
+    public String failure() {
+        return group.failure.reason();
+    }
+
+    @Override
+    public void onFailure(Consumer<String> listener) {
+        Objects.requireNonNull(listener, "listener must not be null");
+        group.failure.listen(listener);
+    }
+
+    /** Fails the job of every rank of the group at once; their collectives in progress fail too. */
+    @Override
+    public void abort(String reason) {
+        Objects.requireNonNull(reason, "reason must not be null");
+        group.abort(reason);
     }
 
     @Override
@@ -126,6 +151,7 @@ public final class LocalBootstrap implements Bootstrap {
         final Condition changed = lock.newCondition();
         final Map<Long, Round> rounds = new HashMap<>();
         final boolean[] left;
+        final JobFailure failure = new JobFailure();
 
         Group(int size, String jobId, Duration timeout) {
             this.size = size;
@@ -153,6 +179,10 @@ public final class LocalBootstrap implements Bootstrap {
                 round.arrived++;
                 changed.signalAll();
                 while (round.arrived < size) {
+                    String failed = failure.reason();
+                    if (failed != null) {
+                        throw new BootstrapException(what + " failed: " + failed);
+                    }
                     if (round.error != null) {
                         throw new BootstrapException(what + " failed: " + round.error);
                     }
@@ -187,6 +217,17 @@ public final class LocalBootstrap implements Bootstrap {
                 throw new BootstrapException(what + " was interrupted", e);
             } finally {
                 lock.unlock();
+            }
+        }
+
+        void abort(String reason) {
+            if (failure.fail(reason)) {
+                lock.lock();
+                try {
+                    changed.signalAll();
+                } finally {
+                    lock.unlock();
+                }
             }
         }
 

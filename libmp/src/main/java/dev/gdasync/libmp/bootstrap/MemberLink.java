@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.bootstrap;
 
 import dev.gdasync.libmp.bootstrap.Frames.Collective;
+import dev.gdasync.libmp.bootstrap.Frames.Result;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -9,29 +10,39 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * The end of a rank other than 0: one connection to rank 0. Joining retries until the timeout (rank 0
- * may start later, or another process may hold the port for a while); a collective sends this rank's
- * contribution and waits for the result, or for rank 0's ABORT naming what went wrong.
+ * The end of a rank other than 0: one connection to rank 0, read by a thread of its own, so that rank 0's ABORT
+ * (the job failed) or the end of rank 0's process is noticed at once, whether or not a collective is running.
+ * Joining retries until the timeout (rank 0 may start later, or another process may hold the port for a while);
+ * a collective sends this rank's contribution and waits for the result.
  */
 final class MemberLink implements Hub {
     private final JobEnvironment env;
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
-    private volatile String failure;
+    private final String me;
+    /** Results in order, or {@link #FAILED} once the job failed or rank 0 left. */
+    private final LinkedBlockingQueue<Object> arrivals = new LinkedBlockingQueue<>();
+    private final JobFailure failure = new JobFailure();
+    private volatile String rootLeft;
     private volatile boolean closed;
+
+    private static final Object FAILED = new Object();
 
     private MemberLink(JobEnvironment env, Socket socket, DataInputStream in, DataOutputStream out) {
         this.env = env;
         this.socket = socket;
         this.in = in;
         this.out = out;
+        this.me = "rank " + env.rank() + " of job " + env.jobId();
+        Thread.ofPlatform().daemon().name("gdasync-bootstrap-root").start(this::read);
     }
 
     /**
@@ -78,29 +89,70 @@ final class MemberLink implements Hub {
         }
     }
 
+    /** The reader thread: results to the waiting collective; ABORT or the end of rank 0 fail the job at once. */
+    private void read() {
+        try {
+            while (true) {
+                byte type = in.readByte();
+                switch (type) {
+                    case Frames.RESULT -> arrivals.add(Frames.readResultBody(in, env.size()));
+                    case Frames.ABORT -> failJob(Frames.readReason(in));
+                    case Frames.GOODBYE -> {
+                        rootLeft = "rank 0 left the job (it closed its bootstrap)";
+                        arrivals.add(FAILED);
+                    }
+                    default -> throw new IOException("protocol error: frame type " + type + " from rank 0");
+                }
+            }
+        } catch (IOException e) {
+            if (!closed && rootLeft == null) {
+                failJob("rank 0's process is gone (this rank's bootstrap connection to it: " + Hub.describe(e) + ")");
+            }
+            arrivals.add(FAILED);
+        }
+    }
+
     @Override
     public List<byte[]> collective(long seq, Collective c, byte[] mine) {
-        String me = "rank " + env.rank() + " of job " + env.jobId();
         String what = c + " #" + seq;
-        if (failure != null) {
-            throw new BootstrapException(me + ": " + what + " on a bootstrap that failed: " + failure);
+        String failed = failure.reason();
+        if (failed != null) {
+            throw new BootstrapException(me + ": " + what + " failed: " + failed);
         }
         if (closed) {
             throw new BootstrapException(me + ": " + what + " on a closed bootstrap");
         }
+        if (rootLeft != null) {
+            throw new BootstrapException(me + ": " + what + ": " + rootLeft);
+        }
         long patience = patienceMillis(env);
         try {
-            Frames.writeContribution(out, seq, c, mine);
-            socket.setSoTimeout((int) patience);
-            return Frames.readResult(in, seq, env.size());
-        } catch (SocketTimeoutException e) {
-            throw fail(me, what + " timed out after " + patience + " ms waiting for rank 0 (which enforces the "
-                    + env.timeout().toMillis() + " ms timeout of every collective)");
-        } catch (Frames.AbortedException e) {
-            throw fail(me, what + " failed: " + e.getMessage());
+            synchronized (out) {
+                Frames.writeContribution(out, seq, c, mine);
+            }
+            Object got = arrivals.poll(patience, TimeUnit.MILLISECONDS);
+            if (got == null) {
+                throw fail(what + " timed out after " + patience + " ms waiting for rank 0 (which enforces the "
+                        + env.timeout().toMillis() + " ms timeout of every collective)");
+            }
+            if (got == FAILED) {
+                arrivals.add(FAILED); // for whoever asks next
+                String why = failure.reason();
+                if (why != null) {
+                    throw new BootstrapException(me + ": " + what + " failed: " + why);
+                }
+                throw new BootstrapException(me + ": " + what + ": " + (rootLeft != null ? rootLeft : "the bootstrap was closed"));
+            }
+            Result r = (Result) got;
+            if (r.seq() != seq) {
+                throw fail("protocol error: the result of collective #" + r.seq() + " where #" + seq + " was expected");
+            }
+            return r.parts();
         } catch (IOException e) {
-            throw fail(me, closed ? what + ": the bootstrap was closed"
-                    : "rank 0 is gone (" + Hub.describe(e) + ") during " + what);
+            throw fail(closed ? what + ": the bootstrap was closed" : "rank 0 is gone (" + Hub.describe(e) + ") during " + what);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw fail(what + " was interrupted");
         }
     }
 
@@ -114,15 +166,60 @@ final class MemberLink implements Hub {
         return Math.min(Integer.MAX_VALUE, t + Math.min(t, 5_000));
     }
 
-    private BootstrapException fail(String me, String reason) {
-        failure = reason;
-        closeQuietly(socket);
+    private BootstrapException fail(String reason) {
+        failJob(reason);
         return new BootstrapException(me + ": " + reason);
     }
 
+    /** Fails the job here once: the listeners run, a waiting collective wakes, the connection closes. */
+    private void failJob(String reason) {
+        if (failure.fail(reason)) {
+            arrivals.add(FAILED);
+            closeQuietly(socket);
+        }
+    }
+
+    @Override
+    public String failure() {
+        return failure.reason();
+    }
+
+    @Override
+    public void onFailure(Consumer<String> listener) {
+        failure.listen(listener);
+    }
+
+    /** Asks rank 0 to fail the job with the reason (it tells every rank), and fails it here at once. */
+    @Override
+    public void abort(String reason) {
+        if (!closed && failure.reason() == null) {
+            try {
+                synchronized (out) {
+                    Frames.writeAbortJob(out, reason);
+                }
+            } catch (IOException e) {
+                // rank 0 is gone: it cannot tell the others, their connections to it end too
+            }
+        }
+        failJob(reason);
+    }
+
+    /** Says goodbye to rank 0 (this rank leaves: not a failure), then closes the connection. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        if (failure.reason() == null) {
+            try {
+                synchronized (out) {
+                    Frames.writeGoodbye(out);
+                }
+            } catch (IOException e) {
+                // gone already
+            }
+        }
         closeQuietly(socket);
     }
 

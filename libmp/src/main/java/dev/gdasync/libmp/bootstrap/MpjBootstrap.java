@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * A bootstrap over MPJ Express's {@code MPI.COMM_WORLD}, for applications started by MPJ's
@@ -30,6 +32,7 @@ public final class MpjBootstrap implements Bootstrap {
     private final int size;
     private final String jobId;
     private volatile boolean closed;
+    private final JobFailure failure = new JobFailure();
 
     private MpjBootstrap(Intracomm comm, int rank, int size, String jobId) {
         this.comm = comm;
@@ -127,6 +130,35 @@ public final class MpjBootstrap implements Bootstrap {
     private void check(String what) {
         if (closed) {
             throw new BootstrapException("rank " + rank + " of job " + jobId + ": " + what + " on a closed bootstrap");
+        }
+    }
+
+    @Override
+    public String failure() {
+        return failure.reason();
+    }
+
+    /** MPJ Express reports no failure between collectives: the listener runs only after {@link #abort}. */
+    @Override
+    public void onFailure(Consumer<String> listener) {
+        Objects.requireNonNull(listener, "listener must not be null");
+        failure.listen(listener);
+    }
+
+    /**
+     * Fails the job here and asks MPJ Express to abort it ({@code MPI_Abort}), which ends the other ranks'
+     * processes as MPI does.
+     */
+    @Override
+    public void abort(String reason) {
+        Objects.requireNonNull(reason, "reason must not be null");
+        if (failure.fail(reason)) {
+            try {
+                comm.Abort(1);
+            } catch (RuntimeException e) { // MPJ's MPIException is unchecked
+                System.getLogger(MpjBootstrap.class.getName()).log(System.Logger.Level.WARNING,
+                        "MPJ Express could not abort job " + jobId + ": " + e);
+            }
         }
     }
 

@@ -29,13 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** EnvBootstrap with its ranks as threads of this JVM over real loopback TCP, for the protocol's cases. */
 @Timeout(60)
-class EnvBootstrapTest {
+public class EnvBootstrapTest {
     static final byte[] SECRET = HexFormat.of().parseHex("0123456789abcdef0123456789abcdef");
     static final Duration LONG = Duration.ofSeconds(30);
 
     final String rendezvous = "127.0.0.1:" + freePort();
 
-    static int freePort() {
+    public static int freePort() {
         return RendezvousPorts.pick(InetAddress.getLoopbackAddress());
     }
 
@@ -208,9 +208,10 @@ class EnvBootstrapTest {
                 () -> collectivesThen(1, 3, EnvBootstrap::barrier),
                 () -> collectivesThen(2, 3, EnvBootstrap::close)));
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(15), "not at once");
-        assertEquals("rank 0 of job envtest: rank 2 is gone (connection closed) during barrier #1", message(results.get(0)));
-        assertEquals("rank 1 of job envtest: barrier #1 failed: rank 0 of job envtest: rank 2 is gone (connection closed)"
-                + " during barrier #1", message(results.get(1)));
+        assertEquals("rank 0 of job envtest: rank 2 left the job (it closed its bootstrap), during barrier #1",
+                message(results.get(0)));
+        assertEquals("rank 1 of job envtest: barrier #1 failed: rank 2 left the job (it closed its bootstrap), during barrier #1",
+                message(results.get(1)));
         assertEquals("closed", results.get(2));
     }
 
@@ -220,7 +221,7 @@ class EnvBootstrapTest {
                 () -> collectivesThen(0, 2, EnvBootstrap::close),
                 () -> collectivesThen(1, 2, b -> b.allGather(bytes("late")))));
         assertEquals("closed", results.get(0));
-        assertEquals("rank 1 of job envtest: rank 0 is gone (connection closed) during allGather #1", message(results.get(1)));
+        assertEquals("rank 1 of job envtest: allGather #1: rank 0 left the job (it closed its bootstrap)", message(results.get(1)));
     }
 
     @Test
@@ -230,8 +231,8 @@ class EnvBootstrapTest {
                 () -> collectivesThen(1, 3, b -> Thread.sleep(2_000), Duration.ofMillis(1000)),
                 () -> collectivesThen(2, 3, b -> b.allGather(bytes("c")), Duration.ofMillis(1000))));
         assertEquals("rank 0 of job envtest: allGather #1 timed out after 1000 ms waiting for rank(s) [1]", message(results.get(0)));
-        assertEquals("rank 2 of job envtest: allGather #1 failed: rank 0 of job envtest: allGather #1 timed out after 1000 ms"
-                + " waiting for rank(s) [1]", message(results.get(2)));
+        assertEquals("rank 2 of job envtest: allGather #1 failed: allGather #1 timed out after 1000 ms waiting for rank(s) [1]",
+                message(results.get(2)));
     }
 
     @Test

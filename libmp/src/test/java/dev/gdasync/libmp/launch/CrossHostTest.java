@@ -59,7 +59,7 @@ class CrossHostTest {
             for (int r : new int[] {0, 2}) {
                 String prefix = "[" + r + "] failed clearly after ";
                 assertTrue(mprun.stdout().stream().anyMatch(l -> l.startsWith(prefix) && l.contains("receive from rank 1")
-                        && l.contains("the peer's process is gone")), "rank " + r + " must name the dead peer: " + mprun.describe());
+                        && l.contains("process is gone")), "rank " + r + " must name the dead peer: " + mprun.describe());
             }
             assertTrue(seconds < 20, "the survivors failed within the grace period: " + seconds + " s");
             MpRunTest.assertAllGone(pids, mprun.describe());

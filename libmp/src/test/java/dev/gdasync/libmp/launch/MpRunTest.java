@@ -86,9 +86,9 @@ class MpRunTest {
             assertTrue(ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly());
             assertEquals(137, mprun.awaitExit(WAIT), mprun.describe());
             List<String> out = mprun.stdout();
-            assertTrue(out.stream().anyMatch(l -> l.startsWith("[0] failed: rank 0 of job mprun-") && l.contains(": rank 2 is gone")),
+            assertTrue(out.stream().anyMatch(l -> l.startsWith("[0] failed: rank 0 of job mprun-") && l.contains(": rank 2's process is gone")),
                     mprun.describe());
-            assertTrue(out.stream().anyMatch(l -> l.startsWith("[1] failed: rank 1 of job mprun-") && l.contains(": rank 2 is gone")),
+            assertTrue(out.stream().anyMatch(l -> l.startsWith("[1] failed: rank 1 of job mprun-") && l.contains(": rank 2's process is gone")),
                     mprun.describe());
             List<String> err = mprun.stderr();
             assertTrue(err.contains("mprun: rank 2 was killed by SIGKILL (exit status 137)"), mprun.describe());

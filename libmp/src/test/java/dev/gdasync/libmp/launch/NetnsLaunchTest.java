@@ -102,7 +102,7 @@ class NetnsLaunchTest {
             assertTrue(mprun.stderr().contains("mprun: rank 1 was killed by SIGKILL (exit status 137)"), mprun.describe());
             for (int r : new int[]{0, 2}) {
                 String prefix = "[" + r + "] failed: rank " + r + " of job mprun-";
-                assertTrue(mprun.stdout().stream().anyMatch(l -> l.startsWith(prefix) && l.contains(": rank 1 is gone")),
+                assertTrue(mprun.stdout().stream().anyMatch(l -> l.startsWith(prefix) && l.contains(": rank 1's process is gone")),
                         mprun.describe());
             }
             MpRunTest.assertAllGone(pids, mprun.describe());

@@ -275,6 +275,9 @@ public final class NicCore {
             qps = new ArrayList<>(queuePairs);
         }
         INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_CLOSED);
+        // A last look at the peers: one that died since the agent's last sweep has its files removed now, rather
+        // than when some later process opens a NIC.
+        shm.sweep();
         for (SwQueuePair qp : qps) {
             qp.close();
         }

@@ -186,11 +186,28 @@ final class SwCompletionQueue implements CompletionQueue {
         return Cqes.isWritten(seg, slotOf(index), index);
     }
 
+    /** Takes back the wait for CQE {@code index}, the last one prepared; CPU thread. */
+    private void cancelWait(long index) {
+        if (waitsPrepared != index + 1) {
+            throw new IllegalStateException("the wait for CQE #" + index + " of " + name + " cannot be cancelled: the wait"
+                    + " for CQE #" + (waitsPrepared - 1) + " was prepared after it");
+        }
+        waitsPrepared = index;
+    }
+
     /** A prepared wait of this completion queue. */
     private static final class SwWaitRequest extends WaitRequest {
+        private final SwCompletionQueue cq;
+
         SwWaitRequest(SwCompletionQueue cq, long index, MemoryWord word, int value, MemoryWord releaseWord, int releaseValue,
                        WaitProgress progress) {
             super(cq, index, word, value, releaseWord, releaseValue, progress);
+            this.cq = cq;
+        }
+
+        @Override
+        protected void cancelPrepared() {
+            cq.cancelWait(index());
         }
     }
 }

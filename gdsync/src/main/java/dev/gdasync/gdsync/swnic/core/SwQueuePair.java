@@ -29,6 +29,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
 
 import static dev.gdasync.gdsync.swnic.core.Layouts.INT;
 import static dev.gdasync.gdsync.swnic.core.Layouts.LONG;
@@ -411,6 +412,19 @@ public final class SwQueuePair implements QueuePair {
         }
     }
 
+    /** Takes back request {@code sequence}, the last one prepared and not posted; CPU thread. */
+    void cancelPrepared(long sequence, boolean signaled) {
+        if (sqProduced != sequence + 1 || sqPosted != sequence) {
+            throw new IllegalStateException("send request #" + sequence + " of QP " + qpn + " cannot be cancelled: "
+                    + (sqPosted > sequence ? "it was posted" : "request #" + (sqProduced - 1) + " was prepared after it"));
+        }
+        // Not rung, so no executor looks at it: the doorbell record stays at or below sqPosted.
+        SQ_PRODUCED.setRelease(this, sequence);
+        if (signaled) {
+            signaledPrepared--;
+        }
+    }
+
     void posted(SendExecutor executorRef) {
         sqPosted++;
         boundExecutor = executorRef;
@@ -695,6 +709,9 @@ public final class SwQueuePair implements QueuePair {
      */
     private void flushReceives() {
         synchronized (flushLock) {
+            if (state == QpState.CLOSED) {
+                return; // its file may be unmapped already
+            }
             Connection c = connection;
             receiveQueue.flush(errorDetail, c == null ? null : c.unfinishedReceives(errorDetail));
         }
@@ -723,6 +740,23 @@ public final class SwQueuePair implements QueuePair {
             }
             receiveSlots.complete(slot, wrId, length, imm, hasImm, opcode, status, detail);
             return true;
+        }
+    }
+
+    @Override
+    public void abort(ErrorDetail reason) {
+        Objects.requireNonNull(reason, "reason must not be null");
+        if (state == QpState.RESET) {
+            enterError(reason);
+            return;
+        }
+        if (state != QpState.READY) {
+            return;
+        }
+        peerGone(reason);
+        Connection c = connection;
+        if (c != null) {
+            c.queuePairFailed();
         }
     }
 
@@ -808,6 +842,11 @@ public final class SwQueuePair implements QueuePair {
         @Override
         protected void posted(SendExecutor executorRef) {
             qp.posted(executorRef);
+        }
+
+        @Override
+        protected void cancelPrepared() {
+            qp.cancelPrepared(sequence(), signaled());
         }
     }
 }

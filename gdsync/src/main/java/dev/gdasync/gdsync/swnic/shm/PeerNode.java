@@ -165,6 +165,11 @@ final class PeerNode {
         if (g != null) {
             gone = g;
             closeDeviceMappings();
+            if (g == ErrorDetail.PEER_DEAD) {
+                // Its shared memory would stay until some process opens a NIC: remove it now. Mappings of it, ours
+                // included, stay valid until they are unmapped; the memory is freed then.
+                ShmDirectory.removeDeadProcess(directory, pid, startMillis);
+            }
         }
         return g;
     }
