@@ -11,6 +11,7 @@ import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.memop.WaitPolicy;
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.memory.RegionKind;
 import dev.gdasync.gdsync.nic.Access;
@@ -63,6 +64,8 @@ public final class Mp implements AutoCloseable {
     private boolean closed;
     /** Why the job failed (a rank gone, an abort), set by the bootstrap's thread; null while it is healthy. */
     private volatile String jobFailure;
+    /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
+    private final WaitProgress wordWaitProgress = this::progressWordWait;
 
     private Mp(Bootstrap bootstrap, MpConfig config) {
         this.bootstrap = bootstrap;
@@ -871,9 +874,10 @@ public final class Mp implements AutoCloseable {
      * @param value     the operand
      * @param condition the condition
      * @throws dev.gdasync.gdsync.memop.WaitTimeoutException after the wait timeout
+     * @throws MpException if the job fails meanwhile (nobody will write the word then)
      */
     public void wait32(MemoryWord word, int value, WaitCondition condition) {
-        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, nic.waitProgress());
+        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, wordWaitProgress);
     }
 
     /**
@@ -887,7 +891,7 @@ public final class Mp implements AutoCloseable {
      */
     public void wait32OnStream(MemoryWord word, int value, WaitCondition condition, Stream stream) {
         stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
-                nic.waitProgress())));
+                wordWaitProgress)));
     }
 
     /**
@@ -999,6 +1003,29 @@ public final class Mp implements AutoCloseable {
     }
 
     // ---- internals ----
+
+    /**
+     * Run by host threads between looks at a word a peer writes (a flag put into a window): progresses the NIC,
+     * and ends the wait once the job failed, since no peer will write the word then. Waits for completions need no
+     * such end: a failed job fails the queue pairs, which write their completions.
+     *
+     * @return what the NIC's progress did
+     * @throws MpException if the job failed
+     */
+    private int progressWordWait() {
+        String failed = jobFailure;
+        if (failed != null) {
+            throw new MpException("rank " + rank() + " stopped waiting on a word: the job failed: " + failed, null,
+                    ErrorDetail.JOB_FAILED);
+        }
+        WaitProgress p = nic.waitProgress();
+        return p == null ? 0 : p.progress();
+    }
+
+    /** @return what word waits built for this Mp run between looks (descriptor queues build them too) */
+    WaitProgress wordWaitProgress() {
+        return wordWaitProgress;
+    }
 
     /** @return the link to a peer (for this package's tests, which look at its queue pair) */
     PeerLink peerLink(int peer) {

@@ -81,7 +81,7 @@ public final class MpDescQueue implements Staging {
      */
     public MpDescQueue addWaitValue32(MemoryWord word, int value, WaitCondition condition) {
         descriptors.add(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
-                mp.nic().waitProgress()));
+                mp.wordWaitProgress()));
         return this;
     }
 

@@ -1,7 +1,10 @@
 package dev.gdasync.libmp;
 
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.gdsync.stream.StreamFailedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,6 +118,32 @@ class FailurePathsTest {
             assertEquals(ErrorDetail.JOB_FAILED, later.detail());
             assertTrue(later.getMessage().contains("rank 0 aborted the job"), later.getMessage());
             // close() leaves without a barrier: the other rank may be gone already.
+        });
+    }
+
+    /** Waits on words a peer would write (a flag), on a stream and on the CPU, end at once when the job fails. */
+    @Test
+    void wordWaitsEndWhenTheJobFails() throws Exception {
+        CountDownLatch waiting = new CountDownLatch(1);
+        Ranks.run(2, base, mp -> {
+            MemorySegment exposed = mp.allocate(4096);
+            MpWindow win = mp.windowCreate(exposed);
+            MemoryWord flag = MemoryWord.word32(exposed, 0, "flag of rank " + mp.rank());
+            if (mp.rank() == 1) {
+                try (HostStream stream = HostStream.create("flag-" + mp.rank())) {
+                    mp.wait32OnStream(flag, 1, WaitCondition.EQ, stream);
+                    waiting.countDown();
+                    StreamFailedException e = assertThrows(StreamFailedException.class, stream::synchronize);
+                    assertTrue(e.getCause() instanceof MpException m && m.detail() == ErrorDetail.JOB_FAILED
+                            && m.getMessage().contains("rank 0 aborted the job: stop"), String.valueOf(e.getCause()));
+                }
+                MpException cpu = assertThrows(MpException.class, () -> mp.wait32(flag, 1, WaitCondition.EQ));
+                assertTrue(cpu.getMessage().contains("rank 0 aborted the job: stop"), cpu.getMessage());
+            } else {
+                await(waiting);
+                mp.abort("stop");
+            }
+            assertTrue(win.size(1 - mp.rank()) > 0);
         });
     }
 
