@@ -175,6 +175,25 @@ ensure_ucx() {
     echo "gdasync: UCX (libucp.so.0) is not installed and cannot be installed here: the ucx transport and its tests will say so and skip" >&2
 }
 
+# rdma-core (Debian 12: 44.0): libibverbs and its mlx5 provider, which the mlx5 provider calls through FFM on a
+# machine with a ConnectX NIC, and the headers (infiniband/mlx5dv.h) that the build's C probe checks the Java
+# mlx5 layouts against. Installs Debian's libibverbs-dev (which pulls libibverbs1 and ibverbs-providers) when
+# missing (as root); elsewhere the probe's tests say that they were skipped and why.
+ensure_rdma() {
+    if [ -f /usr/include/infiniband/mlx5dv.h ] && ldconfig -p 2>/dev/null | grep 'libmlx5\.so\.1 ' >/dev/null; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: rdma-core is missing; installing Debian's libibverbs-dev and ibverbs-providers (the mlx5 provider)" >&2
+        local apt_log
+        apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libibverbs-dev ibverbs-providers; } 2>&1) \
+            || { echo "$apt_log" >&2; die "could not install libibverbs-dev (rdma-core) with apt-get"; }
+        return 0
+    fi
+    echo "gdasync: rdma-core's headers (infiniband/mlx5dv.h) are not installed and cannot be installed here: the mlx5 layout checks will say so and skip" >&2
+}
+
 setup() {
     find_jdk
     ensure_maven
@@ -182,6 +201,7 @@ setup() {
     ensure_fonts
     ensure_cxx
     ensure_ucx
+    ensure_rdma
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.

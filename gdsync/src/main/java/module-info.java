@@ -20,6 +20,7 @@ module dev.gdasync.gdsync {
     exports dev.gdasync.gdsync.ki;
     exports dev.gdasync.gdsync.memop;
     exports dev.gdasync.gdsync.memory;
+    exports dev.gdasync.gdsync.mlx5;
     exports dev.gdasync.gdsync.nic;
     exports dev.gdasync.gdsync.stream;
     exports dev.gdasync.gdsync.swnic;
