@@ -21,11 +21,13 @@ module dev.gdasync.gdsync {
     exports dev.gdasync.gdsync.memop;
     exports dev.gdasync.gdsync.memory;
     exports dev.gdasync.gdsync.mlx5;
+    exports dev.gdasync.gdsync.mlx5.provider;
     exports dev.gdasync.gdsync.nic;
     exports dev.gdasync.gdsync.stream;
     exports dev.gdasync.gdsync.swnic;
     exports dev.gdasync.gdsync.ucx;
 
     uses dev.gdasync.gdsync.nic.NicProvider;
-    provides dev.gdasync.gdsync.nic.NicProvider with dev.gdasync.gdsync.swnic.SwNicProvider;
+    provides dev.gdasync.gdsync.nic.NicProvider with dev.gdasync.gdsync.swnic.SwNicProvider,
+            dev.gdasync.gdsync.mlx5.provider.Mlx5Provider;
 }

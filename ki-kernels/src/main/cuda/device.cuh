@@ -30,6 +30,10 @@
 #define GDS_KI_SEND_SIGNALED 1u
 /** Send flag: a system-scope fence separates the doorbell-record store from the doorbell store. */
 #define GDS_KI_SEND_FENCE_SYSTEM 2u
+/** Template flag: the work request is an mlx5 WQE (big-endian fields, 32-bit keys). */
+#define GDS_KI_TEMPLATE_MLX5 4u
+/** A template field offset that names no field (the remote target of an mlx5 SEND). */
+#define GDS_KI_FIELD_ABSENT 0xffffu
 
 /** Status and result codes. */
 #define GDS_KI_OK 0
@@ -291,6 +295,28 @@ __device__ __forceinline__ void store_le(uint64_t addr, uint64_t v, unsigned byt
     }
 }
 
+/** Stores the low `bytes` bytes of v big-endian at addr (an mlx5 WQE field), in one store when addr is aligned. */
+__device__ __forceinline__ void store_be(uint64_t addr, uint64_t v, unsigned bytes) {
+    if (bytes == 8) {
+        store_le(addr, __byte_perm(static_cast<uint32_t>(v >> 32), 0, 0x0123)
+                           | (static_cast<uint64_t>(__byte_perm(static_cast<uint32_t>(v), 0, 0x0123)) << 32), 8);
+    } else {
+        store_le(addr, __byte_perm(static_cast<uint32_t>(v), 0, 0x0123), 4);
+    }
+}
+
+/** Stores a template field unless its offset names none. */
+__device__ __forceinline__ void store_field(uint64_t wqe, uint32_t off, uint64_t v, unsigned bytes, bool big_endian) {
+    if (off == GDS_KI_FIELD_ABSENT) {
+        return;
+    }
+    if (big_endian) {
+        store_be(wqe + off, v, bytes);
+    } else {
+        store_le(wqe + off, v, bytes);
+    }
+}
+
 /** a * b, saturated at UINT64_MAX: the bound of a wait on many waits never wraps to a short one. */
 __device__ __forceinline__ uint64_t saturating_mul(uint64_t a, uint64_t b) {
     return (b != 0 && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
@@ -389,16 +415,19 @@ __device__ __forceinline__ void send(const gds_ki_send *e) {
 
 /**
  * Patches a templated send's local address, lkey, length (SGE and total), remote address and rkey in its
- * work request (little-endian, byte by byte where an offset is not naturally aligned), fences, and rings it.
+ * work request (little-endian with 64-bit keys, or big-endian with 32-bit keys for an mlx5 WQE; byte by byte
+ * where an offset is not naturally aligned; absent fields left alone), fences, and rings it.
  */
 __device__ __forceinline__ void send_template(const gds_ki_template *t, const gds_ki_template_args *a) {
     uint64_t wqe = t->wqe_addr;
-    store_le(wqe + t->off_sge_addr, a->laddr, 8);
-    store_le(wqe + t->off_sge_lkey, a->lkey, 8);
-    store_le(wqe + t->off_sge_length, a->length, 4);
-    store_le(wqe + t->off_total_length, a->length, 4);
-    store_le(wqe + t->off_remote_addr, a->raddr, 8);
-    store_le(wqe + t->off_rkey, a->rkey, 8);
+    bool mlx5 = (t->flags & GDS_KI_TEMPLATE_MLX5) != 0;
+    unsigned key_bytes = mlx5 ? 4 : 8;
+    store_field(wqe, t->off_sge_addr, a->laddr, 8, mlx5);
+    store_field(wqe, t->off_sge_lkey, a->lkey, key_bytes, mlx5);
+    store_field(wqe, t->off_sge_length, a->length, 4, mlx5);
+    store_field(wqe, t->off_total_length, a->length, 4, mlx5);
+    store_field(wqe, t->off_remote_addr, a->raddr, 8, mlx5);
+    store_field(wqe, t->off_rkey, a->rkey, key_bytes, mlx5);
     __threadfence_system();
     ring(t->dbrec_addr, t->dbrec_value, t->flags, t->db_addr, t->db_value);
 }

@@ -29,6 +29,8 @@ public final class KiDevice {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private KiDevice() {
     }
@@ -50,14 +52,36 @@ public final class KiDevice {
      */
     public static void sendTemplate(KiTable.TemplateEntry t, KiTemplateArgs a) {
         long wqe = t.wqeAddress();
-        ALL.set(LE_LONG, wqe + t.offSgeAddress(), a.localAddress());
-        ALL.set(LE_LONG, wqe + t.offSgeLkey(), a.lkey());
-        ALL.set(LE_INT, wqe + t.offSgeLength(), a.length());
-        ALL.set(LE_INT, wqe + t.offTotalLength(), a.length());
-        ALL.set(LE_LONG, wqe + t.offRemoteAddress(), a.remoteAddress());
-        ALL.set(LE_LONG, wqe + t.offRkey(), a.rkey());
+        if ((t.flags() & KiTableLayout.TEMPLATE_MLX5) != 0) {
+            // An mlx5 WQE: big-endian fields, 32-bit keys; absent fields (a SEND's remote target) are left alone.
+            put(wqe, t.offSgeAddress(), BE_LONG, a.localAddress());
+            putInt(wqe, t.offSgeLkey(), BE_INT, (int) a.lkey());
+            putInt(wqe, t.offSgeLength(), BE_INT, a.length());
+            putInt(wqe, t.offTotalLength(), BE_INT, a.length());
+            put(wqe, t.offRemoteAddress(), BE_LONG, a.remoteAddress());
+            putInt(wqe, t.offRkey(), BE_INT, (int) a.rkey());
+        } else {
+            put(wqe, t.offSgeAddress(), LE_LONG, a.localAddress());
+            put(wqe, t.offSgeLkey(), LE_LONG, a.lkey());
+            putInt(wqe, t.offSgeLength(), LE_INT, a.length());
+            putInt(wqe, t.offTotalLength(), LE_INT, a.length());
+            put(wqe, t.offRemoteAddress(), LE_LONG, a.remoteAddress());
+            put(wqe, t.offRkey(), LE_LONG, a.rkey());
+        }
         VarHandle.fullFence();
         ring(t.dbrecAddress(), t.dbrecValue(), t.flags(), t.doorbellAddress(), t.doorbellValue());
+    }
+
+    private static void put(long wqe, int off, ValueLayout.OfLong layout, long v) {
+        if (off != KiTableLayout.FIELD_ABSENT) {
+            ALL.set(layout, wqe + off, v);
+        }
+    }
+
+    private static void putInt(long wqe, int off, ValueLayout.OfInt layout, int v) {
+        if (off != KiTableLayout.FIELD_ABSENT) {
+            ALL.set(layout, wqe + off, v);
+        }
     }
 
     private static void ring(long dbrec, int dbrecValue, int flags, long db, long dbValue) {

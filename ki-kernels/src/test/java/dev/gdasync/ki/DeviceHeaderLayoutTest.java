@@ -114,6 +114,8 @@ class DeviceHeaderLayoutTest {
         expected.put("GDS_KI_VERSION", (long) KiTableLayout.VERSION);
         expected.put("GDS_KI_SEND_SIGNALED", (long) KiTableLayout.SEND_SIGNALED);
         expected.put("GDS_KI_SEND_FENCE_SYSTEM", (long) KiTableLayout.SEND_FENCE_SYSTEM);
+        expected.put("GDS_KI_TEMPLATE_MLX5", (long) KiTableLayout.TEMPLATE_MLX5);
+        expected.put("GDS_KI_FIELD_ABSENT", (long) KiTableLayout.FIELD_ABSENT);
         expected.put("GDS_KI_OK", (long) KiTableLayout.STATUS_OK);
         expected.put("GDS_KI_TIMEOUT", (long) KiTableLayout.STATUS_TIMEOUT);
         expected.put("GDS_KI_INVALID", (long) KiTableLayout.STATUS_INVALID);

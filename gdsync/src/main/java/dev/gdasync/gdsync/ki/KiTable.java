@@ -489,7 +489,8 @@ public final class KiTable {
                 KiTableLayout.T_WQE_ADDR.set(t, base, templateAddr[i][0]);
                 KiTableLayout.T_DBREC_ADDR.set(t, base, templateAddr[i][1]);
                 KiTableLayout.T_DBREC_VALUE.set(t, base, r.doorbellRecordValue());
-                KiTableLayout.T_FLAGS.set(t, base, flags(r));
+                KiTableLayout.T_FLAGS.set(t, base, flags(r)
+                        | (f.encoding() == WqeTemplate.Encoding.MLX5 ? KiTableLayout.TEMPLATE_MLX5 : 0));
                 KiTableLayout.T_DB_ADDR.set(t, base, templateAddr[i][2]);
                 KiTableLayout.T_DB_VALUE.set(t, base, r.doorbellValue());
                 KiTableLayout.T_OFF_SGE_ADDR.set(t, base, (short) f.offSgeAddress());

@@ -36,6 +36,13 @@ public final class KiTableLayout {
     public static final int SEND_SIGNALED = 1;
     /** Send flag: a system-scope fence must separate the doorbell-record store from the doorbell store. */
     public static final int SEND_FENCE_SYSTEM = 1 << 1;
+    /**
+     * Template flag: the work request is an mlx5 WQE, whose fields are big-endian with 32-bit keys; otherwise
+     * the software NIC's, little-endian with 64-bit keys. A field offset of {@link #FIELD_ABSENT} is not written.
+     */
+    public static final int TEMPLATE_MLX5 = 1 << 2;
+    /** A template field offset that names no field (the remote target of a SEND WQE). */
+    public static final int FIELD_ABSENT = 0xffff;
 
     /** Status code: no failure. */
     public static final int STATUS_OK = 0;

@@ -3,7 +3,9 @@ package dev.gdasync.gdsync.mlx5;
 import dev.gdasync.gdsync.memop.Doorbell;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
+import dev.gdasync.gdsync.nic.ErrorDetail;
 
 /**
  * What the mlx5 provider needs from an mlx5 device: memory it can reach, keys, and queues in the mlx5 formats.
@@ -143,10 +145,41 @@ public interface Mlx5Device extends AutoCloseable {
     }
 
     /**
-     * @return what a host thread waiting on one of this device's CQEs runs between looks, or null
+     * @return what a host thread waiting on a word a peer writes through this device runs between looks, or null
      */
     default WaitProgress waitProgress() {
         return null;
+    }
+
+    /**
+     * What a poll that finds a completion queue empty, and a host thread waiting on one of its CQEs, runs: the
+     * software device writes the CQEs its transports completed there; hardware writes them itself (null).
+     *
+     * @param cq a completion queue
+     * @return the progress call, or null
+     */
+    default WaitProgress cqProgress(Mlx5CqQueues cq) {
+        return null;
+    }
+
+    /**
+     * Says why a work request failed, from its error CQE.
+     *
+     * @param status         the verbs status the CQE's syndrome maps to
+     * @param vendorSyndrome the CQE's vendor syndrome
+     * @return the detail; by default one that the status implies
+     */
+    default ErrorDetail errorDetail(CompletionStatus status, int vendorSyndrome) {
+        return switch (status) {
+            case SUCCESS -> ErrorDetail.NONE;
+            case WR_FLUSH_ERR -> ErrorDetail.FLUSHED;
+            case RNR_RETRY_EXC_ERR -> ErrorDetail.RNR_TIMEOUT;
+            case RETRY_EXC_ERR -> ErrorDetail.PEER_UNREACHABLE;
+            case REM_ACCESS_ERR -> ErrorDetail.REMOTE_ACCESS_DENIED;
+            case LOC_PROT_ERR -> ErrorDetail.BAD_LKEY;
+            case LOC_LEN_ERR -> ErrorDetail.RECV_TOO_SMALL;
+            default -> ErrorDetail.MALFORMED_REQUEST;
+        };
     }
 
     /** Destroys what is left and closes the device. */

@@ -6,6 +6,8 @@ import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.memop.WaitProgress;
 
+import java.util.Objects;
+
 /**
  * A prepared wait for one CQE (LibGDSync's {@code gds_wait_request_t}): {@link #memops()} are a WAIT
  * on the CQE's validity word and the write that releases the CQE to the CPU.
@@ -54,6 +56,25 @@ public abstract class WaitRequest {
      */
     protected WaitRequest(CompletionQueue completionQueue, long index, MemoryWord word, int value, MemoryWord releaseWord,
                           int releaseValue, WaitProgress progress) {
+        this(completionQueue, index, word, value, WaitCondition.GEQ, releaseWord, releaseValue, progress);
+    }
+
+    /**
+     * A wait for {@code word} to satisfy {@code condition} against {@code value} (an mlx5 CQE's owner bit, say),
+     * released by writing {@code releaseValue} to {@code releaseWord} with a barrier.
+     *
+     * @param completionQueue the completion queue
+     * @param index           the absolute index of the awaited CQE
+     * @param word            the 32-bit word of the CQE that shows it was written
+     * @param value           the condition's operand
+     * @param condition       the condition
+     * @param releaseWord     the CQE's release word, 32 bits
+     * @param releaseValue    the value that releases the CQE
+     * @param progress        what a host thread waiting on the word runs between looks, or {@code null}
+     * @throws IllegalArgumentException if a word is not 32 bits wide
+     */
+    protected WaitRequest(CompletionQueue completionQueue, long index, MemoryWord word, int value, WaitCondition condition,
+                          MemoryWord releaseWord, int releaseValue, WaitProgress progress) {
         if (word.width() != 4 || releaseWord.width() != 4) {
             throw new IllegalArgumentException("a wait request waits on and releases 32-bit words, got " + word + " and "
                     + releaseWord);
@@ -62,7 +83,7 @@ public abstract class WaitRequest {
         this.index = index;
         this.word = word;
         this.value = value;
-        this.condition = WaitCondition.GEQ;
+        this.condition = Objects.requireNonNull(condition, "condition");
         this.releaseWord = releaseWord;
         this.releaseValue = releaseValue;
         this.progress = progress;

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.concurrent.AgentDuty;
 import dev.gdasync.gdsync.cuda.CudaContext;
 import dev.gdasync.gdsync.cuda.DeviceRegion;
 import dev.gdasync.gdsync.memop.WaitProgress;
@@ -206,6 +207,30 @@ public final class SoftwareNic implements Nic {
     @Override
     public WaitProgress waitProgress() {
         return core.waitProgress();
+    }
+
+    /**
+     * Runs a duty on this NIC's agent thread, in every duty cycle, until it is removed: a device built on this NIC
+     * (the software mlx5 device) plays its hardware's part on the same thread.
+     *
+     * @param duty the duty
+     */
+    public void addAgentDuty(AgentDuty duty) {
+        core.addAgentDuty(duty);
+    }
+
+    /**
+     * Stops running a duty; returns once the agent can no longer be running it.
+     *
+     * @param duty the duty
+     */
+    public void removeAgentDuty(AgentDuty duty) {
+        core.removeAgentDuty(duty);
+    }
+
+    /** Cuts the agent's idle short: a device built on this NIC expects work rung by a plain store. */
+    public void wakeAgent() {
+        core.wakeAgent();
     }
 
     /** @return the UCX transport, opened on first use, or null when UCX is not used or unavailable (for tests) */

@@ -24,9 +24,12 @@ import java.util.Objects;
  *                          send waits for a receive
  * @param transport         how queue pairs reach their peers: shared memory, UCX, or shared memory on the
  *                          same host and UCX to other hosts
+ * @param keyBits           the width of memory keys: 64 (a slot number and 48 random bits), or 32 (a slot number and
+ *                          16 random bits, for a device whose work requests carry 32-bit keys, as mlx5's do)
  */
 public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Duration livenessInterval,
-                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport)
+                          int mrCapacity, BackoffPolicy agentIdle, BackoffPolicy agentHotIdle, Transport transport,
+                          int keyBits)
         implements NicConfig, NicSettings {
 
     /** The provider name of the software NIC. */
@@ -56,6 +59,9 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
         if (livenessInterval.isNegative() || livenessInterval.isZero()) {
             throw new IllegalArgumentException("livenessInterval must be positive, got " + livenessInterval);
         }
+        if (keyBits != 32 && keyBits != 64) {
+            throw new IllegalArgumentException("keyBits must be 32 or 64, got " + keyBits);
+        }
         if (mrCapacity < 1 || mrCapacity > Layouts.Mr.MAX_CAPACITY) {
             throw new IllegalArgumentException("mrCapacity must be in [1, " + Layouts.Mr.MAX_CAPACITY + "], got " + mrCapacity);
         }
@@ -79,7 +85,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
         String transport = System.getProperty(TRANSPORT_PROPERTY, System.getenv(TRANSPORT_ENV));
         return new SwNicConfig(job, ShmDirectory.defaultBase(), Duration.ofMillis(rnrMs), Duration.ofMillis(20),
                 4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000),
-                transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport));
+                transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport), 64);
     }
 
     /** @return whether the transport is not {@link Transport#SHM}: peers on other hosts are reached over UCX */
@@ -106,7 +112,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      */
     @Override
     public SwNicConfig withJobId(String jobId) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 
     /**
@@ -114,7 +120,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another shared-memory base
      */
     public SwNicConfig withShmBase(Path shmBase) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 
     /**
@@ -122,7 +128,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another receiver-not-ready timeout
      */
     public SwNicConfig withRnrTimeout(Duration rnrTimeout) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 
     /**
@@ -130,7 +136,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another liveness interval
      */
     public SwNicConfig withLivenessInterval(Duration livenessInterval) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 
     /**
@@ -138,7 +144,7 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another memory-region capacity
      */
     public SwNicConfig withMrCapacity(int mrCapacity) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 
     /**
@@ -146,6 +152,14 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
      * @return this configuration with another transport
      */
     public SwNicConfig withTransport(Transport transport) {
-        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport);
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
+    }
+
+    /**
+     * @param keyBits 32 or 64
+     * @return this configuration with another key width
+     */
+    public SwNicConfig withKeyBits(int keyBits) {
+        return new SwNicConfig(jobId, shmBase, rnrTimeout, livenessInterval, mrCapacity, agentIdle, agentHotIdle, transport, keyBits);
     }
 }

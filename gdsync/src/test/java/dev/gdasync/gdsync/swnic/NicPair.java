@@ -1,9 +1,10 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.MemoryRegion;
+import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
@@ -12,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -20,23 +22,36 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Two software NICs in one JVM, each with a region, a registration and a queue pair, connected to
  * each other: the in-process fixture of the queue pair tests.
  */
-final class NicPair implements AutoCloseable {
-    final SoftwareNic a;
-    final SoftwareNic b;
-    final HostRegion ra;
-    final HostRegion rb;
-    final MemoryRegion ma;
-    final MemoryRegion mb;
-    final QueuePair qa;
-    final QueuePair qb;
+public final class NicPair implements AutoCloseable {
+    public final Nic a;
+    public final Nic b;
+    public final Region ra;
+    public final Region rb;
+    public final MemoryRegion ma;
+    public final MemoryRegion mb;
+    public final QueuePair qa;
+    public final QueuePair qb;
 
     NicPair(Path base, int regionBytes, int accessA, int accessB) {
         this(config(base), QueuePairConfig.DEFAULT, regionBytes, accessA, accessB);
     }
 
     NicPair(SwNicConfig config, QueuePairConfig qpConfig, int regionBytes, int accessA, int accessB) {
-        a = SoftwareNic.open(config);
-        b = SoftwareNic.open(config);
+        this(() -> SoftwareNic.open(config), qpConfig, regionBytes, accessA, accessB);
+    }
+
+    /**
+     * Two NICs of any provider.
+     *
+     * @param nics        opens one NIC (called twice)
+     * @param qpConfig    the queue pairs' settings
+     * @param regionBytes each side's region
+     * @param accessA     the access of side a's registration
+     * @param accessB     the access of side b's registration
+     */
+    public NicPair(Supplier<Nic> nics, QueuePairConfig qpConfig, int regionBytes, int accessA, int accessB) {
+        a = nics.get();
+        b = nics.get();
         ra = a.allocateHost(regionBytes);
         rb = b.allocateHost(regionBytes);
         ma = a.register(ra, accessA);
@@ -51,11 +66,21 @@ final class NicPair implements AutoCloseable {
         return SwNicConfig.defaults().withShmBase(base).withJobId("unit");
     }
 
-    MemorySegment sa() {
+    /** @return side a as a software NIC (the fixtures of the software NIC's own tests) */
+    SoftwareNic swA() {
+        return (SoftwareNic) a;
+    }
+
+    /** @return side b as a software NIC */
+    SoftwareNic swB() {
+        return (SoftwareNic) b;
+    }
+
+    public MemorySegment sa() {
         return ra.segment();
     }
 
-    MemorySegment sb() {
+    public MemorySegment sb() {
         return rb.segment();
     }
 
@@ -67,7 +92,7 @@ final class NicPair implements AutoCloseable {
     }
 
     /** Polls until one completion arrives, failing after five seconds. */
-    static Completion awaitOne(CompletionQueue cq) {
+    public static Completion awaitOne(CompletionQueue cq) {
         Completion c = new Completion();
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (cq.poll(c) == 0) {
@@ -80,7 +105,7 @@ final class NicPair implements AutoCloseable {
     }
 
     /** Asserts that no completion is available now. */
-    static void assertEmpty(CompletionQueue cq) {
+    public static void assertEmpty(CompletionQueue cq) {
         Completion c = new Completion();
         if (cq.poll(c) != 0) {
             fail("unexpected completion on " + cq.name() + ": " + c);

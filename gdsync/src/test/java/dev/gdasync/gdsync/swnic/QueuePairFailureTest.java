@@ -160,7 +160,7 @@ class QueuePairFailureTest {
     @Test
     void receiveIntoADeregisteredBufferFailsAtBothEnds() {
         try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
-            HostRegion other = p.b.allocateHost(4096);
+            HostRegion other = p.swB().allocateHost(4096);
             MemoryRegion buf = p.b.register(other, Access.LOCAL_WRITE);
             p.qb.postRecv(new RecvWorkRequest().wrId(6).sge(buf, 0, 64));
             p.b.deregister(buf);

@@ -28,21 +28,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every opcode between two in-process NICs, with payload checks. */
-class QueuePairOpcodeTest {
-    private static final int REGION = 1 << 20;
+public class QueuePairOpcodeTest {
+    /** Each side's region. */
+    protected static final int REGION = 1 << 20;
 
     @TempDir
-    Path base;
-    NicPair p;
+    protected Path base;
+    protected NicPair p;
 
     /** @return the NICs' settings; {@link UcxQueuePairOpcodeTest} runs every test over UCX */
     SwNicConfig config() {
         return NicPair.config(base);
     }
 
+    /** @return the two connected NICs every test runs between; another provider's test gives its own */
+    protected NicPair newPair() {
+        return new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL);
+    }
+
     @BeforeEach
     void open() {
-        p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL);
+        p = newPair();
     }
 
     @AfterEach

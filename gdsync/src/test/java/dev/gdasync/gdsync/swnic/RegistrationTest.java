@@ -127,11 +127,11 @@ class RegistrationTest {
     @Test
     void closingARegionEndsItsRegistrations() {
         try (NicPair p = new NicPair(base, 4096, Access.ALL, Access.ALL)) {
-            HostRegion extra = p.b.allocateHost(4096);
+            HostRegion extra = p.swB().allocateHost(4096);
             MemoryRegion mr = p.b.register(extra, Access.ALL);
-            int before = p.b.registrations();
+            int before = p.swB().registrations();
             extra.close();
-            assertEquals(before - 1, p.b.registrations());
+            assertEquals(before - 1, p.swB().registrations());
             assertFalse(mr.isValid());
             p.qa.postSend(new SendWorkRequest().opcode(Opcode.RDMA_READ).sge(p.ma, 0, 8).remote(mr.address(), mr.rkey()));
             assertEquals(ErrorDetail.BAD_RKEY, awaitOne(p.qa.sendCq()).detail());

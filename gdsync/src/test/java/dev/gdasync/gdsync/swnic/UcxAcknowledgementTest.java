@@ -46,7 +46,7 @@ class UcxAcknowledgementTest {
     }
 
     private long messagesSent() {
-        return p.a.ucx().messagesSent() + p.b.ucx().messagesSent();
+        return p.swA().ucx().messagesSent() + p.swB().ucx().messagesSent();
     }
 
     @Test

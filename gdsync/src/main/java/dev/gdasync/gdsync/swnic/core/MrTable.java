@@ -15,7 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The owner's side of the memory-region table in the node file. Peers read the table to check the
  * rkeys and lkeys they are given; this class is the only writer.
  *
- * <p>A key is a slot number in its low 16 bits and 48 random bits above. Keys are never reused, so a
+ * <p>A key is a slot number in its low 16 bits and 48 random bits above (16 with 32-bit keys, for a device whose
+ * work requests carry 32-bit keys). Keys are never reused, so a
  * stale or forged key fails the check even when its slot holds a new registration.
  */
 public final class MrTable {
@@ -24,6 +25,7 @@ public final class MrTable {
     private final SwMemoryRegion[] slots;
     private final int[] freeSlots;
     private final SecureRandom random = new SecureRandom();
+    private final int keyBits;
     private int freeCount;
     private final String owner;
 
@@ -31,8 +33,10 @@ public final class MrTable {
      * @param node     the node file, whose table this class writes
      * @param capacity the table's slots
      * @param owner    the NIC's name, for messages
+     * @param keyBits  the key width, 32 or 64
      */
-    MrTable(MemorySegment node, int capacity, String owner) {
+    MrTable(MemorySegment node, int capacity, String owner, int keyBits) {
+        this.keyBits = keyBits;
         this.owner = owner;
         this.node = node;
         this.capacity = capacity;
@@ -156,7 +160,7 @@ public final class MrTable {
     private long newKey(int slot) {
         long high;
         do {
-            high = random.nextLong() >>> Layouts.Mr.SLOT_BITS;
+            high = random.nextLong() >>> (Layouts.Mr.SLOT_BITS + 64 - keyBits);
         } while (high == 0);
         return (high << Layouts.Mr.SLOT_BITS) | slot;
     }

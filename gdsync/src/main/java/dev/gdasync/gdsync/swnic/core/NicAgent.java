@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic.core;
 
+import dev.gdasync.gdsync.concurrent.AgentDuty;
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import org.agrona.concurrent.Agent;
@@ -22,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The same work also runs inline, on the thread that rang: a ring by a call drains the queue pair on the
  * ringing thread ({@link SwQueuePair#ring()}), and a host thread that played a kernel runs its plain-store rings
- * with {@link #runStoreRings()}. A queue pair's execution lock makes the agent and inline callers take turns.
+ * with {@link #runStoreRings()}. Other parts may add duties of their own ({@link AgentDuty}: the software mlx5
+ * device's engine), which run in the same duty cycle. A queue pair's execution lock makes the agent and inline callers take turns.
  */
 final class NicAgent implements Agent {
     private static final long QUIESCE_TIMEOUT_NANOS = 5_000_000_000L;
@@ -30,6 +32,7 @@ final class NicAgent implements Agent {
     private final NicCore nic;
     private final long livenessNanos;
     private volatile SwQueuePair[] queuePairs = new SwQueuePair[0];
+    private volatile AgentDuty[] duties = new AgentDuty[0];
     private volatile boolean running = true;
     /** Duty cycles ended (normally or by an error): {@link #remove} waits for two. */
     private volatile long passes;
@@ -60,6 +63,20 @@ final class NicAgent implements Agent {
         queuePairs = a;
     }
 
+    synchronized void add(AgentDuty duty) {
+        AgentDuty[] a = Arrays.copyOf(duties, duties.length + 1);
+        a[a.length - 1] = duty;
+        duties = a;
+    }
+
+    /** Stops running a duty and returns once no duty cycle that may run it is in progress. */
+    void remove(AgentDuty duty) {
+        synchronized (this) {
+            duties = Arrays.stream(duties).filter(d -> d != duty).toArray(AgentDuty[]::new);
+        }
+        quiesce();
+    }
+
     /**
      * Runs plain-store rings on the calling thread (not the agent's): see
      * {@link NicCore#progressStoreRings()}.
@@ -70,6 +87,9 @@ final class NicAgent implements Agent {
         int n = 0;
         for (SwQueuePair qp : queuePairs) {
             n += qp.runStoreRing();
+        }
+        for (AgentDuty d : duties) {
+            n += d.runOnCaller();
         }
         return n;
     }
@@ -82,6 +102,11 @@ final class NicAgent implements Agent {
         synchronized (this) {
             queuePairs = Arrays.stream(queuePairs).filter(q -> q != qp).toArray(SwQueuePair[]::new);
         }
+        quiesce();
+    }
+
+    /** Returns once any duty cycle that started before the call has ended. */
+    private void quiesce() {
         Thread t = thread.thread();
         if (Thread.currentThread() == t || !t.isAlive()) {
             return;
@@ -118,6 +143,10 @@ final class NicAgent implements Agent {
             for (SwQueuePair qp : queuePairs) {
                 work += qp.agentPoll(now);
                 hot |= qp.needsHotPolling();
+            }
+            for (AgentDuty d : duties) {
+                work += d.doWork(now);
+                hot |= d.wantsEagerPolling();
             }
             if (now - nextSweep >= 0) {
                 nic.sweep();

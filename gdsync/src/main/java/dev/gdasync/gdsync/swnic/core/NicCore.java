@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic.core;
 
+import dev.gdasync.gdsync.concurrent.AgentDuty;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
@@ -10,6 +11,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -78,7 +80,7 @@ public final class NicCore {
         node.set(JAVA_LONG, Layouts.Node.OFF_START_MILLIS, startMillis);
         INT.setRelease(node, Layouts.Node.OFF_STATE, Layouts.Node.STATE_ALIVE);
         LONG.setRelease(node, Layouts.Node.OFF_MAGIC, Layouts.Node.MAGIC);
-        this.mrTable = new MrTable(node, settings.mrCapacity(), name);
+        this.mrTable = new MrTable(node, settings.mrCapacity(), name, settings.keyBits());
         this.shm = shmFactory.apply(this);
         this.ucxFactory = ucxFactory;
         this.agent = new NicAgent(this);
@@ -235,6 +237,25 @@ public final class NicCore {
     /** Cuts the agent's park short: a plain-store ring is now expected, or a stalled send must be retried. */
     public void wakeAgent() {
         agent.wake();
+    }
+
+    /**
+     * Runs a duty on this NIC's agent thread, in every duty cycle, until it is removed.
+     *
+     * @param duty the duty
+     */
+    public void addAgentDuty(AgentDuty duty) {
+        requireOpen();
+        agent.add(Objects.requireNonNull(duty, "duty"));
+    }
+
+    /**
+     * Stops running a duty; returns once the agent can no longer be running it.
+     *
+     * @param duty the duty
+     */
+    public void removeAgentDuty(AgentDuty duty) {
+        agent.remove(Objects.requireNonNull(duty, "duty"));
     }
 
     /** @return how many queue pairs had plain-store rings run on the calling thread */

@@ -37,4 +37,7 @@ public interface NicSettings {
 
     /** @return whether peers on this host are reached over UCX too, instead of shared memory */
     boolean ucxOnThisHost();
+
+    /** @return the width of memory keys, 32 or 64 bits */
+    int keyBits();
 }

@@ -1,0 +1,230 @@
+package dev.gdasync.gdsync.mlx5;
+
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.gdsync.memop.WaitProgress;
+import dev.gdasync.gdsync.memory.Region;
+import dev.gdasync.gdsync.nic.Completion;
+import dev.gdasync.gdsync.nic.CompletionQueue;
+import dev.gdasync.gdsync.nic.WaitRequest;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.LongSupplier;
+
+import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.BE32;
+
+/**
+ * One of a queue pair's two completion queues in the mlx5 format: a ring of 64-byte CQEs the device writes, with the
+ * owner bit flipping every pass, and the doorbell record where the CPU publishes its consumer index.
+ *
+ * <p>CQE n lives in entry {@code n & (count - 1)}. A prepared wait waits on the entry's last dword
+ * ({@link CqWaitMode}); next to the ring is a release word per entry, which the wait's executor writes once it passed
+ * the wait, and until then {@link #poll} keeps the CQE from the CPU (LibGDSync's peek). A consumed entry is given
+ * back with the invalid opcode and the consumer index is published, so the device may write the entry again.
+ */
+final class Mlx5CompletionQueue implements CompletionQueue {
+    private static final VarHandle POLLED;
+
+    static {
+        try {
+            POLLED = MethodHandles.lookup().findVarHandle(Mlx5CompletionQueue.class, "polled", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Turns a CQE into a completion: the owning queue pair, which knows its requests. */
+    interface CqeReader {
+        /**
+         * @param cq    the CQ buffer
+         * @param off   the CQE's offset
+         * @param index the CQE's index in this queue
+         * @param out   the completion to fill
+         */
+        void read(MemorySegment cq, long off, long index, Completion out);
+    }
+
+    private final String name;
+    private final Mlx5CqQueues queues;
+    private final MemorySegment buffer;
+    private final int count;
+    private final int mask;
+    private final MemorySegment dbrec;
+    private final Region releaseRegion;
+    private final MemoryWord[] lastDwords;
+    private final MemoryWord[] releaseWords;
+    private final CqWaitMode waitMode;
+    private final WaitProgress progress;
+    private final LongSupplier expected;
+    private final String expectedWhat;
+    private CqeReader reader;
+    /** CQEs reaped by the CPU; written by the polling thread, read by executors. */
+    @SuppressWarnings("unused")
+    private volatile long polled;
+    /** End of the range of CQEs covered by prepared waits (CPU thread only). */
+    private long waitsPrepared;
+    /** Whether the last poll found a CQE (CPU thread only): the empty poll ending a drain skips the progress call. */
+    private boolean lastFound;
+
+    /**
+     * @param name          for messages
+     * @param queues        where the CQ lives
+     * @param releaseRegion host memory for one release word per entry, reachable by every executor
+     * @param waitMode      how prepared waits test CQEs
+     * @param progress      what an empty poll and a waiting host thread run (the software device), or null
+     * @param expected      how many CQEs outstanding work will have produced once it completes
+     * @param expectedWhat  what {@code expected} counts, for messages
+     */
+    Mlx5CompletionQueue(String name, Mlx5CqQueues queues, Region releaseRegion, CqWaitMode waitMode, WaitProgress progress,
+                        LongSupplier expected, String expectedWhat) {
+        if (queues.cqeSize() != Mlx5Cqe.SIZE) {
+            throw new IllegalArgumentException(name + ": CQEs of " + queues.cqeSize() + " bytes; the provider reads 64-byte CQEs"
+                    + " (set MLX5_CQE_SIZE=64)");
+        }
+        this.name = name;
+        this.queues = queues;
+        this.buffer = queues.buffer();
+        this.count = queues.cqeCount();
+        this.mask = count - 1;
+        this.dbrec = queues.dbrec();
+        this.releaseRegion = releaseRegion;
+        this.waitMode = waitMode;
+        this.progress = progress;
+        this.expected = expected;
+        this.expectedWhat = expectedWhat;
+        this.lastDwords = new MemoryWord[count];
+        this.releaseWords = new MemoryWord[count];
+        MemorySegment release = releaseRegion.segment();
+        for (int i = 0; i < count; i++) {
+            lastDwords[i] = MemoryWord.word32(buffer, (long) i * Mlx5Cqe.SIZE + Mlx5Layouts.CQE_LAST_DWORD,
+                    "last dword of CQE slot " + i + " of " + name);
+            releaseWords[i] = MemoryWord.word32(release, i * 4L, "release word of CQE slot " + i + " of " + name);
+        }
+    }
+
+    void reader(CqeReader reader) {
+        this.reader = reader;
+    }
+
+    Mlx5CqQueues queues() {
+        return queues;
+    }
+
+    Region releaseRegion() {
+        return releaseRegion;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int depth() {
+        return count;
+    }
+
+    @Override
+    public long polled() {
+        return (long) POLLED.getAcquire(this);
+    }
+
+    @Override
+    public int poll(Completion out) {
+        long index = (long) POLLED.getOpaque(this);
+        long off = (index & mask) * Mlx5Cqe.SIZE;
+        if (!Mlx5Cqe.isWritten(buffer, off, index, count)) {
+            if (lastFound || progress == null) {
+                lastFound = false;
+                return 0;
+            }
+            progress.progress();
+            if (!Mlx5Cqe.isWritten(buffer, off, index, count)) {
+                return 0;
+            }
+        }
+        VarHandle.acquireFence(); // the CQE's other fields, written before its op_own
+        if (index < waitsPrepared && releaseWords[(int) (index & mask)].getAcquire32() != (int) (index + 1)) {
+            return 0; // a prepared wait has not released this CQE yet
+        }
+        reader.read(buffer, off, index, out);
+        Mlx5Cqe.invalidate(buffer, off);
+        POLLED.setRelease(this, index + 1);
+        // The consumer index, 24 bits big-endian: the device may now write this entry again.
+        VarHandle.releaseFence();
+        dbrec.set(BE32, (long) Mlx5Layouts.CQ_SET_CI * 4, (int) ((index + 1) & 0xffffff));
+        lastFound = true;
+        return 1;
+    }
+
+    @Override
+    public WaitRequest prepareWait() {
+        long next = waitsPrepared;
+        long reaped = polled();
+        if (next < reaped) {
+            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": poll() already"
+                    + " reaped it (and " + (reaped - next - 1) + " after it). The k-th wait of a completion queue is for"
+                    + " its k-th CQE, so prepare each wait before its CQE can be reaped, or reap with a wait's"
+                    + " releaseOnCpu(); if the reaped CQEs were meant for the CPU, call resyncWaits()");
+        }
+        long limit = expected.getAsLong();
+        if (next >= limit) {
+            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": only "
+                    + limit + " " + expectedWhat + " so far, so no work will produce it (waits are prepared in CQE"
+                    + " order, after the work that completes them)");
+        }
+        waitsPrepared = next + 1;
+        int s = (int) (next & mask);
+        int release = (int) (next + 1);
+        return switch (waitMode) {
+            case OWNER -> Mlx5Cqe.ownerOf(next, count) == 1
+                    ? new Mlx5WaitRequest(this, next, lastDwords[s], Mlx5Cqe.OWNER_BIT_IN_LAST_DWORD, WaitCondition.AND,
+                    releaseWords[s], release, progress)
+                    : new Mlx5WaitRequest(this, next, lastDwords[s], ~Mlx5Cqe.OWNER_BIT_IN_LAST_DWORD, WaitCondition.NOR,
+                    releaseWords[s], release, progress);
+            case GEQ -> new Mlx5WaitRequest(this, next, lastDwords[s], 0, WaitCondition.GEQ, releaseWords[s], release, progress);
+        };
+    }
+
+    @Override
+    public void resyncWaits() {
+        long reaped = polled();
+        if (waitsPrepared > reaped) {
+            throw new IllegalStateException(name + " has " + (waitsPrepared - reaped)
+                    + " prepared waits whose CQEs are not reaped yet; resync only when none is outstanding");
+        }
+        waitsPrepared = reaped;
+    }
+
+    /** Takes back the wait for CQE {@code index}, the last one prepared; CPU thread. */
+    private void cancelWait(long index) {
+        if (waitsPrepared != index + 1) {
+            throw new IllegalStateException("the wait for CQE #" + index + " of " + name + " cannot be cancelled: the wait"
+                    + " for CQE #" + (waitsPrepared - 1) + " was prepared after it");
+        }
+        waitsPrepared = index;
+    }
+
+    @Override
+    public String toString() {
+        return "Mlx5CompletionQueue{" + name + ", " + count + " CQEs, polled " + polled() + "}";
+    }
+
+    /** A prepared wait of this completion queue. */
+    private static final class Mlx5WaitRequest extends WaitRequest {
+        private final Mlx5CompletionQueue cq;
+
+        Mlx5WaitRequest(Mlx5CompletionQueue cq, long index, MemoryWord word, int value, WaitCondition condition,
+                        MemoryWord releaseWord, int releaseValue, WaitProgress progress) {
+            super(cq, index, word, value, condition, releaseWord, releaseValue, progress);
+            this.cq = cq;
+        }
+
+        @Override
+        protected void cancelPrepared() {
+            cq.cancelWait(index());
+        }
+    }
+}

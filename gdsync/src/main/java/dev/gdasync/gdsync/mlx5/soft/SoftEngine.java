@@ -1,0 +1,58 @@
+package dev.gdasync.gdsync.mlx5.soft;
+
+import dev.gdasync.gdsync.concurrent.AgentDuty;
+
+import java.util.Arrays;
+
+/**
+ * The software mlx5 device's engine on the software NIC's agent thread: every duty cycle runs every queue pair's
+ * engine ({@link SoftQp#run()}). It asks the agent to poll eagerly while a plain-store ring is expected, and for a
+ * short while after it last found work, since work comes in bursts (a benchmark, an exchange) and a CQE a stream
+ * or kernel waits on is written only when the engine looks.
+ */
+final class SoftEngine implements AgentDuty {
+    /** How long the agent stays eager after the engine last found work. */
+    static final long EAGER_AFTER_WORK_NANOS = 5_000_000L;
+
+    private volatile SoftQp[] queuePairs = new SoftQp[0];
+
+    synchronized void add(SoftQp qp) {
+        SoftQp[] a = Arrays.copyOf(queuePairs, queuePairs.length + 1);
+        a[a.length - 1] = qp;
+        queuePairs = a;
+    }
+
+    synchronized void remove(SoftQp qp) {
+        queuePairs = Arrays.stream(queuePairs).filter(q -> q != qp).toArray(SoftQp[]::new);
+    }
+
+    @Override
+    public int doWork(long nowNanos) {
+        return runAll();
+    }
+
+    @Override
+    public boolean wantsEagerPolling() {
+        long now = System.nanoTime();
+        for (SoftQp qp : queuePairs) {
+            if (qp.wantsEagerPolling(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int runOnCaller() {
+        return runAll();
+    }
+
+    /** @return the work done by every queue pair's engine */
+    int runAll() {
+        int n = 0;
+        for (SoftQp qp : queuePairs) {
+            n += qp.run();
+        }
+        return n;
+    }
+}
