@@ -216,6 +216,7 @@ public final class SwQueuePair implements QueuePair {
      */
     @Override
     public synchronized void connect(Endpoint remoteEndpoint) {
+        java.util.Objects.requireNonNull(remoteEndpoint, "remote must not be null");
         if (state == QpState.CLOSED) {
             throw new IllegalStateException("queue pair " + qpn + " is closed");
         }
@@ -290,6 +291,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public void postRecv(RecvWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireNotClosed();
         receiveQueue.post(wr);
         if (state == QpState.ERROR) {
@@ -303,6 +305,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireSendable();
         if (sqPosted != sqProduced) {
             throw new IllegalStateException("queue pair " + qpn + " has " + (sqProduced - sqPosted)
@@ -328,6 +331,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public SendRequest prepareSend(SendWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireSendable();
         int length = encoder.checkSend(wr);
         checkSpace(wr.signaled());
@@ -345,6 +349,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public WaitRequest prepareWaitCq(CompletionQueue cq) {
+        java.util.Objects.requireNonNull(cq, "cq must not be null");
         if (cq != sendCq && cq != recvCq) {
             throw new IllegalArgumentException(cq.name() + " is not a completion queue of queue pair " + qpn);
         }
