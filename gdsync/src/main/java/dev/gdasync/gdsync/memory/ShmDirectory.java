@@ -143,8 +143,10 @@ public final class ShmDirectory implements AutoCloseable {
     /**
      * @param base a base directory
      * @return the current user's directory under it
+     * @throws NullPointerException if the base is null
      */
     public static Path userRoot(Path base) {
+        Objects.requireNonNull(base, "base must not be null");
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
         return base.resolve("gdasync-" + user);
     }
@@ -154,8 +156,10 @@ public final class ShmDirectory implements AutoCloseable {
      *
      * @param root a directory from {@link #userRoot(Path)}
      * @return the number of process directories removed
+     * @throws NullPointerException if the root is null
      */
     public static int cleanStale(Path root) {
+        Objects.requireNonNull(root, "root must not be null");
         if (!Files.isDirectory(root)) {
             return 0;
         }
@@ -335,19 +339,19 @@ public final class ShmDirectory implements AutoCloseable {
      * Creates a new 0600 file in this process's directory and maps it read-write. The file system's free space
      * is checked first, as for {@link #allocate}.
      *
-     * @param name  the file name
+     * @param name  the file name: a plain name, not a path
      * @param bytes its size, {@code > 0}
      * @param arena the arena owning the mapping
      * @return the mapping, zero-filled
      * @throws NullPointerException     if the name or the arena is null
-     * @throws IllegalArgumentException if the size is not positive
+     * @throws IllegalArgumentException if the name is not a plain file name, or the size is not positive
      * @throws IllegalStateException    if the directory is closed
      * @throws UncheckedIOException     if the file exists, the file system has less free space than the size, or
      *                                  the file cannot be made; no file is left behind except one that existed
      */
     public MemorySegment createFile(String name, long bytes, Arena arena) {
-        Objects.requireNonNull(name, "name must not be null");
         Objects.requireNonNull(arena, "arena must not be null");
+        Path file = file(name);
         if (bytes <= 0) {
             throw new IllegalArgumentException("file size must be > 0, got " + bytes);
         }
@@ -355,14 +359,21 @@ public final class ShmDirectory implements AutoCloseable {
             requireOpen();
         }
         requireSpace(processDir, bytes, bytes);
-        return createAndMap(processDir.resolve(name), bytes, arena);
+        return createAndMap(file, bytes, arena);
     }
 
     /**
-     * @param name a file name
+     * @param name a file name: a plain name, not a path
      * @return its path in this process's directory
+     * @throws NullPointerException     if the name is null
+     * @throws IllegalArgumentException if the name is empty, {@code .} or {@code ..}, or holds a separator
      */
     public Path file(String name) {
+        Objects.requireNonNull(name, "name must not be null");
+        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("name must be a plain file name, got '" + name + "'");
+        }
         return processDir.resolve(name);
     }
 
@@ -373,9 +384,12 @@ public final class ShmDirectory implements AutoCloseable {
      * @param writable whether to map it writable
      * @param arena    the arena owning the mapping
      * @return the mapping of the whole file
+     * @throws NullPointerException if the path or the arena is null
      * @throws UncheckedIOException if the file cannot be opened
      */
     public static MemorySegment mapExisting(Path path, boolean writable, Arena arena) {
+        Objects.requireNonNull(path, "path must not be null");
+        Objects.requireNonNull(arena, "arena must not be null");
         try (FileChannel ch = writable
                 ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 : FileChannel.open(path, StandardOpenOption.READ)) {

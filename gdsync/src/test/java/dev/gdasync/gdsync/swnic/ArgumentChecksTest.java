@@ -202,6 +202,34 @@ class ArgumentChecksTest {
         c.add(bad("SoftwareNic.createQueuePair(QueuePairConfig)", "a closed NIC",
                 () -> closedNic.createQueuePair(QueuePairConfig.DEFAULT), IllegalStateException.class, "is closed"));
 
+        // shared-memory directories and host regions
+        ShmDirectory dir = p.a.directory();
+        c.add(nul("ShmDirectory.open(String)", "jobId", () -> ShmDirectory.open(null)));
+        c.add(nul("ShmDirectory.open(Path,String)", "base", () -> ShmDirectory.open(null, "j")));
+        c.add(bad("ShmDirectory.open(Path,String)", "a job id that is a path", () -> ShmDirectory.open(base, "../x"),
+                IllegalArgumentException.class, "job id must match [A-Za-z0-9_.-]{1,64}, got '../x'"));
+        c.add(nul("ShmDirectory.userRoot(Path)", "base", () -> ShmDirectory.userRoot(null)));
+        c.add(nul("ShmDirectory.cleanStale(Path)", "root", () -> ShmDirectory.cleanStale(null)));
+        c.add(nul("ShmDirectory.createFile(String,long,Arena)", "name", () -> dir.createFile(null, 64, arena)));
+        c.add(nul("ShmDirectory.createFile(String,long,Arena)", "arena", () -> dir.createFile("f", 64, null)));
+        c.add(bad("ShmDirectory.createFile(String,long,Arena)", "a path as the name", () -> dir.createFile("../f", 64, arena),
+                IllegalArgumentException.class, "name must be a plain file name, got '../f'"));
+        c.add(bad("ShmDirectory.createFile(String,long,Arena)", "size 0", () -> dir.createFile("f", 0, arena),
+                IllegalArgumentException.class, "file size must be > 0, got 0"));
+        c.add(bad("ShmDirectory.createFile(String,long,Arena)", "size Long.MAX_VALUE",
+                () -> dir.createFile("f", Long.MAX_VALUE, arena), UncheckedIOException.class, "bytes free"));
+        c.add(bad("ShmDirectory.createFile(String,long,Arena)", "an existing name", () -> dir.createFile("node", 64, arena),
+                UncheckedIOException.class, "already exists"));
+        c.add(nul("ShmDirectory.file(String)", "name", () -> dir.file(null)));
+        c.add(bad("ShmDirectory.file(String)", "..", () -> dir.file(".."), IllegalArgumentException.class,
+                "name must be a plain file name, got '..'"));
+        c.add(nul("ShmDirectory.mapExisting(Path,boolean,Arena)", "path", () -> ShmDirectory.mapExisting(null, true, arena)));
+        c.add(nul("ShmDirectory.mapExisting(Path,boolean,Arena)", "arena",
+                () -> ShmDirectory.mapExisting(p.ra.path(), true, null)));
+        c.add(bad("ShmDirectory.mapExisting(Path,boolean,Arena)", "a missing file",
+                () -> ShmDirectory.mapExisting(dir.file("missing"), false, arena), UncheckedIOException.class, "could not map"));
+        c.add(nul("HostRegion.addCloseListener(Runnable)", "listener", () -> p.ra.addCloseListener(null)));
+
         // QueuePair (SwQueuePair)
         c.add(nul("QueuePair.connect(Endpoint)", "remote", () -> fresh.connect(null)));
         c.add(bad("QueuePair.connect(Endpoint)", "a malformed endpoint", () -> fresh.connect(Endpoint.of(new byte[] {1, 2, 3})),
@@ -492,7 +520,7 @@ class ArgumentChecksTest {
      */
     @Test
     void everyPublicMethodWithAReferenceParameterHasARow() {
-        List<Class<?>> classes = List.of(SoftwareNic.class, QueuePair.class, SendWorkRequest.class, RecvWorkRequest.class,
+        List<Class<?>> classes = List.of(ShmDirectory.class, HostRegion.class, SoftwareNic.class, QueuePair.class, SendWorkRequest.class, RecvWorkRequest.class,
                 ScatterGatherList.class, Endpoint.class, Completion.class, NicProviders.class, SwNicProvider.class,
                 SwNicConfig.class, Descriptor.Send.class, Descriptor.Wait.class, Descriptor.WaitValue32.class,
                 Descriptor.WriteValue32.class, Descriptor.WriteMemory.class, Descriptors.class, HostStream.class,
