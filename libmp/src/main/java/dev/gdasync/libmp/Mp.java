@@ -46,6 +46,12 @@ import java.util.Objects;
  * and FIFO, as in LibMP. Every request prepares the wait for its completion when it is posted, so any
  * request can later be waited on by a stream. Buffers live in memory from {@link #allocate}, registered
  * with {@link #register}. An {@code Mp} is driven by one thread at a time.
+ *
+ * <p>Every call checks its arguments before it changes anything: a null argument (or a null element of a list
+ * argument) is a {@link NullPointerException} whose message names the parameter ({@code "reg must not be null"},
+ * {@code "bufs[1] must not be null"}; a request parameter is named {@code request}), a stream argument that is
+ * closed or failed is refused before a request is taken, and a bad number (a peer that is not another rank, a
+ * displacement outside the window) is an {@link IllegalArgumentException} that names it.
  */
 public final class Mp implements AutoCloseable {
     /** The LibMP API version this class implements, encoded as LibMP does: {@code major << 16 | minor}. */
@@ -106,6 +112,8 @@ public final class Mp implements AutoCloseable {
      * @return this rank's endpoint of the job
      */
     public static Mp init(Bootstrap bootstrap, MpConfig config) {
+        Objects.requireNonNull(bootstrap, "bootstrap must not be null");
+        Objects.requireNonNull(config, "config must not be null");
         return new Mp(bootstrap, config);
     }
 
@@ -116,6 +124,7 @@ public final class Mp implements AutoCloseable {
      * @return this rank's endpoint of the job
      */
     public static Mp init(Bootstrap bootstrap) {
+        Objects.requireNonNull(bootstrap, "bootstrap must not be null");
         return init(bootstrap, MpConfig.defaults());
     }
 
@@ -173,14 +182,30 @@ public final class Mp implements AutoCloseable {
     // ---- memory ----
 
     /**
-     * Allocates shared memory that can be registered and reached by peers.
+     * Allocates shared memory that can be registered and reached by peers. The segment is exactly {@code bytes}
+     * long (the shared-memory file behind it may be rounded up to a whole page; those extra bytes belong to no
+     * segment, registration or window).
      *
-     * @param bytes the length
-     * @return the memory, zero-filled
+     * @param bytes the length, {@code > 0}
+     * @return the memory, zero-filled, exactly {@code bytes} long
+     * @throws IllegalArgumentException     if the length is not positive, or too large to represent (see
+     *                                      {@code ShmDirectory.MAX_LENGTH})
+     * @throws java.io.UncheckedIOException if the shared-memory file system has less free space than the length
+     *                                      (the message names the length, the free space and the directory) or
+     *                                      the memory cannot be made; nothing is left allocated
+     * @throws IllegalStateException        if this Mp is closed
      */
     public MemorySegment allocate(long bytes) {
         requireOpen();
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("bytes must be > 0, got " + bytes);
+        }
         Region r = nic.allocateHost(bytes);
+        if (r.length() != bytes) {
+            r.close();
+            throw new IllegalStateException(nic.name() + " allocated " + r.length() + " bytes when asked for " + bytes
+                    + ": a NIC's allocateHost returns exactly the length asked");
+        }
         regions.add(r);
         return r.segment();
     }
@@ -188,33 +213,52 @@ public final class Mp implements AutoCloseable {
     /**
      * Frees memory from {@link #allocate}; its registrations end with it.
      *
-     * @param memory the segment {@code allocate} returned
-     * @throws IllegalArgumentException if it did not come from {@code allocate}
+     * @param memory the segment {@code allocate} returned (all of it, not a slice)
+     * @throws NullPointerException     if the memory is null
+     * @throws IllegalArgumentException if it did not come from {@code allocate}, was freed already, or is only a
+     *                                  part of an allocation; nothing is freed then
+     * @throws IllegalStateException    if this Mp is closed
      */
     public void free(MemorySegment memory) {
+        Objects.requireNonNull(memory, "memory must not be null");
         requireOpen();
+        Region partOf = null;
         for (Region r : regions) {
-            if (r.isOpen() && r.segment().address() == memory.address() && r.length() == memory.byteSize()) {
+            if (!r.isOpen()) {
+                continue;
+            }
+            if (r.address() == memory.address() && r.length() == memory.byteSize()) {
                 regions.remove(r);
                 r.close();
                 return;
             }
+            if (liesIn(memory, r)) {
+                partOf = r;
+            }
         }
-        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " was not allocated by this Mp");
+        if (partOf != null) {
+            throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
+                    + " bytes) is only a part of an allocation of " + partOf.length() + " bytes at 0x"
+                    + Long.toHexString(partOf.address()) + ": free the whole segment allocate() returned (allocationOf gives it)");
+        }
+        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
+                + " bytes) was not allocated by this Mp, or was freed already");
     }
 
     /**
      * Finds the allocation a buffer lies in.
      *
-     * @param memory memory inside a segment from {@link #allocate}
-     * @return that whole segment
+     * @param memory memory inside a segment from {@link #allocate} (the segment itself, or a slice of it)
+     * @return that whole segment, exactly as long as {@code allocate} was asked
+     * @throws NullPointerException     if the memory is null
      * @throws IllegalArgumentException if the memory is not from {@link #allocate}
+     * @throws IllegalStateException    if this Mp is closed
      */
     public MemorySegment allocationOf(MemorySegment memory) {
+        Objects.requireNonNull(memory, "memory must not be null");
         requireOpen();
         for (Region r : regions) {
-            long offset = memory.address() - r.address();
-            if (r.isOpen() && offset >= 0 && offset <= r.length() - memory.byteSize()) {
+            if (r.isOpen() && liesIn(memory, r)) {
                 return r.segment();
             }
         }
@@ -226,23 +270,38 @@ public final class Mp implements AutoCloseable {
      * Registers memory for communication (LibMP's {@code mp_register}): local writes, remote reads,
      * writes and atomics.
      *
-     * @param memory memory inside a segment from {@link #allocate}
+     * @param memory memory inside a segment from {@link #allocate} (the segment itself, or a slice of it), at
+     *               least one byte
      * @return the registration
-     * @throws IllegalArgumentException if the memory is not from {@link #allocate}
+     * @throws NullPointerException     if the memory is null
+     * @throws IllegalArgumentException if the memory has no bytes (zero-byte registrations are refused), is a heap
+     *                                  segment, or is not inside memory from {@link #allocate}
+     * @throws IllegalStateException    if this Mp is closed, or the NIC's registration table is full
      */
     public MpRegistration register(MemorySegment memory) {
+        Objects.requireNonNull(memory, "memory must not be null");
         requireOpen();
+        if (memory.byteSize() == 0) {
+            throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address())
+                    + " has 0 bytes: zero-byte registrations are refused (register at least one byte)");
+        }
+        if (!memory.isNative()) {
+            throw new IllegalArgumentException("memory is a heap segment (" + memory
+                    + "): only memory from Mp.allocate() can be registered");
+        }
         for (Region r : regions) {
-            if (!r.isOpen()) {
-                continue;
-            }
-            long offset = memory.address() - r.address();
-            if (offset >= 0 && memory.byteSize() > 0 && offset <= r.length() - memory.byteSize()) {
-                return new MpRegistration(this, nic.register(r, offset, memory.byteSize(), Access.ALL));
+            if (r.isOpen() && liesIn(memory, r)) {
+                return new MpRegistration(this, nic.register(r, memory.address() - r.address(), memory.byteSize(), Access.ALL));
             }
         }
         throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
                 + " bytes) is not inside memory from Mp.allocate(): the shared-memory NIC registers only its own regions");
+    }
+
+    /** Whether a native segment lies inside a region: [address, address + size) within the region's bytes. */
+    private static boolean liesIn(MemorySegment memory, Region r) {
+        long offset = memory.address() - r.address();
+        return memory.isNative() && offset >= 0 && memory.byteSize() <= r.length() && offset <= r.length() - memory.byteSize();
     }
 
     /**
@@ -275,6 +334,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if it did not come from {@code allocateDevice} or was freed
      */
     public void free(Region memory) {
+        Objects.requireNonNull(memory, "memory must not be null");
         requireOpen();
         if (!deviceRegions.remove(memory)) {
             throw new IllegalArgumentException(memory + " was not allocated by this Mp, or was freed");
@@ -291,6 +351,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if the region is not this Mp's, or was freed
      */
     public MpRegistration register(Region memory) {
+        Objects.requireNonNull(memory, "memory must not be null");
         requireOpen();
         if (!deviceRegions.contains(memory) || !memory.isOpen()) {
             throw new IllegalArgumentException(memory + " is not GPU memory from this Mp's allocateDevice(), or was freed");
@@ -305,6 +366,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if it is another Mp's or already deregistered
      */
     public void deregister(MpRegistration reg) {
+        Objects.requireNonNull(reg, "reg must not be null");
         requireOpen();
         requireOwn(reg);
         if (!reg.isValid()) {
@@ -325,6 +387,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest irecv(MemorySegment buf, int peer, MpRegistration reg) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
         return irecvv(List.of(buf), peer, reg);
     }
 
@@ -337,6 +401,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest irecvv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        Args.noNulls(bufs, "bufs");
+        Objects.requireNonNull(reg, "reg must not be null");
         PeerLink l = link(peer);
         long bytes = checkBuffers(bufs, reg);
         MpRequest r = newRequest(MpRequest.Kind.RECV, peer, bytes, false);
@@ -364,6 +430,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isend(MemorySegment buf, int peer, MpRegistration reg) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
         return isendv(List.of(buf), peer, reg);
     }
 
@@ -376,6 +444,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isendv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        Args.noNulls(bufs, "bufs");
+        Objects.requireNonNull(reg, "reg must not be null");
         PeerLink l = link(peer);
         long bytes = checkBuffers(bufs, reg);
         MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
@@ -401,6 +471,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException if it was already released, never posted, or is a NOWAIT put
      */
     public void wait(MpRequest r) {
+        Objects.requireNonNull(r, "request must not be null");
         requireWaitable(r);
         PeerLink l = links[r.peer()];
         l.releaseOnCpu(r);
@@ -418,6 +489,7 @@ public final class Mp implements AutoCloseable {
      * @throws MpException if one failed (the first in the list among those complete), or time ran out
      */
     public void waitAll(List<MpRequest> requests) {
+        Args.noNulls(requests, "requests");
         for (MpRequest r : requests) {
             requireWaitable(r);
         }
@@ -448,6 +520,7 @@ public final class Mp implements AutoCloseable {
      * @param requests the requests
      */
     public void waitAll(MpRequest... requests) {
+        Args.noNulls(requests, "requests");
         waitAll(List.of(requests));
     }
 
@@ -459,6 +532,7 @@ public final class Mp implements AutoCloseable {
      * @return how many of them are complete
      */
     public int progress(MpRequest... requests) {
+        Args.noNulls(requests, "requests");
         for (MpRequest r : requests) {
             requireWaitable(r);
             links[r.peer()].releaseOnCpu(r);
@@ -500,6 +574,7 @@ public final class Mp implements AutoCloseable {
      * @throws MpException if it completed with an error
      */
     public boolean test(MpRequest r) {
+        Objects.requireNonNull(r, "request must not be null");
         requireWaitable(r);
         PeerLink l = links[r.peer()];
         l.releaseOnCpu(r);
@@ -527,6 +602,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Args.usable(stream);
         MpRequest r = sendPrepare(buf, peer, reg);
         postOnStream(r, stream);
         return r;
@@ -542,6 +620,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isendvOnStream(List<MemorySegment> bufs, int peer, MpRegistration reg, Stream stream) {
+        Args.noNulls(bufs, "bufs");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Args.usable(stream);
         MpRequest r = sendvPrepare(bufs, peer, reg);
         postOnStream(r, stream);
         return r;
@@ -558,6 +639,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING
      */
     public MpRequest sendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Args.usable(stream);
         MpRequest r = sendPrepare(buf, peer, reg);
         try {
             sendPostOnStream(r, stream);
@@ -579,6 +663,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest sendPrepare(MemorySegment buf, int peer, MpRegistration reg) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
         return sendvPrepare(List.of(buf), peer, reg);
     }
 
@@ -591,6 +677,8 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest sendvPrepare(List<MemorySegment> bufs, int peer, MpRegistration reg) {
+        Args.noNulls(bufs, "bufs");
+        Objects.requireNonNull(reg, "reg must not be null");
         PeerLink l = link(peer);
         long bytes = checkBuffers(bufs, reg);
         MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
@@ -606,6 +694,8 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void sendPostOnStream(MpRequest r, Stream stream) {
+        Objects.requireNonNull(r, "request must not be null");
+        Args.usable(stream);
         sendPostAllOnStream(List.of(r), stream);
     }
 
@@ -616,6 +706,8 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void isendPostOnStream(MpRequest r, Stream stream) {
+        Objects.requireNonNull(r, "request must not be null");
+        Args.usable(stream);
         isendPostAllOnStream(List.of(r), stream);
     }
 
@@ -627,6 +719,8 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void sendPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        Args.noNulls(requests, "requests");
+        Args.usable(stream);
         List<Descriptor> d = new ArrayList<>(2 * requests.size());
         for (MpRequest r : requests) {
             requirePrepared(r);
@@ -653,6 +747,8 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void isendPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        Args.noNulls(requests, "requests");
+        Args.usable(stream);
         List<Descriptor> d = new ArrayList<>(requests.size());
         for (MpRequest r : requests) {
             requirePrepared(r);
@@ -672,6 +768,8 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void waitOnStream(MpRequest r, Stream stream) {
+        Objects.requireNonNull(r, "request must not be null");
+        Args.usable(stream);
         waitAllOnStream(List.of(r), stream);
     }
 
@@ -682,6 +780,8 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void waitAllOnStream(List<MpRequest> requests, Stream stream) {
+        Args.noNulls(requests, "requests");
+        Args.usable(stream);
         List<Descriptor> d = new ArrayList<>(requests.size());
         for (MpRequest r : requests) {
             requireStreamWaitable(r);
@@ -697,12 +797,19 @@ public final class Mp implements AutoCloseable {
 
     /**
      * Creates a window over this rank's buffer; collective: every rank calls it (LibMP's
-     * {@code mp_window_create}).
+     * {@code mp_window_create}). Each rank publishes its buffer's exact size ({@code buffer.byteSize()}), which
+     * {@link MpWindow#size(int)} returns and every put and get is checked against.
      *
-     * @param buffer memory from {@link #allocate} that peers may put into and get from
+     * @param buffer memory from {@link #allocate} (the segment or a slice of it, at least one byte) that peers may
+     *               put into and get from
      * @return the window
+     * @throws NullPointerException     if the buffer is null
+     * @throws IllegalArgumentException if the buffer cannot be registered (see {@link #register(MemorySegment)});
+     *                                  this rank then takes no part in the collective
+     * @throws IllegalStateException    if this Mp is closed
      */
     public MpWindow windowCreate(MemorySegment buffer) {
+        Objects.requireNonNull(buffer, "buffer must not be null");
         requireOpen();
         MpRegistration reg = register(buffer);
         ByteBuffer mine = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN)
@@ -727,6 +834,7 @@ public final class Mp implements AutoCloseable {
      * @param window the window
      */
     public void windowDestroy(MpWindow window) {
+        Objects.requireNonNull(window, "window must not be null");
         requireOwn(window);
         if (window.destroyed) {
             throw new IllegalStateException("the window was already destroyed");
@@ -748,6 +856,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT (a NOWAIT put releases itself)
      */
     public MpRequest iput(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
+        Objects.requireNonNull(src, "src must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
         MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
         postOnCpu(r);
         return r;
@@ -764,6 +875,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest iget(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
+        Objects.requireNonNull(dst, "dst must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
         MpRequest r = getPrepare(dst, reg, peer, displacement, window);
         postOnCpu(r);
         return r;
@@ -783,6 +897,10 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest iputOnStream(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   int flags, Stream stream) {
+        Objects.requireNonNull(src, "src must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
+        Args.usable(stream);
         MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
         postOnStream(r, stream);
         return r;
@@ -801,6 +919,10 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest igetOnStream(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   Stream stream) {
+        Objects.requireNonNull(dst, "dst must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
+        Args.usable(stream);
         MpRequest r = getPrepare(dst, reg, peer, displacement, window);
         postOnStream(r, stream);
         return r;
@@ -818,6 +940,9 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest putPrepare(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
+        Objects.requireNonNull(src, "src must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
         PutFlags.check(flags);
         PeerLink l = link(peer);
         requireOwn(window);
@@ -839,6 +964,8 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void iputPostOnStream(MpRequest r, Stream stream) {
+        Objects.requireNonNull(r, "request must not be null");
+        Args.usable(stream);
         isendPostOnStream(r, stream);
     }
 
@@ -849,6 +976,8 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void iputPostAllOnStream(List<MpRequest> requests, Stream stream) {
+        Args.noNulls(requests, "requests");
+        Args.usable(stream);
         isendPostAllOnStream(requests, stream);
     }
 
@@ -877,6 +1006,8 @@ public final class Mp implements AutoCloseable {
      * @throws MpException if the job fails meanwhile (nobody will write the word then)
      */
     public void wait32(MemoryWord word, int value, WaitCondition condition) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(condition, "condition must not be null");
         HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, wordWaitProgress);
     }
 
@@ -890,6 +1021,9 @@ public final class Mp implements AutoCloseable {
      * @param stream    the stream
      */
     public void wait32OnStream(MemoryWord word, int value, WaitCondition condition, Stream stream) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(condition, "condition must not be null");
+        Objects.requireNonNull(stream, "stream must not be null");
         stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
                 wordWaitProgress)));
     }
@@ -902,6 +1036,8 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void write32OnStream(MemoryWord word, int value, Stream stream) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(stream, "stream must not be null");
         stream.post(List.of(new Descriptor.WriteValue32(word, value, DescriptorFlags.WRITE_PRE_BARRIER)));
     }
 
@@ -926,6 +1062,7 @@ public final class Mp implements AutoCloseable {
      * @return an empty export
      */
     public MpKiExport kiExport(KiTableExecutor executor) {
+        Objects.requireNonNull(executor, "executor must not be null");
         requireOpen();
         return new MpKiExport(this, KiTable.builder(Objects.requireNonNull(executor, "executor")));
     }

@@ -30,9 +30,12 @@ public final class MpDescQueue implements Staging {
      *
      * @param r a PREPARED request
      * @return this
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is another Mp's
+     * @throws IllegalStateException    if it is not PREPARED, or its send is already in a queue or export
      */
     public MpDescQueue addSend(MpRequest r) {
-        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        Objects.requireNonNull(r, "request must not be null").stage(mp, this, true);
         descriptors.add(new Descriptor.Send(r.sendRequest()));
         sends.add(r);
         return this;
@@ -43,8 +46,12 @@ public final class MpDescQueue implements Staging {
      *
      * @param r a send, put or get, posted or in this queue
      * @return this
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is a receive, or another Mp's
+     * @throws IllegalStateException    if its completion cannot be waited on, or is already in a queue or export
      */
     public MpDescQueue addWaitSend(MpRequest r) {
+        Objects.requireNonNull(r, "request must not be null");
         if (r.kind() == MpRequest.Kind.RECV) {
             throw new IllegalArgumentException(r.describe() + " is a receive: use addWaitRecv");
         }
@@ -56,8 +63,12 @@ public final class MpDescQueue implements Staging {
      *
      * @param r a posted receive
      * @return this
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is not a receive, or another Mp's
+     * @throws IllegalStateException    if its completion cannot be waited on, or is already in a queue or export
      */
     public MpDescQueue addWaitRecv(MpRequest r) {
+        Objects.requireNonNull(r, "request must not be null");
         if (r.kind() != MpRequest.Kind.RECV) {
             throw new IllegalArgumentException(r.describe() + " is not a receive: use addWaitSend");
         }
@@ -78,8 +89,12 @@ public final class MpDescQueue implements Staging {
      * @param value     the operand
      * @param condition the condition
      * @return this
+     * @throws NullPointerException     if the word or the condition is null
+     * @throws IllegalArgumentException if the word is not 32-bit
      */
     public MpDescQueue addWaitValue32(MemoryWord word, int value, WaitCondition condition) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(condition, "condition must not be null");
         descriptors.add(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
                 mp.wordWaitProgress()));
         return this;
@@ -91,8 +106,11 @@ public final class MpDescQueue implements Staging {
      * @param word  the word
      * @param value the value
      * @return this
+     * @throws NullPointerException     if the word is null
+     * @throws IllegalArgumentException if the word is not 32-bit
      */
     public MpDescQueue addWriteValue32(MemoryWord word, int value) {
+        Objects.requireNonNull(word, "word must not be null");
         descriptors.add(new Descriptor.WriteValue32(word, value, DescriptorFlags.WRITE_PRE_BARRIER));
         return this;
     }
@@ -119,8 +137,12 @@ public final class MpDescQueue implements Staging {
      * Posts everything as one batch on a stream, then empties the queue ({@code mp_desc_queue_post_on_stream}).
      *
      * @param stream the stream
+     * @throws NullPointerException  if the stream is null; nothing is posted and the queue keeps its content
+     * @throws IllegalStateException if the stream is closed or refuses the batch; the queue keeps its content
+     * @throws dev.gdasync.gdsync.stream.StreamFailedException if the stream failed; the queue keeps its content
      */
     public void postOnStream(Stream stream) {
+        Objects.requireNonNull(stream, "stream must not be null");
         for (MpRequest r : sends) {
             r.checkStagedPost(this, true);
         }

@@ -35,9 +35,12 @@ public final class MpKiExport implements Staging {
      *
      * @param r a PREPARED request
      * @return its send entry index
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is another Mp's
+     * @throws IllegalStateException    if it is not PREPARED, or its send is already in a queue or export
      */
     public int addSend(MpRequest r) {
-        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        Objects.requireNonNull(r, "request must not be null").stage(mp, this, true);
         int i;
         try {
             i = builder.addSend(r.sendRequest());
@@ -57,9 +60,12 @@ public final class MpKiExport implements Staging {
      *
      * @param r a PREPARED request
      * @return its template entry index
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is another Mp's
+     * @throws IllegalStateException    if it is not PREPARED, is already in a queue or export, or cannot be a template
      */
     public int addTemplate(MpRequest r) {
-        Objects.requireNonNull(r, "request").stage(mp, this, true);
+        Objects.requireNonNull(r, "request must not be null").stage(mp, this, true);
         int i;
         try {
             i = builder.addTemplate(r.sendRequest());
@@ -76,9 +82,12 @@ public final class MpKiExport implements Staging {
      *
      * @param r the request
      * @return its wait entry index
+     * @throws NullPointerException     if the request is null
+     * @throws IllegalArgumentException if it is another Mp's
+     * @throws IllegalStateException    if its completion cannot be waited on, or is already in a queue or export
      */
     public int addWait(MpRequest r) {
-        Objects.requireNonNull(r, "request").stage(mp, this, false);
+        Objects.requireNonNull(r, "request must not be null").stage(mp, this, false);
         int i;
         try {
             i = builder.addWait(r.waitRequest());
@@ -97,8 +106,12 @@ public final class MpKiExport implements Staging {
      * @param value     the operand
      * @param condition the condition
      * @return its wait entry index
+     * @throws NullPointerException     if the word or the condition is null
+     * @throws IllegalArgumentException if the word is not 32-bit
      */
     public int addWordWait(MemoryWord word, int value, WaitCondition condition) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(condition, "condition must not be null");
         return builder.addWordWait(word, value, condition);
     }
 
@@ -113,8 +126,12 @@ public final class MpKiExport implements Staging {
      *
      * @param dest device-visible memory of at least {@link #byteSize()} bytes
      * @return the table
+     * @throws NullPointerException     if the destination is null; nothing is written and no request moves
+     * @throws IllegalArgumentException if the destination is too small or misaligned; no request moves
+     * @throws IllegalStateException    if an exported request can no longer move on, or the table was written
      */
     public KiTable writeTo(MemorySegment dest) {
+        Objects.requireNonNull(dest, "dest must not be null");
         for (MpRequest r : sends) {
             r.checkStagedPost(this, true);
         }

@@ -31,26 +31,37 @@ public final class MpWindow {
 
     /**
      * @param rank a rank
-     * @return the size of that rank's exposed buffer
+     * @return the size of that rank's exposed buffer: exactly the {@code byteSize()} of the buffer it created the
+     *         window over
+     * @throws IllegalArgumentException if the rank is not a rank of the job
      */
     public long size(int rank) {
-        return sizes[rank];
+        return sizes[checkRank(rank)];
     }
 
     /**
      * @param rank a rank
      * @return the address of that rank's exposed buffer, as its NIC knows it (for templated puts)
+     * @throws IllegalArgumentException if the rank is not a rank of the job
      */
     public long remoteAddress(int rank) {
-        return addresses[rank];
+        return addresses[checkRank(rank)];
     }
 
     /**
      * @param rank a rank
      * @return the key of that rank's exposed buffer (for templated puts)
+     * @throws IllegalArgumentException if the rank is not a rank of the job
      */
     public long rkey(int rank) {
-        return rkeys[rank];
+        return rkeys[checkRank(rank)];
+    }
+
+    private int checkRank(int rank) {
+        if (rank < 0 || rank >= sizes.length) {
+            throw new IllegalArgumentException("rank " + rank + " is not a rank of this job: ranks are 0.." + (sizes.length - 1));
+        }
+        return rank;
     }
 
     /** @return whether the window was destroyed */

@@ -47,7 +47,7 @@ public final class CudaAddressMap implements DeviceAddressMap, AutoCloseable {
      * @param context the context kernels run in
      */
     public CudaAddressMap(CudaContext context) {
-        this(new DriverRegistrar(Objects.requireNonNull(context, "context")), HostPages.size(),
+        this(new DriverRegistrar(Objects.requireNonNull(context, "context must not be null")), HostPages.size(),
                 context.device().name() + " (device " + context.device().ordinal() + ")");
     }
 

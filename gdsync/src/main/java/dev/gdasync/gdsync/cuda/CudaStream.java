@@ -119,9 +119,9 @@ public final class CudaStream implements Stream {
     }
 
     private CudaStream(String name, CudaContext context, CudaAddressMap map, boolean ownsMap, WaitPolicy policy) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.context = Objects.requireNonNull(context, "context");
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.name = Objects.requireNonNull(name, "name must not be null");
+        this.context = Objects.requireNonNull(context, "context must not be null");
+        this.policy = Objects.requireNonNull(policy, "policy must not be null");
         this.map = map;
         this.ownsMap = ownsMap;
         this.calls = StreamCalls.get();
@@ -160,10 +160,13 @@ public final class CudaStream implements Stream {
      * @param name    the stream's name
      * @param context the context to create it in
      * @return the stream
+     * @throws NullPointerException if the name or the context is null
      * @throws CudaException if the driver refuses, or the GPU's streams cannot run memops (the message says
      *                       what to do, e.g. that memops are disabled in the driver)
      */
     public static CudaStream create(String name, CudaContext context) {
+        Objects.requireNonNull(name, "name must not be null");
+        Objects.requireNonNull(context, "context must not be null");
         return new CudaStream(name, context, new CudaAddressMap(context), true, WaitPolicy.defaults());
     }
 
@@ -176,10 +179,14 @@ public final class CudaStream implements Stream {
      *                one per context: a host range is registered once)
      * @param policy  the wait policy: its timeout bounds {@link #synchronize()} and the monitor
      * @return the stream
+     * @throws NullPointerException if an argument is null
      * @throws CudaException if the driver refuses, or the GPU's streams cannot run memops
      */
     public static CudaStream create(String name, CudaContext context, CudaAddressMap map, WaitPolicy policy) {
-        return new CudaStream(name, context, Objects.requireNonNull(map, "map"), false, policy);
+        Objects.requireNonNull(name, "name must not be null");
+        Objects.requireNonNull(context, "context must not be null");
+        Objects.requireNonNull(policy, "policy must not be null");
+        return new CudaStream(name, context, Objects.requireNonNull(map, "map must not be null"), false, policy);
     }
 
     /**
@@ -238,6 +245,11 @@ public final class CudaStream implements Stream {
         return failure;
     }
 
+    @Override
+    public boolean isClosed() {
+        return closing;
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -250,7 +262,7 @@ public final class CudaStream implements Stream {
      */
     @Override
     public void post(MemopBatch batch) {
-        Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(batch, "batch must not be null");
         submit.lock();
         try {
             requireUsable();
@@ -271,6 +283,7 @@ public final class CudaStream implements Stream {
      */
     @Override
     public void post(List<? extends Descriptor> descriptors) {
+        Objects.requireNonNull(descriptors, "descriptors must not be null");
         submit.lock();
         try {
             requireUsable();
@@ -299,7 +312,7 @@ public final class CudaStream implements Stream {
      */
     @Override
     public void launch(Runnable task) {
-        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(task, "task must not be null");
         submit.lock();
         try {
             requireUsable();
@@ -320,12 +333,14 @@ public final class CudaStream implements Stream {
      * @param sharedBytes dynamic shared memory per block, {@code >= 0}
      * @param params      the kernel's parameters, as {@code cuLaunchKernel} takes them
      * @param what        what the kernel does, for timeout messages
+     * @throws NullPointerException     if the function, the parameters or the description is null
      * @throws IllegalArgumentException if a dimension is not positive; nothing is queued
      * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
      */
     public void launchKernel(CUfunction function, int gridX, int blockX, int sharedBytes, Pointer params, String what) {
-        Objects.requireNonNull(function, "function");
-        Objects.requireNonNull(params, "params");
+        Objects.requireNonNull(function, "function must not be null");
+        Objects.requireNonNull(params, "params must not be null");
+        Objects.requireNonNull(what, "what must not be null");
         if (gridX <= 0 || blockX <= 0 || sharedBytes < 0) {
             throw new IllegalArgumentException("kernel " + what + ": grid " + gridX + ", block " + blockX + ", shared "
                     + sharedBytes + " bytes: grid and block must be positive, shared memory not negative");
@@ -349,11 +364,12 @@ public final class CudaStream implements Stream {
      *
      * @param deviceAddress the device address of the first byte written
      * @param src           native host memory; all of it is copied
+     * @throws NullPointerException     if {@code src} is null
      * @throws IllegalArgumentException if {@code src} is not native memory; nothing is queued
      * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
      */
     public void copyHostToDevice(long deviceAddress, MemorySegment src) {
-        requireNative(src);
+        requireNative(Objects.requireNonNull(src, "src must not be null"));
         submit.lock();
         try {
             requireUsable();
@@ -372,11 +388,12 @@ public final class CudaStream implements Stream {
      *
      * @param dst           native host memory; all of it is written
      * @param deviceAddress the device address of the first byte read
+     * @throws NullPointerException     if {@code dst} is null
      * @throws IllegalArgumentException if {@code dst} is not native memory; nothing is queued
      * @throws StreamFailedException    if the driver refuses (the stream then fails) or the stream failed
      */
     public void copyDeviceToHost(MemorySegment dst, long deviceAddress) {
-        requireNative(dst);
+        requireNative(Objects.requireNonNull(dst, "dst must not be null"));
         submit.lock();
         try {
             requireUsable();
@@ -418,7 +435,7 @@ public final class CudaStream implements Stream {
      */
     @Override
     public void waitEvent(Event event) {
-        Objects.requireNonNull(event, "event");
+        Objects.requireNonNull(event, "event must not be null");
         submit.lock();
         try {
             requireUsable();

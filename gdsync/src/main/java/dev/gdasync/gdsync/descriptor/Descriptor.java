@@ -24,7 +24,7 @@ public sealed interface Descriptor {
     record Send(SendRequest request) implements Descriptor {
         /** @throws NullPointerException if the request is null */
         public Send {
-            Objects.requireNonNull(request, "request");
+            Objects.requireNonNull(request, "request must not be null");
         }
     }
 
@@ -36,7 +36,7 @@ public sealed interface Descriptor {
     record Wait(WaitRequest request) implements Descriptor {
         /** @throws NullPointerException if the request is null */
         public Wait {
-            Objects.requireNonNull(request, "request");
+            Objects.requireNonNull(request, "request must not be null");
         }
     }
 
@@ -52,10 +52,13 @@ public sealed interface Descriptor {
      */
     record WaitValue32(MemoryWord word, int value, WaitCondition condition, int flags, WaitProgress progress)
             implements Descriptor {
-        /** @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown */
+        /**
+         * @throws NullPointerException     if the word or the condition is null
+         * @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown
+         */
         public WaitValue32 {
-            Objects.requireNonNull(word, "word");
-            Objects.requireNonNull(condition, "condition");
+            Objects.requireNonNull(word, "word must not be null");
+            Objects.requireNonNull(condition, "condition must not be null");
             if (word.width() != 4) {
                 throw new IllegalArgumentException("WAIT_VALUE32 needs a 32-bit word, got " + word);
             }
@@ -83,9 +86,12 @@ public sealed interface Descriptor {
      * @param flags 0 or {@link DescriptorFlags#WRITE_PRE_BARRIER}
      */
     record WriteValue32(MemoryWord word, int value, int flags) implements Descriptor {
-        /** @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown */
+        /**
+         * @throws NullPointerException     if the word is null
+         * @throws IllegalArgumentException if the word is not 32-bit or a flag is unknown
+         */
         public WriteValue32 {
-            Objects.requireNonNull(word, "word");
+            Objects.requireNonNull(word, "word must not be null");
             if (word.width() != 4) {
                 throw new IllegalArgumentException("WRITE_VALUE32 needs a 32-bit word, got " + word);
             }
@@ -102,8 +108,14 @@ public sealed interface Descriptor {
      * @param flags  {@link DescriptorFlags#WRITE_MEMORY_PRE_BARRIER} and/or {@link DescriptorFlags#WRITE_MEMORY_POST_BARRIER}
      */
     record WriteMemory(MemorySegment target, long offset, byte[] data, int flags) implements Descriptor {
-        /** @throws IllegalArgumentException if the data are too long, out of bounds, or a flag is unknown */
+        /**
+         * @throws NullPointerException      if the target or the data are null
+         * @throws IllegalArgumentException  if the data are too long, the target is not native, or a flag is unknown
+         * @throws IndexOutOfBoundsException if the data do not fit in the target at the offset
+         */
         public WriteMemory {
+            Objects.requireNonNull(target, "target must not be null");
+            Objects.requireNonNull(data, "data must not be null");
             DescriptorFlags.check(flags, DescriptorFlags.WRITE_MEMORY_PRE_BARRIER | DescriptorFlags.WRITE_MEMORY_POST_BARRIER,
                     "WRITE_MEMORY");
             // Validates bounds and size, and stages the bytes.

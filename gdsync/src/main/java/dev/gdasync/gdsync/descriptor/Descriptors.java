@@ -11,6 +11,7 @@ import dev.gdasync.gdsync.nic.SendExecutor;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Turns descriptor lists into memop batches (LibGDSync's {@code gds_stream_post_descriptors} and
@@ -32,8 +33,10 @@ public final class Descriptors {
      *
      * @param descriptors the descriptors, in order
      * @return their memops, in order
+     * @throws NullPointerException if the list or one of its descriptors is null
      */
     public static MemopBatch translate(List<? extends Descriptor> descriptors) {
+        requireDescriptors(descriptors);
         MemopBatch.Builder ops = MemopBatch.builder(descriptors.size() * 2);
         for (int i = 0, n = descriptors.size(); i < n; i++) {
             switch (descriptors.get(i)) {
@@ -61,6 +64,7 @@ public final class Descriptors {
      * @param descriptors the descriptors, in order
      * @param executor    who will execute the batch (a stream; {@link #CPU} for the calling thread)
      * @return the batch to execute
+     * @throws NullPointerException  if the list, one of its descriptors or the executor is null
      * @throws IllegalStateException if a send is out of prepare order or already posted, or a wait is
      *                               posted twice; nothing is marked posted then
      */
@@ -79,9 +83,12 @@ public final class Descriptors {
      *
      * @param descriptors the descriptors, in order
      * @param executor    who will execute them
+     * @throws NullPointerException  if the list, one of its descriptors or the executor is null
      * @throws IllegalStateException if an order rule would be broken
      */
     public static void checkPost(List<? extends Descriptor> descriptors, SendExecutor executor) {
+        requireDescriptors(descriptors);
+        Objects.requireNonNull(executor, "executor must not be null");
         int n = descriptors.size();
         if (n > SCAN_LIMIT) {
             checkLong(descriptors, executor);
@@ -108,8 +115,11 @@ public final class Descriptors {
      *
      * @param descriptors the descriptors
      * @param executor    who took them
+     * @throws NullPointerException if the list, one of its descriptors or the executor is null; nothing is marked
      */
     public static void markPosted(List<? extends Descriptor> descriptors, SendExecutor executor) {
+        requireDescriptors(descriptors);
+        Objects.requireNonNull(executor, "executor must not be null");
         for (int i = 0, n = descriptors.size(); i < n; i++) {
             Descriptor d = descriptors.get(i);
             if (d instanceof Descriptor.Send s) {
@@ -121,6 +131,16 @@ public final class Descriptors {
     }
 
     private static final int SCAN_LIMIT = 16;
+
+    /** Refuses a null list or a null element, naming it, before anything is looked at or changed. */
+    private static void requireDescriptors(List<? extends Descriptor> descriptors) {
+        Objects.requireNonNull(descriptors, "descriptors must not be null");
+        for (int i = 0, n = descriptors.size(); i < n; i++) {
+            if (descriptors.get(i) == null) {
+                throw new NullPointerException("descriptors[" + i + "] must not be null");
+            }
+        }
+    }
 
     private static int earlierSends(List<? extends Descriptor> descriptors, int end, QueuePair qp) {
         int n = 0;
@@ -161,9 +181,11 @@ public final class Descriptors {
      *
      * @param descriptors the descriptors
      * @param policy      how waits wait
+     * @throws NullPointerException if the list, one of its descriptors or the policy is null; nothing is posted
      * @throws dev.gdasync.gdsync.memop.WaitTimeoutException if a wait times out
      */
     public static void postOnCpu(List<? extends Descriptor> descriptors, WaitPolicy policy) {
+        Objects.requireNonNull(policy, "policy must not be null");
         HostMemops.execute(post(descriptors, CPU), policy);
     }
 

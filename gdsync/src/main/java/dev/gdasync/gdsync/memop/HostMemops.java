@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.memop;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -27,10 +28,13 @@ public final class HostMemops {
      * @param policy  how waits wait
      * @param idler   this thread's idler, reset before each wait
      * @param aborted polled while waiting; a wait ends with {@link WaitAbortedException} once it is true
+     * @throws NullPointerException if an argument is null
      * @throws WaitTimeoutException if a wait times out
      * @throws WaitAbortedException if {@code aborted} became true during a wait
      */
     public static void execute(MemopBatch batch, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        Objects.requireNonNull(batch, "batch must not be null");
+        requireExecutor(policy, idler, aborted);
         for (int i = 0, n = batch.size(); i < n; i++) {
             execute(batch.get(i), policy, idler, aborted);
         }
@@ -41,9 +45,12 @@ public final class HostMemops {
      *
      * @param batch  the memops
      * @param policy how waits wait
+     * @throws NullPointerException if an argument is null
      * @throws WaitTimeoutException if a wait times out
      */
     public static void execute(MemopBatch batch, WaitPolicy policy) {
+        Objects.requireNonNull(batch, "batch must not be null");
+        Objects.requireNonNull(policy, "policy must not be null");
         execute(batch, policy, new BackoffIdler(policy.backoff()), NEVER);
     }
 
@@ -54,10 +61,13 @@ public final class HostMemops {
      * @param policy  how a wait waits
      * @param idler   this thread's idler
      * @param aborted polled while waiting
+     * @throws NullPointerException if an argument is null
      * @throws WaitTimeoutException if a wait times out
      * @throws WaitAbortedException if {@code aborted} became true during a wait
      */
     public static void execute(Memop op, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        Objects.requireNonNull(op, "op must not be null");
+        requireExecutor(policy, idler, aborted);
         switch (op) {
             case Memop.Write32 w -> w.target().set32(w.value(), w.barrier());
             case Memop.Write64 w -> {
@@ -87,6 +97,7 @@ public final class HostMemops {
      * @param policy  how to wait
      * @param idler   this thread's idler
      * @param aborted polled while waiting
+     * @throws NullPointerException if an argument is null
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
      * @throws IllegalArgumentException if the word is not 32-bit
@@ -106,12 +117,14 @@ public final class HostMemops {
      * @param idler    this thread's idler
      * @param aborted  polled while waiting
      * @param progress run between looks (see {@link WaitProgress}), or {@code null}
+     * @throws NullPointerException if an argument other than {@code progress} is null
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
      * @throws IllegalArgumentException if the word is not 32-bit
      */
     public static void await32(MemoryWord word, int value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
+        requireWait(word, cond, policy, idler, aborted);
         requireWidth(word, 4);
         await(word, value, cond, policy, idler, aborted, progress);
     }
@@ -125,6 +138,7 @@ public final class HostMemops {
      * @param policy  how to wait
      * @param idler   this thread's idler
      * @param aborted polled while waiting
+     * @throws NullPointerException if an argument is null
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
      * @throws IllegalArgumentException if the word is not 64-bit
@@ -144,12 +158,14 @@ public final class HostMemops {
      * @param idler    this thread's idler
      * @param aborted  polled while waiting
      * @param progress run between looks (see {@link WaitProgress}), or {@code null}
+     * @throws NullPointerException if an argument other than {@code progress} is null
      * @throws WaitTimeoutException if the policy's timeout passes first
      * @throws WaitAbortedException if {@code aborted} becomes true first
      * @throws IllegalArgumentException if the word is not 64-bit
      */
     public static void await64(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
                                BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
+        requireWait(word, cond, policy, idler, aborted);
         requireWidth(word, 8);
         await(word, value, cond, policy, idler, aborted, progress);
     }
@@ -176,6 +192,19 @@ public final class HostMemops {
                 checkDeadline(word, cond, value, seen, start, policy, aborted);
             }
         }
+    }
+
+    private static void requireExecutor(WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        Objects.requireNonNull(policy, "policy must not be null");
+        Objects.requireNonNull(idler, "idler must not be null");
+        Objects.requireNonNull(aborted, "aborted must not be null");
+    }
+
+    private static void requireWait(MemoryWord word, WaitCondition cond, WaitPolicy policy, BackoffIdler idler,
+                                    BooleanSupplier aborted) {
+        Objects.requireNonNull(word, "word must not be null");
+        Objects.requireNonNull(cond, "cond must not be null");
+        requireExecutor(policy, idler, aborted);
     }
 
     private static void requireWidth(MemoryWord word, int width) {

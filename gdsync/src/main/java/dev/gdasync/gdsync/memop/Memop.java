@@ -23,7 +23,10 @@ public sealed interface Memop {
      * @param barrier whether every earlier write of the executor is visible system-wide first
      */
     record Write32(MemoryWord target, int value, boolean barrier) implements Memop {
-        /** @throws IllegalArgumentException if the target is not a 32-bit word */
+        /**
+         * @throws NullPointerException     if the target is null
+         * @throws IllegalArgumentException if the target is not a 32-bit word
+         */
         public Write32 {
             requireWidth(target, 4, "WRITE32");
         }
@@ -38,7 +41,10 @@ public sealed interface Memop {
      * @param doorbell called by host executors after the store, or {@code null} for a plain store
      */
     record Write64(MemoryWord target, long value, boolean barrier, Doorbell doorbell) implements Memop {
-        /** @throws IllegalArgumentException if the target is not a 64-bit word */
+        /**
+         * @throws NullPointerException     if the target is null
+         * @throws IllegalArgumentException if the target is not a 64-bit word
+         */
         public Write64 {
             requireWidth(target, 8, "WRITE64");
         }
@@ -68,10 +74,13 @@ public sealed interface Memop {
      */
     record Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush, WaitProgress progress)
             implements Memop {
-        /** @throws IllegalArgumentException if the target is not a 32-bit word */
+        /**
+         * @throws NullPointerException     if the target or the condition is null
+         * @throws IllegalArgumentException if the target is not a 32-bit word
+         */
         public Wait32 {
             requireWidth(target, 4, "WAIT32");
-            Objects.requireNonNull(condition, "condition");
+            Objects.requireNonNull(condition, "condition must not be null");
         }
 
         /**
@@ -109,10 +118,13 @@ public sealed interface Memop {
      */
     record Wait64(MemoryWord target, long value, WaitCondition condition, boolean flush, WaitProgress progress)
             implements Memop {
-        /** @throws IllegalArgumentException if the target is not a 64-bit word */
+        /**
+         * @throws NullPointerException     if the target or the condition is null
+         * @throws IllegalArgumentException if the target is not a 64-bit word
+         */
         public Wait64 {
             requireWidth(target, 8, "WAIT64");
-            Objects.requireNonNull(condition, "condition");
+            Objects.requireNonNull(condition, "condition must not be null");
         }
 
         /**
@@ -150,12 +162,13 @@ public sealed interface Memop {
      */
     record WriteMemory(MemorySegment target, long offset, byte[] data, boolean barrier) implements Memop {
         /**
+         * @throws NullPointerException      if the target or the data are null
          * @throws IllegalArgumentException  if the segment is not native or there are too many bytes
          * @throws IndexOutOfBoundsException if the bytes do not fit in the segment at the offset
          */
         public WriteMemory {
-            Objects.requireNonNull(target, "target");
-            Objects.requireNonNull(data, "data");
+            Objects.requireNonNull(target, "target must not be null");
+            Objects.requireNonNull(data, "data must not be null");
             if (!target.isNative()) {
                 throw new IllegalArgumentException("WRITE_MEMORY needs a native destination segment");
             }
@@ -217,12 +230,12 @@ public sealed interface Memop {
     record Barrier(BarrierScope scope) implements Memop {
         /** @throws NullPointerException if the scope is null */
         public Barrier {
-            Objects.requireNonNull(scope, "scope");
+            Objects.requireNonNull(scope, "scope must not be null");
         }
     }
 
     private static void requireWidth(MemoryWord target, int width, String op) {
-        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(target, "target must not be null");
         if (target.width() != width) {
             throw new IllegalArgumentException(op + " needs a " + (width * 8) + "-bit word, got a "
                     + (target.width() * 8) + "-bit word " + target);

@@ -23,12 +23,15 @@ public final class MemopBatch extends AbstractList<Memop> implements RandomAcces
      *
      * @param ops the memops
      * @return the batch
-     * @throws NullPointerException if an element is null
+     * @throws NullPointerException if the array or an element is null
      */
     public static MemopBatch of(Memop... ops) {
+        Objects.requireNonNull(ops, "ops must not be null");
         Memop[] copy = ops.clone();
         for (int i = 0; i < copy.length; i++) {
-            Objects.requireNonNull(copy[i], "memop " + i);
+            if (copy[i] == null) {
+                throw new NullPointerException("ops[" + i + "] must not be null");
+            }
         }
         return copy.length == 0 ? EMPTY : new MemopBatch(copy);
     }
@@ -42,7 +45,8 @@ public final class MemopBatch extends AbstractList<Memop> implements RandomAcces
      * @throws NullPointerException if either is null
      */
     public static MemopBatch of(Memop first, Memop second) {
-        return new MemopBatch(new Memop[] {Objects.requireNonNull(first, "memop 0"), Objects.requireNonNull(second, "memop 1")});
+        return new MemopBatch(new Memop[] {Objects.requireNonNull(first, "first must not be null"),
+            Objects.requireNonNull(second, "second must not be null")});
     }
 
     /**
@@ -50,19 +54,24 @@ public final class MemopBatch extends AbstractList<Memop> implements RandomAcces
      *
      * @param ops the memops
      * @return the batch
-     * @throws NullPointerException if an element is null
+     * @throws NullPointerException if the list or an element is null
      */
     public static MemopBatch of(List<? extends Memop> ops) {
+        Objects.requireNonNull(ops, "ops must not be null");
         return of(ops.toArray(new Memop[0]));
     }
 
     /**
      * A builder that collects memops and batches into one batch without copying them twice.
      *
-     * @param capacity expected number of memops
+     * @param capacity expected number of memops, {@code >= 0}
      * @return the builder
+     * @throws IllegalArgumentException if the capacity is negative
      */
     public static Builder builder(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
+        }
         return new Builder(capacity);
     }
 
@@ -78,9 +87,10 @@ public final class MemopBatch extends AbstractList<Memop> implements RandomAcces
         /**
          * @param op a memop
          * @return this
+         * @throws NullPointerException if the memop is null
          */
         public Builder add(Memop op) {
-            Objects.requireNonNull(op, "memop");
+            Objects.requireNonNull(op, "op must not be null");
             if (size == ops.length) {
                 ops = java.util.Arrays.copyOf(ops, size * 2);
             }
@@ -91,8 +101,10 @@ public final class MemopBatch extends AbstractList<Memop> implements RandomAcces
         /**
          * @param batch memops to append, in order
          * @return this
+         * @throws NullPointerException if the batch is null
          */
         public Builder addAll(MemopBatch batch) {
+            Objects.requireNonNull(batch, "batch must not be null");
             if (size + batch.ops.length > ops.length) {
                 ops = java.util.Arrays.copyOf(ops, Math.max(ops.length * 2, size + batch.ops.length));
             }

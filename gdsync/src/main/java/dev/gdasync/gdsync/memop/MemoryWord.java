@@ -21,8 +21,8 @@ public final class MemoryWord {
     private final String name;
 
     private MemoryWord(MemorySegment segment, long offset, int width, String name) {
-        Objects.requireNonNull(segment, "segment");
-        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(segment, "segment must not be null");
+        Objects.requireNonNull(name, "name must not be null");
         if (!segment.isNative()) {
             throw new IllegalArgumentException("memop words must be in native memory, got a heap segment for " + name);
         }
@@ -47,6 +47,7 @@ public final class MemoryWord {
      * @param offset  byte offset in the segment, a multiple of 4 from an aligned base
      * @param name    what the word is, for error messages
      * @return the word
+     * @throws NullPointerException     if the segment or the name is null
      * @throws IllegalArgumentException if the segment is not native or the word is misaligned
      * @throws IndexOutOfBoundsException if the word does not lie inside the segment
      */
@@ -61,6 +62,7 @@ public final class MemoryWord {
      * @param offset  byte offset in the segment, a multiple of 8 from an aligned base
      * @param name    what the word is, for error messages
      * @return the word
+     * @throws NullPointerException     if the segment or the name is null
      * @throws IllegalArgumentException if the segment is not native or the word is misaligned
      * @throws IndexOutOfBoundsException if the word does not lie inside the segment
      */

@@ -19,11 +19,15 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
     /** The default timeout, 60 s, as LibMP's progress-error check. */
     public static final long DEFAULT_TIMEOUT_MS = 60_000;
 
+    /** The longest timeout: {@link Long#MAX_VALUE} nanoseconds, about 292 years. */
+    public static final Duration MAX_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE);
+
     /**
+     * @throws NullPointerException     if the backoff is null
      * @throws IllegalArgumentException if the timeout is not positive
      */
     public WaitPolicy {
-        Objects.requireNonNull(backoff, "backoff");
+        Objects.requireNonNull(backoff, "backoff must not be null");
         if (timeoutNanos <= 0) {
             throw new IllegalArgumentException("wait timeout must be positive, got " + timeoutNanos + " ns");
         }
@@ -32,11 +36,13 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
     /**
      * A low-latency policy with the given timeout.
      *
-     * @param timeout how long a wait may take
+     * @param timeout how long a wait may take, positive and at most {@link #MAX_TIMEOUT}
      * @return the policy
+     * @throws NullPointerException     if the timeout is null
+     * @throws IllegalArgumentException if the timeout is not positive or longer than {@link #MAX_TIMEOUT}
      */
     public static WaitPolicy lowLatency(Duration timeout) {
-        return new WaitPolicy(BackoffPolicy.LOW_LATENCY, timeout.toNanos());
+        return new WaitPolicy(BackoffPolicy.LOW_LATENCY, nanos(timeout));
     }
 
     /**
@@ -55,6 +61,10 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(TIMEOUT_PROPERTY + " must be a number of milliseconds, got '" + value + "'");
             }
+            if (ms > MAX_TIMEOUT.toMillis()) {
+                throw new IllegalArgumentException(TIMEOUT_PROPERTY + " must be at most " + MAX_TIMEOUT.toMillis()
+                        + " ms (Long.MAX_VALUE nanoseconds), got " + ms);
+            }
         }
         return new WaitPolicy(BackoffPolicy.LOW_LATENCY, Duration.ofMillis(ms).toNanos());
     }
@@ -62,10 +72,25 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
     /**
      * This policy with another timeout.
      *
-     * @param timeout the new timeout
+     * @param timeout the new timeout, positive and at most {@link #MAX_TIMEOUT}
      * @return the policy
+     * @throws NullPointerException     if the timeout is null
+     * @throws IllegalArgumentException if the timeout is not positive or longer than {@link #MAX_TIMEOUT}
      */
     public WaitPolicy withTimeout(Duration timeout) {
-        return new WaitPolicy(backoff, timeout.toNanos());
+        return new WaitPolicy(backoff, nanos(timeout));
+    }
+
+    /** A timeout in nanoseconds, refusing what a {@code long} of nanoseconds cannot hold. */
+    private static long nanos(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        if (timeout.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("timeout must be at most " + MAX_TIMEOUT
+                    + " (Long.MAX_VALUE nanoseconds), got " + timeout);
+        }
+        return timeout.toNanos();
     }
 }

@@ -7,12 +7,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link RegionKind#HOST} region: a shared-memory file mapped into this process. Peers on the node
  * map the same file by its path, which is how the software NIC moves bytes between processes with a
- * single copy.
+ * single copy. The region is exactly as long as asked; its file is rounded up to a whole page, and the
+ * bytes past the region's end belong to no one.
  */
 public final class HostRegion implements Region {
     private final long id;
@@ -41,6 +43,7 @@ public final class HostRegion implements Region {
         return id;
     }
 
+    /** @return the length asked for, which the file behind the region may exceed by less than a page */
     @Override
     public long length() {
         return segment.byteSize();
@@ -68,9 +71,10 @@ public final class HostRegion implements Region {
      * Adds an action run when the region closes, before it is unmapped (a NIC deregisters it there).
      *
      * @param listener the action
+     * @throws NullPointerException if the listener is null
      */
     public void addCloseListener(Runnable listener) {
-        closeListeners.add(listener);
+        closeListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
     }
 
     @Override

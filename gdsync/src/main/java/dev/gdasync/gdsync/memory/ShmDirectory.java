@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,7 +53,10 @@ public final class ShmDirectory implements AutoCloseable {
     private static final FileAttribute<Set<PosixFilePermission>> FILE_0600 =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final long PAGE = 4096;
+    /** Files are rounded up to a multiple of this many bytes. */
+    public static final long PAGE = 4096;
+    /** The longest region {@link #allocate} accepts: the largest multiple of {@link #PAGE} a {@code long} holds. */
+    public static final long MAX_LENGTH = Long.MAX_VALUE & -PAGE;
 
     private final Path root;
     private final Path jobDir;
@@ -88,11 +92,14 @@ public final class ShmDirectory implements AutoCloseable {
      * @param base  the base directory (for example {@code /dev/shm})
      * @param jobId the job, {@code [A-Za-z0-9_.-]{1,64}}
      * @return the directory
+     * @throws NullPointerException     if the base or the job id is null
      * @throws IllegalArgumentException if the job id is malformed
      * @throws UncheckedIOException     if the directories cannot be made
      */
     public static ShmDirectory open(Path base, String jobId) {
-        if (jobId == null || !JOB_ID.matcher(jobId).matches()) {
+        Objects.requireNonNull(base, "base must not be null");
+        Objects.requireNonNull(jobId, "jobId must not be null");
+        if (!JOB_ID.matcher(jobId).matches()) {
             throw new IllegalArgumentException("job id must match [A-Za-z0-9_.-]{1,64}, got '" + jobId + "'");
         }
         Path root = userRoot(base);
@@ -136,8 +143,10 @@ public final class ShmDirectory implements AutoCloseable {
     /**
      * @param base a base directory
      * @return the current user's directory under it
+     * @throws NullPointerException if the base is null
      */
     public static Path userRoot(Path base) {
+        Objects.requireNonNull(base, "base must not be null");
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
         return base.resolve("gdasync-" + user);
     }
@@ -147,8 +156,10 @@ public final class ShmDirectory implements AutoCloseable {
      *
      * @param root a directory from {@link #userRoot(Path)}
      * @return the number of process directories removed
+     * @throws NullPointerException if the root is null
      */
     public static int cleanStale(Path root) {
+        Objects.requireNonNull(root, "root must not be null");
         if (!Files.isDirectory(root)) {
             return 0;
         }
@@ -192,6 +203,7 @@ public final class ShmDirectory implements AutoCloseable {
      * @return whether the directory is gone now
      */
     public static boolean removeDeadProcess(Path processDirectory, long pid, long startMillis) {
+        Objects.requireNonNull(processDirectory, "processDirectory must not be null");
         Matcher m = PROCESS_DIR.matcher(String.valueOf(processDirectory.getFileName()));
         Path job = processDirectory.getParent();
         if (!m.matches() || Long.parseLong(m.group(1)) != pid || job == null
@@ -252,19 +264,26 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
-     * Allocates a host region in a new shared-memory file. Its length is rounded up to a page.
+     * Allocates a host region in a new shared-memory file. The region is exactly {@code bytes} long; its file
+     * (and mapping) is rounded up to a whole page, and the bytes past the region's end are not part of it.
      *
-     * @param bytes the length, {@code > 0}
+     * <p>The shared-memory file system's free space is checked before anything is written: a length it cannot
+     * hold is refused at once, with no file left behind, instead of writing zeros until the memory is full.
+     *
+     * @param bytes the length, {@code > 0} and at most {@link #MAX_LENGTH}
      * @return the region, zero-filled
-     * @throws IllegalArgumentException if the length is not positive
+     * @throws IllegalArgumentException if the length is not positive, or too large to round up to a whole page
      * @throws IllegalStateException    if the directory is closed
-     * @throws UncheckedIOException     if the file cannot be made
+     * @throws UncheckedIOException     if the shared-memory file system has less free space than the rounded
+     *                                  length (the message names the length, the free space and the directory),
+     *                                  or the file cannot be made; no file is left behind
      */
     public HostRegion allocate(long bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("region length must be > 0, got " + bytes);
+        long size = pageRound(bytes, "region length");
+        synchronized (this) {
+            requireOpen();
         }
-        long size = (bytes + PAGE - 1) & -PAGE;
+        requireSpace(processDir, bytes, size);
         long id;
         synchronized (this) {
             requireOpen();
@@ -273,8 +292,8 @@ public final class ShmDirectory implements AutoCloseable {
         Path file = processDir.resolve("region-" + id);
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = createAndMap(file, size, arena);
-            HostRegion region = new HostRegion(id, file, arena, segment, this);
+            MemorySegment mapping = createAndMap(file, size, arena);
+            HostRegion region = new HostRegion(id, file, arena, mapping.asSlice(0, bytes), this);
             synchronized (this) {
                 if (!open) {
                     region.close();
@@ -292,6 +311,47 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
+     * Rounds a length up to a whole page, refusing lengths that are not positive or whose rounding would not
+     * fit in a {@code long}.
+     *
+     * @param bytes a length
+     * @param what  what the length is, for the message
+     * @return the length rounded up to a multiple of {@link #PAGE}
+     * @throws IllegalArgumentException if the length is not positive or larger than {@link #MAX_LENGTH}
+     */
+    static long pageRound(long bytes, String what) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException(what + " must be > 0, got " + bytes);
+        }
+        if (bytes > MAX_LENGTH) {
+            throw new IllegalArgumentException(what + " " + bytes + " bytes is too large: rounded up to a whole page ("
+                    + PAGE + " bytes) it would exceed the largest file length, " + MAX_LENGTH + " bytes");
+        }
+        return (bytes + PAGE - 1) & -PAGE;
+    }
+
+    /**
+     * Refuses a file the shared-memory file system cannot hold, before anything is written. Another process
+     * may take the space between this check and the writes; those then fail with ENOSPC and the file is removed.
+     * A file system that cannot say its free space is not checked here.
+     */
+    private static void requireSpace(Path dir, long bytes, long size) {
+        long usable;
+        try {
+            usable = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return; // unknown: the zero writes find out
+        }
+        if (size > usable) {
+            String rounded = size == bytes ? "" : " (" + size + " bytes rounded up to whole pages)";
+            String message = "cannot allocate " + bytes + " bytes" + rounded + " of shared memory in " + dir
+                    + ": its file system has only " + usable + " bytes free";
+            throw new UncheckedIOException(message, new IOException("not enough free space: " + usable + " bytes free, "
+                    + size + " bytes needed"));
+        }
+    }
+
+    /**
      * Reserves a region id that no region of this directory has or will get: for regions whose bytes live
      * elsewhere (device memory) but that share the id space of the files here.
      *
@@ -304,26 +364,44 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
-     * Creates a new 0600 file in this process's directory and maps it read-write.
+     * Creates a new 0600 file in this process's directory and maps it read-write. The file system's free space
+     * is checked first, as for {@link #allocate}.
      *
-     * @param name  the file name
-     * @param bytes its size
+     * @param name  the file name: a plain name, not a path
+     * @param bytes its size, {@code > 0}
      * @param arena the arena owning the mapping
      * @return the mapping, zero-filled
-     * @throws UncheckedIOException if the file exists or cannot be made
+     * @throws NullPointerException     if the name or the arena is null
+     * @throws IllegalArgumentException if the name is not a plain file name, or the size is not positive
+     * @throws IllegalStateException    if the directory is closed
+     * @throws UncheckedIOException     if the file exists, the file system has less free space than the size, or
+     *                                  the file cannot be made; no file is left behind except one that existed
      */
     public MemorySegment createFile(String name, long bytes, Arena arena) {
+        Objects.requireNonNull(arena, "arena must not be null");
+        Path file = file(name);
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("file size must be > 0, got " + bytes);
+        }
         synchronized (this) {
             requireOpen();
         }
-        return createAndMap(processDir.resolve(name), bytes, arena);
+        requireSpace(processDir, bytes, bytes);
+        return createAndMap(file, bytes, arena);
     }
 
     /**
-     * @param name a file name
+     * @param name a file name: a plain name, not a path
      * @return its path in this process's directory
+     * @throws NullPointerException     if the name is null
+     * @throws IllegalArgumentException if the name is empty, {@code .} or {@code ..}, or holds a separator
      */
     public Path file(String name) {
+        Objects.requireNonNull(name, "name must not be null");
+        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("name must be a plain file name, got '" + name + "'");
+        }
         return processDir.resolve(name);
     }
 
@@ -334,9 +412,12 @@ public final class ShmDirectory implements AutoCloseable {
      * @param writable whether to map it writable
      * @param arena    the arena owning the mapping
      * @return the mapping of the whole file
+     * @throws NullPointerException if the path or the arena is null
      * @throws UncheckedIOException if the file cannot be opened
      */
     public static MemorySegment mapExisting(Path path, boolean writable, Arena arena) {
+        Objects.requireNonNull(path, "path must not be null");
+        Objects.requireNonNull(arena, "arena must not be null");
         try (FileChannel ch = writable
                 ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 : FileChannel.open(path, StandardOpenOption.READ)) {
@@ -364,13 +445,20 @@ public final class ShmDirectory implements AutoCloseable {
             }
             return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // the original failure is the one to report
-            }
+            deleteQuietly(file);
             throw new UncheckedIOException("could not size or map shared-memory file " + file
                     + " to " + bytes + " bytes (is the shared-memory file system full?)", e);
+        } catch (RuntimeException | Error e) {
+            deleteQuietly(file); // no empty or partial file is left behind, whatever failed
+            throw e;
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // the original failure is the one to report
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.nic;
 
+import java.util.Objects;
+
 /**
  * A completion read from a completion queue. Mutable and reusable: {@link CompletionQueue#poll} fills
  * it, so a polling loop allocates nothing.
@@ -28,13 +30,14 @@ public final class Completion {
      * @param queuePairNumber the local queue pair
      * @param index           the absolute index of the CQE in its queue
      * @return this
+     * @throws NullPointerException if the status, opcode or detail is null
      */
     public Completion set(long wrId, CompletionStatus status, CompletionOpcode opcode, ErrorDetail detail,
                           int byteLength, int immediate, boolean hasImmediate, int queuePairNumber, long index) {
+        this.status = Objects.requireNonNull(status, "status must not be null");
+        this.opcode = Objects.requireNonNull(opcode, "opcode must not be null");
+        this.detail = Objects.requireNonNull(detail, "detail must not be null");
         this.wrId = wrId;
-        this.status = status;
-        this.opcode = opcode;
-        this.detail = detail;
         this.byteLength = byteLength;
         this.immediate = immediate;
         this.hasImmediate = hasImmediate;

@@ -2,6 +2,7 @@ package dev.gdasync.gdsync.nic;
 
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Objects;
 
 /**
  * A queue pair's endpoint descriptor: the bytes a peer needs to connect to it. A bootstrap carries
@@ -17,10 +18,12 @@ public final class Endpoint {
     /**
      * @param bytes encoded endpoint, copied
      * @return the endpoint
+     * @throws NullPointerException     if the bytes are null
      * @throws IllegalArgumentException if empty
      */
     public static Endpoint of(byte[] bytes) {
-        if (bytes == null || bytes.length == 0) {
+        Objects.requireNonNull(bytes, "bytes must not be null");
+        if (bytes.length == 0) {
             throw new IllegalArgumentException("an endpoint descriptor cannot be empty");
         }
         return new Endpoint(bytes.clone());
@@ -29,10 +32,18 @@ public final class Endpoint {
     /**
      * @param hex the endpoint as from {@link #toHex()}
      * @return the endpoint
+     * @throws NullPointerException     if the text is null
      * @throws IllegalArgumentException if not hexadecimal or empty
      */
     public static Endpoint fromHex(String hex) {
-        return of(HexFormat.of().parseHex(hex.trim()));
+        Objects.requireNonNull(hex, "hex must not be null");
+        byte[] bytes;
+        try {
+            bytes = HexFormat.of().parseHex(hex.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("an endpoint must be hexadecimal, got '" + hex + "': " + e.getMessage(), e);
+        }
+        return of(bytes);
     }
 
     /** @return a copy of the encoded bytes */

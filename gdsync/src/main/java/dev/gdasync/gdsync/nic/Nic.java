@@ -15,9 +15,12 @@ public interface Nic extends AutoCloseable {
     /**
      * Allocates host memory that this NIC can register and that peers can reach.
      *
-     * @param bytes the length
-     * @return the region
-     * @throws IllegalArgumentException if the length is not positive
+     * @param bytes the length, {@code > 0}
+     * @return the region, exactly {@code bytes} long (the provider may back it with more, such as whole pages)
+     * @throws IllegalArgumentException if the length is not positive, or too large for the provider to represent
+     * @throws IllegalStateException    if the NIC is closed
+     * @throws java.io.UncheckedIOException if the memory behind it cannot hold the length (the software NIC: the
+     *                                  shared-memory file system has too little free space); nothing is left allocated
      */
     Region allocateHost(long bytes);
 
@@ -45,9 +48,10 @@ public interface Nic extends AutoCloseable {
      * @param length length of the range, {@code > 0}
      * @param access {@link Access} flags
      * @return the registration
-     * @throws IllegalArgumentException if the range is outside the region, the flags are invalid, or the
-     *                                  region cannot be registered with this NIC
-     * @throws IllegalStateException    if the registration table is full
+     * @throws NullPointerException     if the region is null
+     * @throws IllegalArgumentException if the range is outside the region or empty, the flags are invalid, or the
+     *                                  region cannot be registered with this NIC (another's, or closed)
+     * @throws IllegalStateException    if the registration table is full, or the NIC is closed
      */
     MemoryRegion register(Region region, long offset, long length, int access);
 
@@ -57,8 +61,11 @@ public interface Nic extends AutoCloseable {
      * @param region the region
      * @param access {@link Access} flags
      * @return the registration
+     * @throws NullPointerException     if the region is null
+     * @throws IllegalArgumentException as {@link #register(Region, long, long, int)}
      */
     default MemoryRegion register(Region region, int access) {
+        java.util.Objects.requireNonNull(region, "region must not be null");
         return register(region, 0, region.length(), access);
     }
 
@@ -66,6 +73,7 @@ public interface Nic extends AutoCloseable {
      * Deregisters; both keys stop working at once.
      *
      * @param mr the registration
+     * @throws NullPointerException     if it is null
      * @throws IllegalArgumentException if it is not this NIC's or was already deregistered
      */
     void deregister(MemoryRegion mr);
@@ -75,6 +83,8 @@ public interface Nic extends AutoCloseable {
      *
      * @param config sizes
      * @return the queue pair, in state {@link QpState#RESET}
+     * @throws NullPointerException  if the sizes are null
+     * @throws IllegalStateException if the NIC is closed
      */
     QueuePair createQueuePair(QueuePairConfig config);
 

@@ -38,10 +38,11 @@ public final class NicProviders {
     /**
      * @param name a provider's name (any case)
      * @return the provider
+     * @throws NullPointerException     if the name is null
      * @throws IllegalArgumentException if no provider has that name; the message lists those there are
      */
     public static NicProvider named(String name) {
-        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(name, "name must not be null");
         String wanted = name.strip().toLowerCase(Locale.ROOT);
         List<String> names = new ArrayList<>();
         for (NicProvider p : all()) {
@@ -67,10 +68,11 @@ public final class NicProviders {
      *
      * @param config the settings
      * @return the NIC
+     * @throws NullPointerException     if the settings are null
      * @throws IllegalArgumentException if no provider has the settings' name
      */
     public static Nic open(NicConfig config) {
-        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(config, "config must not be null");
         return named(config.provider()).open(config);
     }
 }

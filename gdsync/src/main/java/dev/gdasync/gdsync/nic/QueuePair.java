@@ -30,6 +30,7 @@ public interface QueuePair extends AutoCloseable {
      * Connects to a peer's queue pair; each side connects with the other's endpoint.
      *
      * @param remote the peer's endpoint
+     * @throws NullPointerException     if the endpoint is null
      * @throws IllegalArgumentException if the endpoint is malformed or of another provider
      * @throws IllegalStateException    if already connected or closed
      */
@@ -45,6 +46,7 @@ public interface QueuePair extends AutoCloseable {
      * Posts a receive.
      *
      * @param wr the request; its buffers must be registered with LOCAL_WRITE
+     * @throws NullPointerException     if the request is null
      * @throws IllegalArgumentException if a buffer is not inside a registered region with LOCAL_WRITE
      * @throws QueueFullException       if the receive queue is full
      * @throws IllegalStateException    if the queue pair is closed
@@ -55,6 +57,7 @@ public interface QueuePair extends AutoCloseable {
      * Posts a send and rings its doorbell from the calling thread; the work runs at once.
      *
      * @param wr the request
+     * @throws NullPointerException     if the request is null
      * @throws IllegalArgumentException if the request is malformed or a local buffer is not registered
      * @throws QueueFullException       if the send queue, or the send completion queue for a signaled request, is full
      * @throws IllegalStateException    if not connected, or prepared sends are still unrung
@@ -66,6 +69,7 @@ public interface QueuePair extends AutoCloseable {
      *
      * @param wr the request
      * @return the prepared send and the memops that ring it
+     * @throws NullPointerException     if the request is null
      * @throws IllegalArgumentException if the request is malformed or a local buffer is not registered
      * @throws QueueFullException       if the send queue, or the send completion queue for a signaled request, is full
      * @throws IllegalStateException    if not connected
@@ -77,6 +81,7 @@ public interface QueuePair extends AutoCloseable {
      *
      * @param cq {@link #sendCq()} or {@link #recvCq()}
      * @return the wait
+     * @throws NullPointerException     if the completion queue is null
      * @throws IllegalArgumentException if the completion queue is not this queue pair's
      * @throws IllegalStateException    if no outstanding work will produce that CQE
      */

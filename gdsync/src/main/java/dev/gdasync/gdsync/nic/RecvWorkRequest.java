@@ -35,6 +35,8 @@ public final class RecvWorkRequest {
      * @param length  its length
      * @param lkey    the lkey of its memory region, which must allow LOCAL_WRITE
      * @return this
+     * @throws IllegalArgumentException if the length is negative
+     * @throws IllegalStateException    if the request already has {@link ScatterGatherList#MAX_SGE} buffers
      */
     public RecvWorkRequest sge(long address, int length, long lkey) {
         sgl.add(address, length, lkey);
@@ -48,9 +50,13 @@ public final class RecvWorkRequest {
      * @param offset the buffer's offset in it
      * @param length its length
      * @return this
+     * @throws NullPointerException     if the memory region is null
+     * @throws IllegalArgumentException if the length is negative (whether the buffer lies inside the region is
+     *                                  checked when the request is posted)
+     * @throws IllegalStateException    if the request already has {@link ScatterGatherList#MAX_SGE} buffers
      */
     public RecvWorkRequest sge(MemoryRegion mr, long offset, int length) {
-        sgl.add(mr.address() + offset, length, mr.lkey());
+        sgl.add(mr, offset, length);
         return this;
     }
 

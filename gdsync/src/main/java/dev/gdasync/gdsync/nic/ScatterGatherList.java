@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.nic;
 
+import java.util.Objects;
+
 /**
  * Up to {@link #MAX_SGE} buffers, each an address, a length and the lkey of the memory region that
  * holds it (verbs' {@code ibv_sge} array). Mutable and reusable.
@@ -38,6 +40,22 @@ public final class ScatterGatherList {
         this.length[count] = length;
         this.lkey[count] = lkey;
         count++;
+    }
+
+    /**
+     * Appends a buffer inside a memory region. Whether the buffer lies inside the region, and the region is
+     * still registered, is the NIC's check when the request is posted, as for any lkey.
+     *
+     * @param mr     the memory region
+     * @param offset the buffer's offset in the region
+     * @param length its length in bytes, {@code >= 0}
+     * @throws NullPointerException     if the memory region is null
+     * @throws IllegalArgumentException if the length is negative
+     * @throws IllegalStateException    if the list already has {@link #MAX_SGE} entries
+     */
+    public void add(MemoryRegion mr, long offset, int length) {
+        Objects.requireNonNull(mr, "mr must not be null");
+        add(mr.address() + offset, length, mr.lkey());
     }
 
     /** @return the number of entries */

@@ -43,9 +43,10 @@ public final class SendWorkRequest {
     /**
      * @param opcode the operation
      * @return this
+     * @throws NullPointerException if the opcode is null
      */
     public SendWorkRequest opcode(Opcode opcode) {
-        this.opcode = Objects.requireNonNull(opcode, "opcode");
+        this.opcode = Objects.requireNonNull(opcode, "opcode must not be null");
         return this;
     }
 
@@ -74,6 +75,8 @@ public final class SendWorkRequest {
      * @param length  its length
      * @param lkey    its memory region's lkey (INLINE buffers too: the payload is read through the registration)
      * @return this
+     * @throws IllegalArgumentException if the length is negative
+     * @throws IllegalStateException    if the request already has {@link ScatterGatherList#MAX_SGE} buffers
      */
     public SendWorkRequest sge(long address, int length, long lkey) {
         sgl.add(address, length, lkey);
@@ -87,9 +90,13 @@ public final class SendWorkRequest {
      * @param offset the buffer's offset in the region
      * @param length its length
      * @return this
+     * @throws NullPointerException     if the memory region is null
+     * @throws IllegalArgumentException if the length is negative (whether the buffer lies inside the region is
+     *                                  checked when the request is posted)
+     * @throws IllegalStateException    if the request already has {@link ScatterGatherList#MAX_SGE} buffers
      */
     public SendWorkRequest sge(MemoryRegion mr, long offset, int length) {
-        sgl.add(mr.address() + offset, length, mr.lkey());
+        sgl.add(mr, offset, length);
         return this;
     }
 

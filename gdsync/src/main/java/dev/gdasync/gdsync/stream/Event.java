@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.stream;
 
+import dev.gdasync.gdsync.memop.WaitPolicy;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +36,10 @@ public final class Event {
      *
      * @param stream the stream's name, for messages
      * @return the completer that owns the new event
+     * @throws NullPointerException if the name is null
      */
     public static Completer pending(String stream) {
-        return new Completer(new Event(Objects.requireNonNull(stream, "stream")));
+        return new Completer(new Event(Objects.requireNonNull(stream, "stream must not be null")));
     }
 
     /**
@@ -64,9 +67,10 @@ public final class Event {
          * Fails the event: the stream failed or closed before reaching it.
          *
          * @param cause why
+         * @throws NullPointerException if the cause is null
          */
         public void fail(Throwable cause) {
-            event.fail(Objects.requireNonNull(cause, "cause"));
+            event.fail(Objects.requireNonNull(cause, "cause must not be null"));
         }
     }
 
@@ -101,9 +105,10 @@ public final class Event {
      * exception one throws goes to the running thread's uncaught-exception handler.
      *
      * @param listener what to run
+     * @throws NullPointerException if the listener is null
      */
     public void whenDone(Runnable listener) {
-        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(listener, "listener must not be null");
         synchronized (this) {
             if (!done) {
                 listeners.add(listener);
@@ -145,12 +150,16 @@ public final class Event {
     /**
      * Blocks until the event is done or the timeout passes.
      *
-     * @param timeout how long to wait
+     * @param timeout how long to wait; zero or negative only looks, a timeout longer than {@link Long#MAX_VALUE}
+     *                nanoseconds waits without limit
      * @return whether the event completed in time
+     * @throws NullPointerException  if the timeout is null
      * @throws StreamFailedException if the stream failed before reaching it
      */
     public boolean synchronize(Duration timeout) {
-        boolean ok = awaitDone(timeout.toNanos());
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        boolean ok = awaitDone(timeout.compareTo(WaitPolicy.MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE
+                : timeout.isNegative() ? 0 : timeout.toNanos());
         if (ok) {
             throwIfFailed();
         }

@@ -50,8 +50,8 @@ public final class HostStream implements Stream {
     }
 
     private HostStream(String name, WaitPolicy policy) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.name = Objects.requireNonNull(name, "name must not be null");
+        this.policy = Objects.requireNonNull(policy, "policy must not be null");
         this.agent = AgentThread.start(new StreamAgent(), new BackoffIdler(IDLE, wakeup));
     }
 
@@ -60,6 +60,7 @@ public final class HostStream implements Stream {
      *
      * @param name the stream's name
      * @return the stream
+     * @throws NullPointerException if the name is null
      */
     public static HostStream create(String name) {
         return new HostStream(name, WaitPolicy.defaults());
@@ -71,6 +72,7 @@ public final class HostStream implements Stream {
      * @param name   the stream's name
      * @param policy how its waits wait, and for how long
      * @return the stream
+     * @throws NullPointerException if the name or the policy is null
      */
     public static HostStream create(String name, WaitPolicy policy) {
         return new HostStream(name, policy);
@@ -88,7 +90,7 @@ public final class HostStream implements Stream {
 
     @Override
     public void post(MemopBatch batch) {
-        enqueue(Objects.requireNonNull(batch, "batch"));
+        enqueue(Objects.requireNonNull(batch, "batch must not be null"));
     }
 
     @Override
@@ -101,7 +103,7 @@ public final class HostStream implements Stream {
 
     @Override
     public void launch(Runnable task) {
-        enqueue(Objects.requireNonNull(task, "task"));
+        enqueue(Objects.requireNonNull(task, "task must not be null"));
     }
 
     @Override
@@ -113,7 +115,7 @@ public final class HostStream implements Stream {
 
     @Override
     public void waitEvent(Event event) {
-        enqueue(new EventWait(Objects.requireNonNull(event, "event")));
+        enqueue(new EventWait(Objects.requireNonNull(event, "event must not be null")));
     }
 
     @Override
@@ -127,6 +129,11 @@ public final class HostStream implements Stream {
     }
 
     private boolean isClosing() {
+        return closing;
+    }
+
+    @Override
+    public boolean isClosed() {
         return closing;
     }
 

@@ -22,6 +22,7 @@ public interface Stream extends SendExecutor, AutoCloseable {
      * {@link #post(List)}, which enforces their order rules; raw memops are not checked.
      *
      * @param batch the memops
+     * @throws NullPointerException  if the batch is null
      * @throws StreamFailedException if the stream has failed
      * @throws IllegalStateException if the stream is closed
      */
@@ -32,6 +33,7 @@ public interface Stream extends SendExecutor, AutoCloseable {
      * waits against being posted twice, all before anything is queued.
      *
      * @param descriptors the descriptors, in order
+     * @throws NullPointerException  if the list or one of its descriptors is null; nothing is queued or posted
      * @throws StreamFailedException if the stream has failed
      * @throws IllegalStateException if the stream is closed, or the descriptors break an order rule
      */
@@ -41,6 +43,7 @@ public interface Stream extends SendExecutor, AutoCloseable {
      * Queues a host task, the host stream's kernel.
      *
      * @param task the task; an exception it throws fails the stream
+     * @throws NullPointerException  if the task is null
      * @throws StreamFailedException if the stream has failed
      * @throws IllegalStateException if the stream is closed
      */
@@ -58,7 +61,9 @@ public interface Stream extends SendExecutor, AutoCloseable {
      * Makes the stream wait until an event (of any stream) completes before running later work.
      *
      * @param event the event
+     * @throws NullPointerException  if the event is null
      * @throws StreamFailedException if the stream has failed
+     * @throws IllegalStateException if the stream is closed
      */
     void waitEvent(Event event);
 
@@ -71,6 +76,15 @@ public interface Stream extends SendExecutor, AutoCloseable {
 
     /** @return the first failure, or null while the stream is healthy */
     Throwable failure();
+
+    /**
+     * Says whether the stream was closed: it then refuses new work with {@link IllegalStateException}. A caller
+     * that must change state before posting (take a request, write a work request) checks this, and
+     * {@link #failure()}, first.
+     *
+     * @return whether {@link #close()} was called (or the stream's thread stopped)
+     */
+    boolean isClosed();
 
     /** Stops the stream: work still queued is abandoned and its events fail. Closing twice does nothing. */
     @Override

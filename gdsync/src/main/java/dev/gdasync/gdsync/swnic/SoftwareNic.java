@@ -20,6 +20,8 @@ import dev.gdasync.gdsync.swnic.cudaipc.NicDevices;
 import dev.gdasync.gdsync.swnic.shm.ShmTransport;
 import dev.gdasync.gdsync.swnic.ucx.UcxTransport;
 
+import java.util.Objects;
+
 /**
  * The software NIC: the NIC model with no NIC. Peers on this host are reached over shared memory, peers on other
  * hosts over UCX.
@@ -61,8 +63,10 @@ public final class SoftwareNic implements Nic {
      *
      * @param config settings
      * @return the NIC
+     * @throws NullPointerException if the settings are null
      */
     public static SoftwareNic open(SwNicConfig config) {
+        Objects.requireNonNull(config, "config must not be null");
         return new SoftwareNic(config);
     }
 
@@ -109,11 +113,13 @@ public final class SoftwareNic implements Nic {
      * @param context a context of the device to allocate on
      * @param bytes   the length, {@code > 0}
      * @return the region; its {@link DeviceRegion#segment()} throws, its address is the device pointer
+     * @throws NullPointerException     if the context is null
      * @throws IllegalArgumentException if the length is not positive, or the NIC uses another device
      * @throws IllegalStateException    if the NIC is closed
      * @throws dev.gdasync.gdsync.cuda.CudaException if the driver refuses (out of memory, ...)
      */
     public DeviceRegion allocateDevice(CudaContext context, long bytes) {
+        Objects.requireNonNull(context, "context must not be null");
         core.requireOpen();
         return devices.allocate(context, bytes);
     }
@@ -137,6 +143,7 @@ public final class SoftwareNic implements Nic {
 
     @Override
     public MemoryRegion register(Region region, long offset, long length, int access) {
+        Objects.requireNonNull(region, "region must not be null");
         core.requireOpen();
         Access.validate(access);
         if (region.kind() == RegionKind.DEVICE) {
@@ -149,9 +156,7 @@ public final class SoftwareNic implements Nic {
         if (!host.isOpen()) {
             throw new IllegalArgumentException(region + " is closed");
         }
-        if (offset < 0 || length <= 0 || offset > host.length() - length) {
-            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
-        }
+        requireRange(region, offset, length);
         SwMemoryRegion mr = core.mrTable().register(host, offset, length, access);
         // Closing the region ends its registrations, so no key outlives the memory it names; device copies
         // using it end before it is unmapped.
@@ -172,15 +177,24 @@ public final class SoftwareNic implements Nic {
         if (!region.isOpen()) {
             throw new IllegalArgumentException(region + " is closed");
         }
-        if (offset < 0 || length <= 0 || offset > region.length() - length) {
-            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
-        }
+        requireRange(region, offset, length);
         // The region's own close listener deregisters every range of it (NicDevices.retire).
         return core.mrTable().register(region, offset, length, access);
     }
 
+    private static void requireRange(Region region, long offset, long length) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("a registration needs at least one byte, got length " + length
+                    + " in " + region);
+        }
+        if (offset < 0 || offset > region.length() - length) {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is not inside " + region);
+        }
+    }
+
     @Override
     public void deregister(MemoryRegion mr) {
+        Objects.requireNonNull(mr, "mr must not be null");
         core.requireOpen();
         if (!(mr instanceof SwMemoryRegion sw) || sw.table() != core.mrTable()) {
             throw new IllegalArgumentException(mr + " is not a memory region of " + name());
@@ -195,6 +209,7 @@ public final class SoftwareNic implements Nic {
 
     @Override
     public QueuePair createQueuePair(QueuePairConfig qpConfig) {
+        Objects.requireNonNull(qpConfig, "qpConfig must not be null");
         return core.createQueuePair(qpConfig);
     }
 

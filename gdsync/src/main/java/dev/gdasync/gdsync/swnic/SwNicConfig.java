@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.memop.WaitPolicy;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.NicConfig;
 import dev.gdasync.gdsync.swnic.core.Layouts;
@@ -45,20 +46,20 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
     public static final String TRANSPORT_ENV = "GDASYNC_TRANSPORT";
 
     /**
-     * @throws IllegalArgumentException if a duration is not positive or the capacity is out of range
+     * @throws NullPointerException     if a component is null
+     * @throws IllegalArgumentException if a duration is not positive or longer than {@link WaitPolicy#MAX_TIMEOUT},
+     *                                  or the capacity is out of range
      */
     public SwNicConfig {
-        Objects.requireNonNull(jobId, "jobId");
-        Objects.requireNonNull(shmBase, "shmBase");
-        Objects.requireNonNull(agentIdle, "agentIdle");
-        Objects.requireNonNull(agentHotIdle, "agentHotIdle");
-        Objects.requireNonNull(transport, "transport");
-        if (rnrTimeout.isNegative() || rnrTimeout.isZero()) {
-            throw new IllegalArgumentException("rnrTimeout must be positive, got " + rnrTimeout);
-        }
-        if (livenessInterval.isNegative() || livenessInterval.isZero()) {
-            throw new IllegalArgumentException("livenessInterval must be positive, got " + livenessInterval);
-        }
+        Objects.requireNonNull(jobId, "jobId must not be null");
+        Objects.requireNonNull(shmBase, "shmBase must not be null");
+        Objects.requireNonNull(rnrTimeout, "rnrTimeout must not be null");
+        Objects.requireNonNull(livenessInterval, "livenessInterval must not be null");
+        Objects.requireNonNull(agentIdle, "agentIdle must not be null");
+        Objects.requireNonNull(agentHotIdle, "agentHotIdle must not be null");
+        Objects.requireNonNull(transport, "transport must not be null");
+        requireDuration("rnrTimeout", rnrTimeout);
+        requireDuration("livenessInterval", livenessInterval);
         if (keyBits != 32 && keyBits != 64) {
             throw new IllegalArgumentException("keyBits must be 32 or 64, got " + keyBits);
         }
@@ -86,6 +87,16 @@ public record SwNicConfig(String jobId, Path shmBase, Duration rnrTimeout, Durat
         return new SwNicConfig(job, ShmDirectory.defaultBase(), Duration.ofMillis(rnrMs), Duration.ofMillis(20),
                 4096, BackoffPolicy.BACKGROUND, new BackoffPolicy(2_000, 100, 1_000, 20_000),
                 transport == null || transport.isBlank() ? Transport.AUTO : Transport.parse(transport), 64);
+    }
+
+    private static void requireDuration(String name, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + d);
+        }
+        if (d.compareTo(WaitPolicy.MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + WaitPolicy.MAX_TIMEOUT
+                    + " (Long.MAX_VALUE nanoseconds), got " + d);
+        }
     }
 
     /** @return whether the transport is not {@link Transport#SHM}: peers on other hosts are reached over UCX */

@@ -23,6 +23,7 @@ public final class SwNicProvider implements NicProvider {
 
     @Override
     public Nic open(NicConfig config) {
+        java.util.Objects.requireNonNull(config, "config must not be null");
         if (!(config instanceof SwNicConfig sw)) {
             throw new IllegalArgumentException("the " + SwNicConfig.PROVIDER + " provider takes SwNicConfig settings, got "
                     + config.getClass().getName() + " for provider '" + config.provider() + "'");

@@ -61,6 +61,12 @@ class CudaStreamGpuTest {
     }
 
     @Test
+    void nullArgumentsAreRefusedNamingTheParameter() {
+        requireGpu();
+        scenarios.arguments();
+    }
+
+    @Test
     void eventsOrderWorkAcrossStreams() {
         requireGpu();
         scenarios.events();

@@ -38,6 +38,7 @@ public final class CudaStreamMain {
                             case "timeout" -> s.timeout();
                             case "close" -> s.close();
                             case "unsupported" -> s.unsupported();
+                            case "arguments" -> s.arguments();
                             case "create" -> {
                                 try (CudaStream stream = CudaStream.create("create", context)) {
                                     System.out.println("caps: " + stream.capabilities());

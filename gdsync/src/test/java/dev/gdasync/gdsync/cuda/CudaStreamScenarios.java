@@ -397,6 +397,64 @@ final class CudaStreamScenarios {
         s.close();
     }
 
+    /**
+     * Every public call refuses a null argument with a message naming the parameter before anything is queued, and
+     * a closed stream refuses work; the stream stays usable after the refusals.
+     */
+    void arguments() {
+        try (Arena arena = Arena.ofShared(); CudaAddressMap map = new CudaAddressMap(context);
+             CudaStream s = CudaStream.create("arguments", context, map, PATIENT)) {
+            MemorySegment page = arena.allocate(4096, 4096);
+            MemoryWord word = MemoryWord.word32(page, 0, "word");
+            jcuda.Pointer params = jcuda.Pointer.to(new int[1]);
+            jcuda.driver.CUfunction function = new jcuda.driver.CUfunction();
+            refused(() -> CudaStream.create(null, context), "name");
+            refused(() -> CudaStream.create("x", null), "context");
+            refused(() -> CudaStream.create(null, context, map, PATIENT), "name");
+            refused(() -> CudaStream.create("x", null, map, PATIENT), "context");
+            refused(() -> CudaStream.create("x", context, null, PATIENT), "map");
+            refused(() -> CudaStream.create("x", context, map, null), "policy");
+            refused(() -> s.post((MemopBatch) null), "batch");
+            refused(() -> s.post((List<Descriptor>) null), "descriptors");
+            refused(() -> s.post(java.util.Arrays.asList(new Descriptor.WriteValue32(word, 1, 0), null)), "descriptors[1]");
+            refused(() -> s.launch(null), "task");
+            refused(() -> s.launchKernel(null, 1, 1, 0, params, "k"), "function");
+            refused(() -> s.launchKernel(function, 1, 1, 0, null, "k"), "params");
+            refused(() -> s.launchKernel(function, 1, 1, 0, params, null), "what");
+            refused(() -> s.copyHostToDevice(0x1000, null), "src");
+            refused(() -> s.copyDeviceToHost(null, 0x1000), "dst");
+            refused(() -> s.waitEvent(null), "event");
+            expect(!s.isClosed() && s.failure() == null, "a refused call changed the stream: " + s);
+            s.post(List.of(new Descriptor.WriteValue32(word, 7, 0)));
+            s.synchronize();
+            expect(word.getAcquire32() == 7, "the stream no longer works after the refused calls");
+            s.close();
+            expect(s.isClosed(), "a closed stream says it is open");
+            try {
+                s.post(MemopBatch.of(new Memop.Write32(word, 8, false)));
+                expect(false, "a closed stream took a batch");
+            } catch (IllegalStateException e) {
+                out.accept("closed post: " + e.getMessage());
+            }
+            expect(word.getAcquire32() == 7, "a closed stream wrote a word");
+        }
+        out.accept("arguments: " + refusals + " null arguments refused");
+    }
+
+    private int refusals;
+
+    /** Expects a call to refuse a null argument, naming it. */
+    private void refused(Runnable call, String parameter) {
+        try {
+            call.run();
+            expect(false, "a null " + parameter + " was accepted");
+        } catch (NullPointerException e) {
+            expect((parameter + " must not be null").equals(e.getMessage()), "a null " + parameter + " was refused with '"
+                    + e.getMessage() + "'");
+            refusals++;
+        }
+    }
+
     /** Memops this GPU cannot execute are refused at post, and the stream stays usable. */
     void unsupported() {
         try (Arena arena = Arena.ofShared(); CudaAddressMap map = new CudaAddressMap(context);

@@ -226,6 +226,14 @@ class FakeCudaStreamTest {
     }
 
     @Test
+    void nullArgumentsAreRefusedNamingTheParameterAndAClosedStreamTakesNothing() throws IOException {
+        Run r = run(Map.of(), "arguments");
+        r.ok("arguments");
+        assertTrue(r.out().contains("arguments: 16 null arguments refused"), r::toString);
+        assertTrue(r.out().contains("closed post: CUDA stream 'arguments' is closed"), r::toString);
+    }
+
+    @Test
     void memopsDisabledInTheDriverAreReportedWithWhatToDo() throws IOException {
         Run r = run(Map.of("FAKE_CUDA_MEMOPS", "0"), "create");
         assertTrue(r.out().contains("create: FAILED dev.gdasync.gdsync.cuda.CudaException: stream memops are disabled in "

@@ -183,11 +183,11 @@ class MemopTest {
     void batchRejectsNullElements() {
         Memop a = new Memop.Write32(w32, 1, false);
         var e = assertThrows(NullPointerException.class, () -> MemopBatch.of(a, a, null));
-        assertMessage(e, "memop 2");
+        assertMessage(e, "ops[2] must not be null");
         var e2 = assertThrows(NullPointerException.class, () -> MemopBatch.of(a, (Memop) null));
-        assertMessage(e2, "memop 1");
-        assertThrows(NullPointerException.class, () -> MemopBatch.of((Memop) null, a));
-        assertThrows(NullPointerException.class, () -> MemopBatch.builder(1).add(null));
+        assertMessage(e2, "second must not be null");
+        assertMessage(assertThrows(NullPointerException.class, () -> MemopBatch.of((Memop) null, a)), "first must not be null");
+        assertMessage(assertThrows(NullPointerException.class, () -> MemopBatch.builder(1).add(null)), "op must not be null");
     }
 
     @Test

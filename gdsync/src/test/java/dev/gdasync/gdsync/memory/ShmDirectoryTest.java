@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.memory;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -101,20 +102,23 @@ class ShmDirectoryTest {
     // ---- regions ----
 
     @Test
-    void allocateReturnsAZeroFilledPageRoundedRegionBackedByAFile() throws IOException {
+    void allocateReturnsAZeroFilledRegionOfExactlyTheLengthBackedByAPageRoundedFile() throws IOException {
         try (ShmDirectory d = ShmDirectory.open(base, "alloc")) {
             HostRegion r1 = d.allocate(1);
             HostRegion r2 = d.allocate(4096);
             HostRegion r3 = d.allocate(4097);
-            assertEquals(4096, r1.length());
+            assertEquals(1, r1.length());
             assertEquals(4096, r2.length());
-            assertEquals(8192, r3.length());
+            assertEquals(4097, r3.length());
+            assertEquals(4096, Files.size(r1.path()));
+            assertEquals(4096, Files.size(r2.path()));
+            assertEquals(8192, Files.size(r3.path()));
             for (HostRegion r : new HostRegion[] {r1, r2, r3}) {
                 assertEquals(RegionKind.HOST, r.kind());
                 assertTrue(r.isOpen());
                 assertTrue(Files.isRegularFile(r.path()), r.path().toString());
                 assertEquals(d.processDirectory(), r.path().getParent());
-                assertEquals(r.length(), Files.size(r.path()));
+                assertEquals(0, Files.size(r.path()) % ShmDirectory.PAGE);
                 assertEquals(r.segment().address(), r.address());
                 assertEquals(r.length(), r.segment().byteSize());
                 assertEquals(-1, zeroMismatch(r.segment()), "not zero-filled");
@@ -127,8 +131,14 @@ class ShmDirectoryTest {
 
     /** @return -1 if the segment is all zero, else the first nonzero offset */
     private static long zeroMismatch(MemorySegment seg) {
-        for (long i = 0; i < seg.byteSize(); i += 8) {
+        long i = 0;
+        for (; i + 8 <= seg.byteSize(); i += 8) {
             if (seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i) != 0) {
+                return i;
+            }
+        }
+        for (; i < seg.byteSize(); i++) {
+            if (seg.get(ValueLayout.JAVA_BYTE, i) != 0) {
                 return i;
             }
         }
@@ -139,7 +149,7 @@ class ShmDirectoryTest {
     void regionsAreZeroFilled() {
         try (ShmDirectory d = ShmDirectory.open(base, "zero")) {
             HostRegion r = d.allocate(3 * 4096 + 5);
-            assertEquals(4 * 4096, r.length());
+            assertEquals(3 * 4096 + 5, r.length());
             assertEquals(-1, zeroMismatch(r.segment()));
         }
     }
@@ -195,6 +205,83 @@ class ShmDirectoryTest {
         }
     }
 
+    // ---- sizes: rounding and free space ----
+
+    /** @return the names of the files in a directory */
+    private static java.util.List<String> files(Path dir) throws IOException {
+        try (var list = Files.list(dir)) {
+            return list.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {Long.MAX_VALUE, Long.MAX_VALUE - 1, ShmDirectory.MAX_LENGTH + 1})
+    @Timeout(10)
+    void lengthsThatCannotBeRoundedToAPageAreRefusedWithoutAFile(long bytes) throws IOException {
+        try (ShmDirectory d = ShmDirectory.open(base, "huge")) {
+            var e = assertThrows(IllegalArgumentException.class, () -> d.allocate(bytes));
+            assertTrue(e.getMessage().contains(bytes + " bytes is too large"), e.getMessage());
+            assertTrue(e.getMessage().contains(Long.toString(ShmDirectory.MAX_LENGTH)), e.getMessage());
+            assertEquals(java.util.List.of(), files(d.processDirectory()));
+            assertEquals(1, d.allocate(1).length(), "the directory still allocates");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {ShmDirectory.MAX_LENGTH, Long.MAX_VALUE / 2, 1L << 50})
+    @Timeout(10)
+    void lengthsBeyondTheFreeSpaceAreRefusedBeforeAByteIsWritten(long bytes) throws IOException {
+        try (ShmDirectory d = ShmDirectory.open(base, "full")) {
+            long free = Files.getFileStore(d.processDirectory()).getUsableSpace();
+            org.junit.jupiter.api.Assumptions.assumeTrue(free < bytes, "the file system has " + free + " bytes free");
+            var e = assertThrows(UncheckedIOException.class, () -> d.allocate(bytes));
+            String m = e.getMessage();
+            assertTrue(m.contains("cannot allocate " + bytes + " bytes"), m);
+            assertTrue(m.contains("bytes free"), m);
+            assertTrue(m.contains(d.processDirectory().toString()), m);
+            assertEquals(java.util.List.of(), files(d.processDirectory()), "no file is left behind");
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void aLengthOnePageBeyondTheFreeSpaceIsRefusedNamingBothNumbers() throws IOException {
+        try (ShmDirectory d = ShmDirectory.open(base, "page")) {
+            long free = Files.getFileStore(d.processDirectory()).getUsableSpace();
+            long bytes = (free & -ShmDirectory.PAGE) + ShmDirectory.PAGE + 1;
+            var e = assertThrows(UncheckedIOException.class, () -> d.allocate(bytes));
+            assertTrue(e.getMessage().contains(bytes + " bytes"), e.getMessage());
+            assertTrue(e.getMessage().contains("rounded up to whole pages"), e.getMessage());
+            assertEquals(java.util.List.of(), files(d.processDirectory()));
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void createFileChecksItsArgumentsAndTheFreeSpace() throws IOException {
+        try (ShmDirectory d = ShmDirectory.open(base, "cf"); Arena arena = Arena.ofConfined()) {
+            var n1 = assertThrows(NullPointerException.class, () -> d.createFile(null, 64, arena));
+            assertEquals("name must not be null", n1.getMessage());
+            var n2 = assertThrows(NullPointerException.class, () -> d.createFile("f", 64, null));
+            assertEquals("arena must not be null", n2.getMessage());
+            for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
+                var e = assertThrows(IllegalArgumentException.class, () -> d.createFile("f", bad, arena));
+                assertEquals("file size must be > 0, got " + bad, e.getMessage());
+            }
+            var full = assertThrows(UncheckedIOException.class, () -> d.createFile("f", Long.MAX_VALUE, arena));
+            assertTrue(full.getMessage().contains("bytes free"), full.getMessage());
+            assertEquals(java.util.List.of(), files(d.processDirectory()));
+        }
+    }
+
+    @Test
+    void openRefusesNullsNamingThem() {
+        assertEquals("base must not be null",
+                assertThrows(NullPointerException.class, () -> ShmDirectory.open(null, "j")).getMessage());
+        assertEquals("jobId must not be null",
+                assertThrows(NullPointerException.class, () -> ShmDirectory.open(base, null)).getMessage());
+    }
+
     // ---- close ----
 
     @Test
@@ -241,7 +328,8 @@ class ShmDirectoryTest {
     @Test
     void jobIdLengthLimits() {
         assertThrows(IllegalArgumentException.class, () -> ShmDirectory.open(base, "j".repeat(65)));
-        assertThrows(IllegalArgumentException.class, () -> ShmDirectory.open(base, null));
+        assertEquals("jobId must not be null",
+                assertThrows(NullPointerException.class, () -> ShmDirectory.open(base, null)).getMessage());
         try (ShmDirectory d = ShmDirectory.open(base, "j".repeat(64))) {
             assertEquals("job-" + "j".repeat(64), d.jobDirectory().getFileName().toString());
         }

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
+import dev.gdasync.gdsync.memory.HostRegion;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
@@ -74,6 +75,16 @@ public final class NicPair implements AutoCloseable {
     /** @return side b as a software NIC */
     SoftwareNic swB() {
         return (SoftwareNic) b;
+    }
+
+    /** @return side a's region as a software NIC's shared-memory region */
+    HostRegion hostA() {
+        return (HostRegion) ra;
+    }
+
+    /** @return side b's region as a software NIC's shared-memory region */
+    HostRegion hostB() {
+        return (HostRegion) rb;
     }
 
     public MemorySegment sa() {

@@ -246,7 +246,7 @@ public final class NicCore {
      */
     public void addAgentDuty(AgentDuty duty) {
         requireOpen();
-        agent.add(Objects.requireNonNull(duty, "duty"));
+        agent.add(Objects.requireNonNull(duty, "duty must not be null"));
     }
 
     /**
@@ -255,7 +255,7 @@ public final class NicCore {
      * @param duty the duty
      */
     public void removeAgentDuty(AgentDuty duty) {
-        agent.remove(Objects.requireNonNull(duty, "duty"));
+        agent.remove(Objects.requireNonNull(duty, "duty must not be null"));
     }
 
     /** @return how many queue pairs had plain-store rings run on the calling thread */

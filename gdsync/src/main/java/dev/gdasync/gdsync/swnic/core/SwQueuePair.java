@@ -217,6 +217,7 @@ public final class SwQueuePair implements QueuePair {
      */
     @Override
     public synchronized void connect(Endpoint remoteEndpoint) {
+        java.util.Objects.requireNonNull(remoteEndpoint, "remote must not be null");
         if (state == QpState.CLOSED) {
             throw new IllegalStateException("queue pair " + qpn + " is closed");
         }
@@ -291,6 +292,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public void postRecv(RecvWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireNotClosed();
         receiveQueue.post(wr);
         if (state == QpState.ERROR) {
@@ -304,6 +306,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireSendable();
         if (sqPosted != sqProduced) {
             throw new IllegalStateException("queue pair " + qpn + " has " + (sqProduced - sqPosted)
@@ -329,6 +332,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public SendRequest prepareSend(SendWorkRequest wr) {
+        java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireSendable();
         int length = encoder.checkSend(wr);
         checkSpace(wr.signaled());
@@ -346,6 +350,7 @@ public final class SwQueuePair implements QueuePair {
 
     @Override
     public WaitRequest prepareWaitCq(CompletionQueue cq) {
+        java.util.Objects.requireNonNull(cq, "cq must not be null");
         if (cq != sendCq && cq != recvCq) {
             throw new IllegalArgumentException(cq.name() + " is not a completion queue of queue pair " + qpn);
         }
