@@ -34,7 +34,6 @@ import static dev.gdasync.gdsync.mlx5.verbs.VerbsLayouts.offset;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * A ConnectX NIC through rdma-core: verbs make the objects (protection domain, registrations, completion queues, RC
@@ -52,23 +51,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * throw; {@link #registerDmaBuf} registers a dma-buf file descriptor a caller obtained elsewhere.
  */
 public final class HardwareMlx5Device implements Mlx5Device {
-    /** The access every queue pair grants its peer: the provider decides per registration what a peer may touch. */
-    static final int QP_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
-    /**
-     * The local ACK timeout exponent: 4.096 us * 2^14, about 67 ms. With {@link #RETRY_COUNT} retries a peer that
-     * stopped answering is reported within about half a second.
-     */
-    static final int ACK_TIMEOUT = 14;
-    /** Transport retries before a send fails with a retry-exceeded error (7 is the most the field holds). */
-    static final int RETRY_COUNT = 7;
-    /** Receiver-not-ready retries: 7 means without end, so a send may arrive before the peer posted its receive. */
-    static final int RNR_RETRY = 7;
-    /** The RNR NAK timer code a sender waits between RNR retries: 12 means 0.64 ms. */
-    static final int MIN_RNR_TIMER = 12;
-    /** RDMA reads and atomics outstanding per queue pair, each way, before the device's own limits. */
-    static final int RD_ATOMIC = 16;
-    /** The GRH hop limit on RoCE: enough for a routed (RoCE v2) fabric. */
-    static final int HOP_LIMIT = 64;
     /** The scatter entries a send queue is sized for (see {@link #createQp}). */
     static final int SEND_SGE = 1;
 
@@ -640,61 +622,20 @@ public final class HardwareMlx5Device implements Mlx5Device {
             throw new IllegalArgumentException("connect: the peer sent a GID, so its port is Ethernet (RoCE), but port "
                     + port + " of " + name + " is InfiniBand: " + peer);
         }
-        int rdAtomic = Math.min(RD_ATOMIC, limits.maxQpInitRdAtom());
-        int destRdAtomic = Math.min(RD_ATOMIC, limits.maxQpRdAtom());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IBV_QP_ATTR);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "qp_state"), IBV_QPS_INIT);
-            attr.set(JAVA_SHORT, offset(IBV_QP_ATTR, "pkey_index"), (short) 0);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "port_num"), (byte) port);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "qp_access_flags"), QP_ACCESS);
-            modify(arena, live, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_PKEY_INDEX
-                    | VerbsConstants.IBV_QP_PORT | VerbsConstants.IBV_QP_ACCESS_FLAGS, "RESET->INIT", null);
+            QpTransitions.init(attr, port);
+            modify(arena, live, attr, QpTransitions.INIT_MASK, "RESET->INIT", null);
             entry.state = IBV_QPS_INIT;
-
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "qp_state"), IBV_QPS_RTR);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "path_mtu"), Math.min(portAttributes.activeMtu(), peer.mtu()));
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "dest_qp_num"), peer.qpn());
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "rq_psn"), peer.psn());
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "max_dest_rd_atomic"), (byte) destRdAtomic);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "min_rnr_timer"), (byte) MIN_RNR_TIMER);
-            writeAddressVector(attr.asSlice(offset(IBV_QP_ATTR, "ah_attr"), VerbsLayouts.IBV_AH_ATTR.byteSize()), peer);
-            modify(arena, live, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_AV | VerbsConstants.IBV_QP_PATH_MTU
-                    | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC
-                    | VerbsConstants.IBV_QP_MIN_RNR_TIMER, "INIT->RTR", peer.routesByLid()
+            QpTransitions.readyToReceive(attr, portAttributes.activeMtu(), peer, port, gidIndex, limits.maxQpRdAtom());
+            modify(arena, live, attr, QpTransitions.RTR_MASK, "INIT->RTR", peer.routesByLid()
                     ? "the peer's LID " + peer.lid() + " is not reachable from port " + port + "?"
                     : "on RoCE the GID index (" + gidIndex + ") must name a GID whose RoCE version and IP network reach "
                     + "the peer's GID; list them with show_gids");
             entry.state = IBV_QPS_RTR;
-
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "qp_state"), IBV_QPS_RTS);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "timeout"), (byte) ACK_TIMEOUT);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "retry_cnt"), (byte) RETRY_COUNT);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "rnr_retry"), (byte) RNR_RETRY);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "sq_psn"), entry.psn);
-            attr.set(JAVA_BYTE, offset(IBV_QP_ATTR, "max_rd_atomic"), (byte) rdAtomic);
-            modify(arena, live, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT
-                    | VerbsConstants.IBV_QP_RETRY_CNT | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
-                    | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC, "RTR->RTS", null);
+            QpTransitions.readyToSend(attr, entry.psn, limits.maxQpInitRdAtom());
+            modify(arena, live, attr, QpTransitions.RTS_MASK, "RTR->RTS", null);
             entry.state = IBV_QPS_RTS;
-        }
-    }
-
-    /** The address vector to a peer: a global route with its GID when it sent one (RoCE), its LID otherwise. */
-    private void writeAddressVector(MemorySegment ah, VerbsEndpoint peer) {
-        ah.set(JAVA_SHORT, offset(VerbsLayouts.IBV_AH_ATTR, "dlid"), (short) peer.lid());
-        ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "sl"), (byte) 0);
-        ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "src_path_bits"), (byte) 0);
-        ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "port_num"), (byte) port);
-        if (!peer.routesByLid()) {
-            ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "is_global"), (byte) 1);
-            MemorySegment.copy(peer.gid(), 0, ah, JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "grh", "dgid"), 16);
-            ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "grh", "sgid_index"), (byte) gidIndex);
-            ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "grh", "hop_limit"), (byte) HOP_LIMIT);
-            ah.set(JAVA_BYTE, offset(VerbsLayouts.IBV_AH_ATTR, "grh", "traffic_class"), (byte) 0);
-            ah.set(JAVA_INT, offset(VerbsLayouts.IBV_AH_ATTR, "grh", "flow_label"), 0);
         }
     }
 
@@ -718,8 +659,8 @@ public final class HardwareMlx5Device implements Mlx5Device {
         Mlx5QpQueues live = qps.require(qp, "toError");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IBV_QP_ATTR);
-            attr.set(JAVA_INT, offset(IBV_QP_ATTR, "qp_state"), IBV_QPS_ERR);
-            modify(arena, live, attr, VerbsConstants.IBV_QP_STATE, stateName(qpEntries.get(live.handle()).state) + "->ERR",
+            QpTransitions.error(attr);
+            modify(arena, live, attr, QpTransitions.ERR_MASK, stateName(qpEntries.get(live.handle()).state) + "->ERR",
                     null);
         }
         qpEntries.get(live.handle()).state = IBV_QPS_ERR;
