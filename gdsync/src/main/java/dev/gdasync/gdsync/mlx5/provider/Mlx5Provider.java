@@ -3,13 +3,15 @@ package dev.gdasync.gdsync.mlx5.provider;
 import dev.gdasync.gdsync.mlx5.Mlx5Device;
 import dev.gdasync.gdsync.mlx5.Mlx5Nic;
 import dev.gdasync.gdsync.mlx5.soft.SoftMlx5Device;
+import dev.gdasync.gdsync.mlx5.verbs.HardwareMlx5Device;
 import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.NicConfig;
 import dev.gdasync.gdsync.nic.NicProvider;
 
 /**
  * The mlx5 provider as a {@link NicProvider}: {@value Mlx5Config#PROVIDER}. Opens the device its settings name
- * ({@link Mlx5Config#device()}) and the mlx5 NIC on it.
+ * ({@link Mlx5Config#device()}) and the mlx5 NIC on it: a ConnectX NIC through verbs, or the software mlx5 device
+ * (asked for by name, or when {@value Mlx5Config#AUTO} finds no ConnectX device, which it logs at INFO).
  */
 public final class Mlx5Provider implements NicProvider {
     private static final System.Logger LOG = System.getLogger("dev.gdasync.gdsync.mlx5");
@@ -47,9 +49,14 @@ public final class Mlx5Provider implements NicProvider {
             return SoftMlx5Device.open(config.software());
         }
         if (wanted.equalsIgnoreCase(Mlx5Config.AUTO)) {
-            LOG.log(System.Logger.Level.DEBUG, "no mlx5 hardware path in this build: using the software mlx5 device");
-            return SoftMlx5Device.open(config.software());
+            String absent = HardwareMlx5Device.absentReason();
+            if (absent != null) {
+                LOG.log(System.Logger.Level.DEBUG, "no ConnectX device here, so the mlx5 provider runs on the software mlx5"
+                        + " device (" + absent + ")");
+                return SoftMlx5Device.open(config.software());
+            }
+            return HardwareMlx5Device.open(null, config.port(), config.gidIndex());
         }
-        throw new IllegalArgumentException("mlx5 device '" + wanted + "' not found");
+        return HardwareMlx5Device.open(wanted, config.port(), config.gidIndex());
     }
 }

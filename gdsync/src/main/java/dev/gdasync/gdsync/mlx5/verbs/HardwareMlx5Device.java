@@ -104,6 +104,24 @@ public final class HardwareMlx5Device implements Mlx5Device {
     }
 
     /**
+     * Says whether this machine has an mlx5 device verbs can open, without opening one.
+     *
+     * @return null when rdma-core loads and lists at least one mlx5 device, else why not (rdma-core missing, no RDMA
+     *         device, none served by the mlx5 provider)
+     */
+    public static String absentReason() {
+        try {
+            VerbsLibrary lib = VerbsLibrary.get();
+            try (DeviceList list = DeviceList.get(lib)) {
+                list.choose(null);
+                return null;
+            }
+        } catch (VerbsException | IllegalStateException | UnsupportedOperationException e) {
+            return e.getMessage();
+        }
+    }
+
+    /**
      * Opens a port of an mlx5 device and allocates a protection domain.
      *
      * @param deviceName the device's name as verbs reports it ({@code mlx5_0}), or null for the first device the mlx5
