@@ -1,6 +1,5 @@
 package dev.gdasync.libmp;
 
-import dev.gdasync.gdsync.swnic.SwNicConfig;
 import dev.gdasync.gdsync.stream.HostStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,8 +98,7 @@ class OnStreamTest {
 
     @Test
     void preparedSendsArePostedInBatchesAndTheStreamWaitsForThem() throws Exception {
-        MpConfig cfg = Ranks.config(base);
-        cfg = cfg.withNic(((SwNicConfig) cfg.nic()).withRnrTimeout(java.time.Duration.ofMillis(500)));
+        MpConfig cfg = Ranks.withRnrTimeout(Ranks.config(base), java.time.Duration.ofMillis(500));
         Ranks.run(2, cfg, mp -> {
             MemorySegment mem = mp.allocate(8192);
             MpRegistration reg = mp.register(mem);

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 
 import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.BE32;
 
@@ -22,7 +23,9 @@ import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.BE32;
  * <p>CQE n lives in entry {@code n & (count - 1)}. A prepared wait waits on the entry's last dword
  * ({@link CqWaitMode}); next to the ring is a release word per entry, which the wait's executor writes once it passed
  * the wait, and until then {@link #poll} keeps the CQE from the CPU (LibGDSync's peek). A consumed entry is given
- * back with the invalid opcode and the consumer index is published, so the device may write the entry again.
+ * back with the invalid opcode and the consumer index is published, so the device may write the entry again. The
+ * send queue's own CQEs (sends the provider signaled so that unsignaled ones are known complete) are consumed
+ * silently: the k-th CQE the CPU is given, and the k-th wait, skip them.
  */
 final class Mlx5CompletionQueue implements CompletionQueue {
     private static final VarHandle POLLED;
@@ -38,9 +41,19 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     /** Turns a CQE into a completion: the owning queue pair, which knows its requests. */
     interface CqeReader {
         /**
+         * @param cq  the CQ buffer
+         * @param off a written CQE's offset
+         * @return whether the CQE is the provider's own (a send it signaled so that unsignaled ones before it are known
+         *         complete), which no wait names and the CPU consumes silently
+         */
+        boolean isOwn(MemorySegment cq, long off);
+
+        /**
+         * Consumes a CQE: fills the completion, or takes note of one of the provider's own.
+         *
          * @param cq    the CQ buffer
          * @param off   the CQE's offset
-         * @param index the CQE's index in this queue
+         * @param index the CQE's index among those the CPU is given
          * @param out   the completion to fill
          */
         void read(MemorySegment cq, long off, long index, Completion out);
@@ -60,9 +73,13 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     private final LongSupplier expected;
     private final String expectedWhat;
     private CqeReader reader;
-    /** CQEs reaped by the CPU; written by the polling thread, read by executors. */
+    /** Where the CQE the CPU is given k-th lies in the ring (the provider's own CQEs lie between). */
+    private LongUnaryOperator ringIndexOf = LongUnaryOperator.identity();
+    /** CQEs reaped by the CPU, the provider's own not counted; written by the polling thread, read by executors. */
     @SuppressWarnings("unused")
     private volatile long polled;
+    /** CQEs consumed from the ring, the provider's own counted (polling thread only). */
+    private long consumed;
     /** End of the range of CQEs covered by prepared waits (CPU thread only). */
     private long waitsPrepared;
     /** Whether the last poll found a CQE (CPU thread only): the empty poll ending a drain skips the progress call. */
@@ -108,6 +125,15 @@ final class Mlx5CompletionQueue implements CompletionQueue {
         this.reader = reader;
     }
 
+    void ringIndexOf(LongUnaryOperator ringIndexOf) {
+        this.ringIndexOf = ringIndexOf;
+    }
+
+    /** @return CQEs consumed from the ring, the provider's own included */
+    long consumed() {
+        return consumed;
+    }
+
     Mlx5CqQueues queues() {
         return queues;
     }
@@ -133,30 +159,44 @@ final class Mlx5CompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(Completion out) {
-        long index = (long) POLLED.getOpaque(this);
-        long off = (index & mask) * Mlx5Cqe.SIZE;
-        if (!Mlx5Cqe.isWritten(buffer, off, index, count)) {
-            if (lastFound || progress == null) {
-                lastFound = false;
-                return 0;
+        for (;;) {
+            long ring = consumed;
+            long off = (ring & mask) * Mlx5Cqe.SIZE;
+            if (!Mlx5Cqe.isWritten(buffer, off, ring, count)) {
+                if (lastFound || progress == null) {
+                    lastFound = false;
+                    return 0;
+                }
+                progress.progress();
+                if (!Mlx5Cqe.isWritten(buffer, off, ring, count)) {
+                    return 0;
+                }
             }
-            progress.progress();
-            if (!Mlx5Cqe.isWritten(buffer, off, index, count)) {
-                return 0;
+            VarHandle.acquireFence(); // the CQE's other fields, written before its op_own
+            if (reader.isOwn(buffer, off)) {
+                reader.read(buffer, off, -1, out);
+                give(off, ring);
+                continue;
             }
+            long index = (long) POLLED.getOpaque(this);
+            if (index < waitsPrepared && releaseWords[(int) (ring & mask)].getAcquire32() != (int) (ring + 1)) {
+                return 0; // a prepared wait has not released this CQE yet
+            }
+            reader.read(buffer, off, index, out);
+            give(off, ring);
+            POLLED.setRelease(this, index + 1);
+            lastFound = true;
+            return 1;
         }
-        VarHandle.acquireFence(); // the CQE's other fields, written before its op_own
-        if (index < waitsPrepared && releaseWords[(int) (index & mask)].getAcquire32() != (int) (index + 1)) {
-            return 0; // a prepared wait has not released this CQE yet
-        }
-        reader.read(buffer, off, index, out);
+    }
+
+    /** Gives entry {@code ring} back to the device: invalid opcode, consumer index published. */
+    private void give(long off, long ring) {
         Mlx5Cqe.invalidate(buffer, off);
-        POLLED.setRelease(this, index + 1);
+        consumed = ring + 1;
         // The consumer index, 24 bits big-endian: the device may now write this entry again.
         VarHandle.releaseFence();
-        dbrec.set(BE32, (long) Mlx5Layouts.CQ_SET_CI * 4, (int) ((index + 1) & 0xffffff));
-        lastFound = true;
-        return 1;
+        dbrec.set(BE32, (long) Mlx5Layouts.CQ_SET_CI * 4, (int) ((ring + 1) & 0xffffff));
     }
 
     @Override
@@ -176,10 +216,11 @@ final class Mlx5CompletionQueue implements CompletionQueue {
                     + " order, after the work that completes them)");
         }
         waitsPrepared = next + 1;
-        int s = (int) (next & mask);
-        int release = (int) (next + 1);
+        long ring = ringIndexOf.applyAsLong(next);
+        int s = (int) (ring & mask);
+        int release = (int) (ring + 1);
         return switch (waitMode) {
-            case OWNER -> Mlx5Cqe.ownerOf(next, count) == 1
+            case OWNER -> Mlx5Cqe.ownerOf(ring, count) == 1
                     ? new Mlx5WaitRequest(this, next, lastDwords[s], Mlx5Cqe.OWNER_BIT_IN_LAST_DWORD, WaitCondition.AND,
                     releaseWords[s], release, progress)
                     : new Mlx5WaitRequest(this, next, lastDwords[s], ~Mlx5Cqe.OWNER_BIT_IN_LAST_DWORD, WaitCondition.NOR,

@@ -74,6 +74,13 @@ final class Mlx5QueuePair implements QueuePair {
     private final long[] reqWrId;
     private final byte[] reqOpcode;
     private final boolean[] reqSignaled;
+    /** Whether the provider signaled the request itself, so that the unsignaled ones before it are known complete. */
+    private final boolean[] reqOwn;
+    private final int[] reqRunBefore;
+    /** Where the k-th signaled request's CQE lies in the send CQ's ring, by k & (sendCqDepth - 1). */
+    private final long[] ringOfSignaled;
+    /** Every how many unsignaled requests in a row the provider signals one itself. */
+    private final int ownSignalEvery;
     /** The request whose WQE starts at each basic block. */
     private final long[] seqAtBb;
     private final long[] recvWrId;
@@ -86,6 +93,12 @@ final class Mlx5QueuePair implements QueuePair {
     /** The send counter after the last posted WQE. */
     private int piPosted;
     private long signaledPrepared;
+    /** Requests the provider signaled itself. */
+    private long ownPrepared;
+    /** Unsignaled requests since the last signaled one. */
+    private int unsignaledRun;
+    /** The last request whose WQE asks for a CQE (signaled, or signaled by the provider), or -1. */
+    private long lastCqeSeq = -1;
     private SendExecutor boundExecutor;
     /** Requests known complete: a CQE named them or a later one. Written by the polling thread. */
     private volatile long completedThrough;
@@ -127,6 +140,10 @@ final class Mlx5QueuePair implements QueuePair {
         this.reqWrId = new long[config.sendDepth()];
         this.reqOpcode = new byte[config.sendDepth()];
         this.reqSignaled = new boolean[config.sendDepth()];
+        this.reqOwn = new boolean[config.sendDepth()];
+        this.reqRunBefore = new int[config.sendDepth()];
+        this.ringOfSignaled = new long[config.sendCqDepth()];
+        this.ownSignalEvery = Math.max(1, config.sendDepth() / 4);
         this.seqAtBb = new long[sqBbs];
         this.recvWrId = new long[queues.rqWqeCount()];
         Region sendRelease = device.allocateHost(4L * sendCqQueues.cqeCount());
@@ -136,8 +153,29 @@ final class Mlx5QueuePair implements QueuePair {
                 device.cqProgress(sendCqQueues), () -> signaledPrepared, "signaled sends prepared");
         this.recvCq = new Mlx5CompletionQueue("receive CQ of QP " + qpn, recvCqQueues, recvRelease, mode,
                 device.cqProgress(recvCqQueues), () -> rqPosted, "receives posted");
-        sendCq.reader(this::readSendCqe);
-        recvCq.reader(this::readRecvCqe);
+        sendCq.reader(new Mlx5CompletionQueue.CqeReader() {
+            @Override
+            public boolean isOwn(MemorySegment cq, long off) {
+                return isOwnCqe(cq, off);
+            }
+
+            @Override
+            public void read(MemorySegment cq, long off, long index, Completion out) {
+                readSendCqe(cq, off, index, out);
+            }
+        });
+        sendCq.ringIndexOf(k -> ringOfSignaled[(int) (k & (ringOfSignaled.length - 1))]);
+        recvCq.reader(new Mlx5CompletionQueue.CqeReader() {
+            @Override
+            public boolean isOwn(MemorySegment cq, long off) {
+                return false;
+            }
+
+            @Override
+            public void read(MemorySegment cq, long off, long index, Completion out) {
+                readRecvCqe(cq, off, index, out);
+            }
+        });
     }
 
     @Override
@@ -272,10 +310,13 @@ final class Mlx5QueuePair implements QueuePair {
         int units = checkSend(wr);
         int bbs = (units * DS_BYTES + SEND_WQE_BB - 1) / SEND_WQE_BB;
         boolean signaled = wr.signaled();
-        checkSpace(signaled, bbs);
+        // Selective signaling: an unsignaled request is known complete only once a later CQE names it, so every
+        // ownSignalEvery-th unsignaled request in a row asks for a CQE that the CPU consumes silently.
+        boolean own = !signaled && unsignaledRun + 1 >= ownSignalEvery;
+        checkSpace(signaled || own, bbs);
         long seq = sqProduced;
         int start = pi;
-        int written = writeWqe(wr, start);
+        int written = writeWqe(wr, start, signaled || own);
         if (written != bbs) {
             throw new IllegalStateException("WQE of " + wr + " took " + written + " basic blocks, " + bbs + " were reserved");
         }
@@ -285,11 +326,22 @@ final class Mlx5QueuePair implements QueuePair {
         reqWrId[r] = wr.wrId();
         reqOpcode[r] = (byte) Mlx5Opcodes.of(wr.opcode());
         reqSignaled[r] = signaled;
+        reqOwn[r] = own;
+        reqRunBefore[r] = unsignaledRun;
         seqAtBb[start & (sqBbs - 1)] = seq;
         pi = start + bbs;
         sqProduced = seq + 1;
         if (signaled) {
+            ringOfSignaled[(int) (signaledPrepared & (ringOfSignaled.length - 1))] = signaledPrepared + ownPrepared;
             signaledPrepared++;
+            unsignaledRun = 0;
+            lastCqeSeq = seq;
+        } else if (own) {
+            ownPrepared++;
+            unsignaledRun = 0;
+            lastCqeSeq = seq;
+        } else {
+            unsignaledRun++;
         }
         // The control segment's first 8 bytes as they lie in memory: the 64-bit store writes the same bytes.
         long ctrl = sq.get(JAVA_LONG, writer.offsetOf(start));
@@ -360,7 +412,7 @@ final class Mlx5QueuePair implements QueuePair {
     }
 
     /** Writes a checked send's WQE at send counter {@code start}. @return the basic blocks it took */
-    private int writeWqe(SendWorkRequest wr, int start) {
+    private int writeWqe(SendWorkRequest wr, int start, boolean completion) {
         Opcode op = wr.opcode();
         ScatterGatherList sgl = wr.sgl();
         writer.begin(start);
@@ -387,12 +439,12 @@ final class Mlx5QueuePair implements QueuePair {
                 }
             }
         }
-        int fmCeSe = (wr.signaled() ? Mlx5Opcodes.CTRL_CQ_UPDATE : 0)
+        int fmCeSe = (completion ? Mlx5Opcodes.CTRL_CQ_UPDATE : 0)
                 | ((wr.flags() & SendFlags.FENCE) != 0 ? Mlx5Opcodes.CTRL_FENCE : 0);
         return writer.finish(Mlx5Opcodes.of(op), start, qpn, fmCeSe, op.hasImmediate() ? wr.immediate() : 0);
     }
 
-    private void checkSpace(boolean signaled, int bbs) {
+    private void checkSpace(boolean completion, int bbs) {
         long done = completedThrough;
         if (sqProduced - done >= config.sendDepth()) {
             throw new QueueFullException("send queue of QP " + qpn + " is full: " + config.sendDepth()
@@ -404,8 +456,9 @@ final class Mlx5QueuePair implements QueuePair {
                     + " basic blocks hold WQEs not known complete");
         }
         // One entry stays free for the error completion of an unsignaled request.
-        if (signaled && signaledPrepared - sendCq.polled() >= config.sendCqDepth() - 1) {
-            throw new QueueFullException("send CQ of QP " + qpn + " is full: " + (signaledPrepared - sendCq.polled())
+        long outstanding = signaledPrepared + ownPrepared - sendCq.consumed();
+        if (completion && outstanding >= config.sendCqDepth() - 1) {
+            throw new QueueFullException("send CQ of QP " + qpn + " is full: " + outstanding
                     + " signaled completions not yet reaped: poll the send CQ first");
         }
     }
@@ -460,15 +513,65 @@ final class Mlx5QueuePair implements QueuePair {
                     + (sqPosted > sequence ? "it was posted" : "request #" + (sqProduced - 1) + " was prepared after it"));
         }
         // Not rung, so no device looks at it: the send counter stays at or below the posted one.
-        pi = reqPi[(int) (sequence & reqMask)];
+        int r = (int) (sequence & reqMask);
+        pi = reqPi[r];
         sqProduced = sequence;
         if (signaled) {
             signaledPrepared--;
+        } else if (reqOwn[r]) {
+            ownPrepared--;
         }
+        unsignaledRun = reqRunBefore[r];
     }
 
+    /**
+     * Whether request {@code sequence} is known complete. An unsignaled request is, once a later CQE names a request
+     * after it; when no request after it asks for one, the CPU rings a NOP that does (if every prepared send is
+     * posted and rung, so the NOP takes its place in order), and the request is known complete once its CQE is
+     * reaped.
+     */
     boolean isExecuted(long sequence) {
-        return completedThrough > sequence;
+        if (completedThrough > sequence) {
+            return true;
+        }
+        if (lastCqeSeq < sequence && sequence < sqProduced && state == QpState.READY && sqPosted == sqProduced
+                && allPostedRung()) {
+            ringOwnNop();
+        }
+        return false;
+    }
+
+    /** Rings a NOP WQE that asks for a CQE, which the CPU consumes silently. */
+    private void ringOwnNop() {
+        try {
+            checkSpace(true, 1);
+        } catch (QueueFullException e) {
+            return; // a later look retries, once completions freed room
+        }
+        long seq = sqProduced;
+        int start = pi;
+        writer.begin(start);
+        int bbs = writer.finish(Mlx5Opcodes.NOP, start, qpn, Mlx5Opcodes.CTRL_CQ_UPDATE, 0);
+        int r = (int) (seq & reqMask);
+        reqPi[r] = start;
+        reqBbs[r] = (byte) bbs;
+        reqWrId[r] = 0;
+        reqOpcode[r] = (byte) Mlx5Opcodes.NOP;
+        reqSignaled[r] = false;
+        reqOwn[r] = true;
+        reqRunBefore[r] = unsignaledRun;
+        seqAtBb[start & (sqBbs - 1)] = seq;
+        pi = start + bbs;
+        sqProduced = seq + 1;
+        ownPrepared++;
+        unsignaledRun = 0;
+        lastCqeSeq = seq;
+        sendDbrec.set32(Mlx5Rings.doorbellRecordValue(pi), true);
+        blueFlame.set64(sq.get(JAVA_LONG, writer.offsetOf(start)), true);
+        posted(seq, SendExecutor.CPU);
+        if (doorbellCall != null) {
+            doorbellCall.ring();
+        }
     }
 
     void expectStoreRing() {
@@ -501,6 +604,15 @@ final class Mlx5QueuePair implements QueuePair {
 
     // ---- completions (on the polling thread, through the CQs) ----
 
+    /** A successful CQE of a request the provider signaled itself. */
+    private boolean isOwnCqe(MemorySegment cq, long off) {
+        if (Mlx5Cqe.opcode(cq, off) != Mlx5Opcodes.CQE_REQ) {
+            return false; // an error always reaches the CPU
+        }
+        long seq = seqAtBb[Mlx5Cqe.wqeCounter(cq, off) & (sqBbs - 1)];
+        return reqOwn[(int) (seq & reqMask)];
+    }
+
     private void readSendCqe(MemorySegment cq, long off, long index, Completion out) {
         int opcode = Mlx5Cqe.opcode(cq, off);
         int counter = Mlx5Cqe.wqeCounter(cq, off);
@@ -523,7 +635,8 @@ final class Mlx5QueuePair implements QueuePair {
         }
         piCompleted = reqPi[r] + reqBbs[r];
         completedThrough = seq + 1;
-        CompletionOpcode op = Mlx5Opcodes.requesterCompletion(reqOpcode[r] & 0xff);
+        int sendOpcode = reqOpcode[r] & 0xff;
+        CompletionOpcode op = sendOpcode == Mlx5Opcodes.NOP ? CompletionOpcode.SEND : Mlx5Opcodes.requesterCompletion(sendOpcode);
         out.set(reqWrId[r], status, op, detail, bytes, 0, false, qpn, index);
     }
 

@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 
 import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.BE32;
 import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.BE64;
@@ -80,6 +81,11 @@ final class SoftQp {
     private int rqConsumed;
     private long unwrittenSince;
     private boolean failed;
+    /** Requests handed to the software NIC queue pair, and their completions reaped: each ends in one completion. */
+    private long innerPosted;
+    private long innerReaped;
+    /** NOPs waiting for every request before them to complete: {WQE counter, innerPosted when taken}. */
+    private final ArrayDeque<long[]> nops = new ArrayDeque<>();
 
     /**
      * @param queues  where the queues live
@@ -256,6 +262,16 @@ final class SoftQp {
             unwrittenSince = 0;
             int bbs = (ds * DS_BYTES + SEND_WQE_BB - 1) / SEND_WQE_BB;
             int mlx5Opcode = opmodIdxOpcode & 0xff;
+            if (mlx5Opcode == Mlx5Opcodes.NOP) {
+                // Moves nothing; its CQE (if asked for) follows the completions of every request before it.
+                int fmCeSe = sq.get(JAVA_BYTE, off + Mlx5Layouts.CTRL_FM_CE_SE) & 0xff;
+                if ((fmCeSe & Mlx5Opcodes.CTRL_CQ_UPDATE) != 0) {
+                    nops.addLast(new long[] {index, innerPosted});
+                }
+                sqConsumed += bbs;
+                n++;
+                continue;
+            }
             try {
                 decode(off, mlx5Opcode, index, ds);
             } catch (IllegalArgumentException e) {
@@ -266,6 +282,7 @@ final class SoftQp {
             }
             try {
                 inner.postSend(wr);
+                innerPosted++;
             } catch (QueueFullException e) {
                 break; // taken on a later pass, once completions were reaped
             } catch (IllegalArgumentException | IllegalStateException e) {
@@ -366,6 +383,7 @@ final class SoftQp {
     private int reap() {
         int n = 0;
         while (inner.sendCq().poll(c) == 1) {
+            innerReaped++;
             long id = c.wrId();
             int index = (int) (id & 0xffff);
             int mlx5Opcode = (int) (id >>> 24) & 0xff;
@@ -377,6 +395,10 @@ final class SoftQp {
                 sendCq.writeError(Mlx5Opcodes.CQE_REQ_ERR, index, qpn, Mlx5Opcodes.syndrome(c.status()), c.detail().code(),
                         mlx5Opcode);
             }
+            n++;
+        }
+        while (!nops.isEmpty() && innerReaped >= nops.peekFirst()[1]) {
+            sendCq.write(Mlx5Opcodes.CQE_REQ, (int) nops.pollFirst()[0], qpn, 0, 0);
             n++;
         }
         while (inner.recvCq().poll(c) == 1) {
