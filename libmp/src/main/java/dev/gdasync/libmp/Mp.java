@@ -36,6 +36,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * LibMP in Java: point-to-point and one-sided communication between the ranks of a job, driven by the
@@ -69,7 +70,13 @@ public final class Mp implements AutoCloseable {
     private final RequestPool pool;
     private boolean closed;
     /** Why the job failed (a rank gone, an abort), set by the bootstrap's thread; null while it is healthy. */
+    /** How long a wait whose request has no completion yet goes on after the job failed. */
+    private static final long JOB_FAILURE_GRACE_NANOS = 2_000_000_000L;
+    /** How long an error a peer's failure may explain waits for the bootstrap's news of it. */
+    private static final long FAILURE_NEWS_WAIT_NANOS = 1_000_000_000L;
     private volatile String jobFailure;
+    /** When {@link #jobFailure} was set ({@link System#nanoTime()}). */
+    private volatile long jobFailedAt;
     /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
     private final WaitProgress wordWaitProgress = this::progressWordWait;
 
@@ -95,6 +102,7 @@ public final class Mp implements AutoCloseable {
      * a thread of the bootstrap.
      */
     private void jobFailed(String reason) {
+        jobFailedAt = System.nanoTime();
         jobFailure = reason;
         for (PeerLink l : links) {
             if (l != null) {
@@ -1342,7 +1350,7 @@ public final class Mp implements AutoCloseable {
                 timing = true;
                 start = now;
             } else {
-                checkWait(r, now - start > timeout);
+                checkWait(r, now, now - start > timeout);
             }
         }
     }
@@ -1383,21 +1391,24 @@ public final class Mp implements AutoCloseable {
                 timing = true;
                 start = now;
             } else {
-                checkWait(waiting, now - start > timeout);
+                checkWait(waiting, now, now - start > timeout);
             }
         }
     }
 
     /**
      * A wait's periodic check: fails it once the job failed (after the completions that failure flushed had a
-     * chance to arrive: only a request whose completion is held for a stream is still pending then), or when
-     * the timeout passed.
+     * chance to arrive: a request whose completion is held for a stream is still pending then, and one whose
+     * completion did not come within {@link #JOB_FAILURE_GRACE_NANOS} never will), or when the timeout passed.
      */
-    private void checkWait(MpRequest r, boolean timedOut) {
+    private void checkWait(MpRequest r, long now, boolean timedOut) {
         String failed = jobFailure;
         if (failed != null && r.state() == RequestState.PENDING) {
             throw new MpException(r.describe() + " did not complete: the job failed: " + failed
                     + " (its completion is held for the stream that waits on it)", null, ErrorDetail.JOB_FAILED);
+        }
+        if (failed != null && !r.isComplete() && now - jobFailedAt > JOB_FAILURE_GRACE_NANOS) {
+            throw new MpException(r.describe() + " did not complete: the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
         }
         if (timedOut) {
             throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
@@ -1417,7 +1428,7 @@ public final class Mp implements AutoCloseable {
         if (r.status() == CompletionStatus.SUCCESS) {
             return;
         }
-        String failed = jobFailure;
+        String failed = awaitFailureNews(r.detail());
         String more = outstanding == 0 ? "" : " (" + outstanding + " other request(s) of the wait are still outstanding)";
         if (failed != null) {
             throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + "): the job failed: "
@@ -1428,6 +1439,28 @@ public final class Mp implements AutoCloseable {
         }
         throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + ")" + more,
                 r.status(), r.detail());
+    }
+
+    /**
+     * The job's failure, if it explains a request's error. A peer's queue pair in the error state, or a flush, is what
+     * a rank sees when another survivor of a failed job aborted its queue pairs before this rank's bootstrap heard of
+     * the failure: the news is on its way, and the error should name the rank that failed, not the survivor. So for
+     * such errors this waits a bounded moment for it.
+     *
+     * @return the job's failure, or null if the job has not failed
+     */
+    private String awaitFailureNews(ErrorDetail detail) {
+        String failed = jobFailure;
+        if (failed != null || (detail != ErrorDetail.PEER_QP_ERROR && detail != ErrorDetail.FLUSHED
+                && detail != ErrorDetail.PEER_CLOSED && detail != ErrorDetail.JOB_FAILED)) {
+            return failed;
+        }
+        long deadline = System.nanoTime() + FAILURE_NEWS_WAIT_NANOS;
+        while (failed == null && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(200_000);
+            failed = jobFailure;
+        }
+        return failed;
     }
 
     private void requireWaitable(MpRequest r) {

@@ -220,7 +220,8 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /**
-     * Whether a process is alive: it exists and, when both start times are known, started when recorded.
+     * Whether a process is alive: it runs (a killed process its parent has not reaped yet does not) and, when both
+     * start times are known, started when recorded.
      *
      * @param pid         the pid
      * @param startMillis its recorded start time, or 0 if unknown
@@ -228,7 +229,7 @@ public final class ShmDirectory implements AutoCloseable {
      */
     public static boolean isAlive(long pid, long startMillis) {
         Optional<ProcessHandle> h = ProcessHandle.of(pid);
-        if (h.isEmpty() || !h.get().isAlive()) {
+        if (h.isEmpty() || !ProcessLiveness.isRunning(h.get())) {
             return false;
         }
         if (startMillis == 0) {

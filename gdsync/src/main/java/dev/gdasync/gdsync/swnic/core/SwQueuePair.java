@@ -110,6 +110,8 @@ public final class SwQueuePair implements QueuePair {
     /** How long the agent leaves freshly rung work to the thread that rang it. */
     static final long RING_GRACE_NANOS = 50_000;
     // Agent thread only.
+    /** Whether the receives a dead peer had claimed were flushed after the queue pair had already failed. */
+    private boolean claimedReceivesFlushed;
     private int agentSeenDbrec;
     private long agentSeenAt;
 
@@ -765,15 +767,25 @@ public final class SwQueuePair implements QueuePair {
         }
     }
 
-    /** Sweep step of the agent: notices a peer that died, closed or broke. */
+    /**
+     * Sweep step of the agent: notices a peer that died, closed or broke. A queue pair already in the error state
+     * (aborted when the job failed, say) may still hold receives the peer had claimed when it died mid-copy: those
+     * complete once the peer is known dead, so no wait on them is left without an end.
+     */
     void checkPeer() {
         Connection c = connection;
-        if (c == null || state != QpState.READY) {
+        if (c == null) {
             return;
         }
-        ErrorDetail why = c.checkPeer(System.nanoTime());
-        if (why != null) {
-            peerGone(why);
+        QpState s = state;
+        if (s == QpState.READY) {
+            ErrorDetail why = c.checkPeer(System.nanoTime());
+            if (why != null) {
+                peerGone(why);
+            }
+        } else if (s == QpState.ERROR && !claimedReceivesFlushed && c.unfinishedReceives(errorDetail) != null) {
+            claimedReceivesFlushed = true;
+            flushReceives();
         }
     }
 

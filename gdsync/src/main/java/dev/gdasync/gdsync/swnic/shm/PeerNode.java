@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic.shm;
 
+import dev.gdasync.gdsync.memory.ProcessLiveness;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.swnic.core.DeviceMemory;
@@ -156,7 +157,7 @@ final class PeerNode {
         }
         if ((int) INT.getAcquire(node, Layouts.Node.OFF_STATE) == Layouts.Node.STATE_CLOSED) {
             g = ErrorDetail.PEER_CLOSED;
-        } else if (handle == null || !handle.isAlive()) {
+        } else if (handle == null || !ProcessLiveness.isRunning(handle)) {
             g = ErrorDetail.PEER_DEAD;
         } else if (++checks % START_TIME_CHECK_EVERY == 0 && !ShmDirectory.isAlive(pid, startMillis)) {
             // The start time (a /proc read) catches a pid reused by another process; rarely needed.
