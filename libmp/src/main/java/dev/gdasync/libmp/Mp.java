@@ -29,6 +29,7 @@ import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
+import dev.gdasync.libmp.bootstrap.BootstrapException;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -75,6 +76,8 @@ public final class Mp implements AutoCloseable {
     /** How long an error a peer's failure may explain waits for the bootstrap's news of it. */
     private static final long FAILURE_NEWS_WAIT_NANOS = 1_000_000_000L;
     private volatile String jobFailure;
+    /** Whether a call of this rank already threw because a request failed or the job failed. */
+    private volatile boolean failureReported;
     /** When {@link #jobFailure} was set ({@link System#nanoTime()}). */
     private volatile long jobFailedAt;
     /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
@@ -1128,7 +1131,9 @@ public final class Mp implements AutoCloseable {
      * Leaves the job (LibMP's {@code mp_finalize}): a barrier, so that no peer still talks to this rank,
      * then the NIC closes. After the job failed there is no barrier: the NIC closes at once. Closing twice does
      * nothing. If the barrier fails (a rank died meanwhile), the NIC is closed anyway and the barrier's exception
-     * is thrown.
+     * is thrown, unless a call of this rank already threw for that failure (a request that failed when the peer
+     * died, before the bootstrap's news arrived): the application knows, and a second exception would only hide
+     * the first.
      */
     @Override
     public void close() {
@@ -1142,6 +1147,10 @@ public final class Mp implements AutoCloseable {
         }
         try {
             bootstrap.barrier();
+        } catch (BootstrapException e) {
+            if (!failureReported || (jobFailure == null && bootstrap.failure() == null)) {
+                throw e;
+            }
         } finally {
             nic.close();
         }
@@ -1160,6 +1169,7 @@ public final class Mp implements AutoCloseable {
     private int progressWordWait() {
         String failed = jobFailure;
         if (failed != null) {
+            failureReported = true;
             throw new MpException("rank " + rank() + " stopped waiting on a word: the job failed: " + failed, null,
                     ErrorDetail.JOB_FAILED);
         }
@@ -1404,10 +1414,12 @@ public final class Mp implements AutoCloseable {
     private void checkWait(MpRequest r, long now, boolean timedOut) {
         String failed = jobFailure;
         if (failed != null && r.state() == RequestState.PENDING) {
+            failureReported = true;
             throw new MpException(r.describe() + " did not complete: the job failed: " + failed
                     + " (its completion is held for the stream that waits on it)", null, ErrorDetail.JOB_FAILED);
         }
         if (failed != null && !r.isComplete() && now - jobFailedAt > JOB_FAILURE_GRACE_NANOS) {
+            failureReported = true;
             throw new MpException(r.describe() + " did not complete: the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
         }
         if (timedOut) {
@@ -1428,6 +1440,7 @@ public final class Mp implements AutoCloseable {
         if (r.status() == CompletionStatus.SUCCESS) {
             return;
         }
+        failureReported = true;
         String failed = awaitFailureNews(r.detail());
         String more = outstanding == 0 ? "" : " (" + outstanding + " other request(s) of the wait are still outstanding)";
         if (failed != null) {

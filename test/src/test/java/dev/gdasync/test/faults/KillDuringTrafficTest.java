@@ -49,7 +49,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * survivors remove a dead peer's directory when they see it dead or close, each its own when it closes, and the
  * last one out the job's). The test prints a line per run, a table per configuration and, at the end, one for all:
  * median, 90th percentile and maximum, how many failures went over the bound, what the messages said, and how many
- * survivors' {@code Mp.close()} threw (allowed: documented when the bootstrap had not told the rank yet).
+ * survivors' {@code Mp.close()} threw (a problem: a rank that was told of the failure by an exception is not told
+ * again at close).
  *
  * <p>Properties ({@code -D} on the Maven command line):
  * <ul>
@@ -171,6 +172,8 @@ class KillDuringTrafficTest {
         mine.stream().filter(f -> !f.namesVictim()).forEach(f -> problems.add(f.where()
                 + "'s message does not say that the killed rank's process is gone: " + f.message()));
         left.forEach(l -> problems.add("left in shared memory after every rank exited: " + l));
+        mine.stream().filter(Failure::closeThrew).forEach(f -> problems.add(f.where()
+                + "'s Mp.close() threw after its failure had been reported: " + f.message()));
         assertTrue(problems.isEmpty(), problems.size() + " problem(s) in " + runs + " kill(s), " + mine.size()
                 + " survivor failures:\n  " + String.join("\n  ", problems));
     }
