@@ -79,6 +79,12 @@ class CudaStreamGpuTest {
     }
 
     @Test
+    void theSoftwareMlx5DeviceRunsASendRungByTheGpuWithLibGdsyncsMlx5Memops() {
+        requireGpu();
+        scenarios.mlx5(base);
+    }
+
+    @Test
     void aHostTaskThatThrowsFailsTheStream() {
         requireGpu();
         scenarios.hostTaskThrows();

@@ -34,6 +34,7 @@ public final class CudaStreamMain {
                             case "copies" -> s.copies();
                             case "events" -> s.events();
                             case "swnic" -> s.swnic(base);
+                            case "mlx5" -> s.mlx5(base);
                             case "throws" -> s.hostTaskThrows();
                             case "timeout" -> s.timeout();
                             case "close" -> s.close();

@@ -193,6 +193,13 @@ class FakeCudaStreamTest {
     }
 
     @Test
+    void theSoftwareMlx5DeviceRunsASendRungByTheStreamsMlx5StoresAndTheStreamWaitsOnTheCqesOwnerBit() throws IOException {
+        Run r = run(Map.of(), "mlx5");
+        r.ok("mlx5");
+        assertTrue(r.out().contains("out of order: IllegalStateException: send request #2 of QP"), r::toString);
+    }
+
+    @Test
     void errorPathsFailTheStreamWithTheOriginalCause() throws IOException {
         Run r = run(Map.of(), "throws", "timeout", "close");
         r.ok("throws");

@@ -1,10 +1,11 @@
 package dev.gdasync.gdsync.descriptor;
 
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.MemoryRegion;
+import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
@@ -15,6 +16,7 @@ import dev.gdasync.gdsync.swnic.SwNicConfig;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 /**
  * Test fixture: two software NICs in this JVM with one connected queue pair each, for tests that need
@@ -25,10 +27,10 @@ public final class SenderReceiver implements AutoCloseable {
     /** Slots for messages (and receive buffers). */
     public static final int SLOTS = 64;
 
-    public final SoftwareNic senderNic;
-    public final SoftwareNic receiverNic;
-    public final HostRegion senderRegion;
-    public final HostRegion receiverRegion;
+    public final Nic senderNic;
+    public final Nic receiverNic;
+    public final Region senderRegion;
+    public final Region receiverRegion;
     public final MemoryRegion senderMr;
     public final MemoryRegion receiverMr;
     public final QueuePair sender;
@@ -40,9 +42,17 @@ public final class SenderReceiver implements AutoCloseable {
      * @param jobId the job
      */
     public SenderReceiver(Path base, String jobId) {
-        SwNicConfig cfg = SwNicConfig.defaults().withShmBase(base).withJobId(jobId);
-        senderNic = SoftwareNic.open(cfg);
-        receiverNic = SoftwareNic.open(cfg);
+        this(() -> SoftwareNic.open(SwNicConfig.defaults().withShmBase(base).withJobId(jobId)));
+    }
+
+    /**
+     * Two NICs of any provider.
+     *
+     * @param nics opens one NIC (called twice)
+     */
+    public SenderReceiver(Supplier<Nic> nics) {
+        senderNic = nics.get();
+        receiverNic = nics.get();
         senderRegion = senderNic.allocateHost(8 * SLOTS);
         receiverRegion = receiverNic.allocateHost(8 * SLOTS);
         senderMr = senderNic.register(senderRegion, Access.ALL);
