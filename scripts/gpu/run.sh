@@ -2,7 +2,8 @@
 # gdasync's GPU check, run from the bundle that scripts/gpu-check builds: the GPU test suite and the GPU
 # benchmarks, with the bundle's own Java runtime (the machine needs the NVIDIA driver, not Java or CUDA's
 # toolkit). Results go into DIR: machine.txt, gpu-tests.log and junit/ (XML reports), one log and CSV per
-# benchmark, summary.txt.
+# benchmark, summary.txt. Without a GPU the tests still run (each skips, saying why), the benchmarks do not,
+# and standard output gets one line: "no GPU here: N GPU tests skipped, benchmarks not run (why)".
 #   bash run.sh [--out DIR] [--iters N]
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -12,7 +13,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="$2"; shift ;;
         --iters) iters="$2"; shift ;;
-        -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -30,6 +31,18 @@ note() {
     echo "$*" | tee -a "$summary"
 }
 
+# A count from the JUnit console launcher's summary ("[        17 tests aborted         ]").
+count() {
+    sed -n "s/^\[ *\([0-9]*\) tests $1 .*/\1/p" "$out/gpu-tests.log" | head -n 1
+}
+
+# After a failed test run: which tests failed and why, from the launcher's report, then where the whole log is.
+show_failures() {
+    echo "GPU tests failed (exit $tests_rc): $(count failed) failed, $(count successful) passed; from $out/gpu-tests.log:" >&2
+    sed -n '/^Failures (/,/^Test run finished/p' "$out/gpu-tests.log" | head -n 200 >&2
+    grep -E 'tests (successful|failed|skipped|aborted)' "$out/gpu-tests.log" >&2 || tail -n 40 "$out/gpu-tests.log" >&2
+}
+
 {
     cat "$here/BUNDLE.txt"
     echo "host: $(uname -a)"
@@ -40,8 +53,17 @@ note() {
     fi
     "$java" -version 2>&1
 } > "$out/machine.txt"
-note "gdasync GPU check: $(grep '^commit' "$here/BUNDLE.txt"), results in $out"
+echo "gdasync GPU check: $(grep '^commit' "$here/BUNDLE.txt"), results in $out" >> "$summary"
 [ -x "$java" ] || { note "the bundle's runtime is missing ($java)"; exit 1; }
+
+# 0. Is there a GPU? gpu-latency --probe answers 0 (yes) or 3 (no, and why).
+"$java" "${jvm[@]}" -cp "$cp" dev.gdasync.apps.gpulatency.GpuLatency --probe > "$out/gpu-probe.txt" 2>&1
+probe_rc=$?
+if [ "$probe_rc" -ne 0 ] && [ "$probe_rc" -ne 3 ]; then
+    note "the GPU probe failed (exit $probe_rc):"
+    cat "$out/gpu-probe.txt" | tee -a "$summary"
+    exit 1
+fi
 
 # 1. The GPU test suite: every test class whose name says Gpu. Each skips, printing why, where the machine
 #    lacks what it needs; the counts below say how many ran.
@@ -52,7 +74,18 @@ note "gdasync GPU check: $(grep '^commit' "$here/BUNDLE.txt"), results in $out"
     --scan-class-path "${tests%:}" --include-classname '.*Gpu.*Test' \
     --reports-dir "$out/junit" --details=tree --disable-banner --disable-ansi-colors > "$out/gpu-tests.log" 2>&1
 tests_rc=$?
-note "GPU tests: exit $tests_rc; $(grep -E 'tests (successful|failed|skipped|aborted)' "$out/gpu-tests.log" | tr -s ' ' | tr '\n' ';')"
+echo "GPU tests: exit $tests_rc; $(grep -E 'tests (successful|failed|skipped|aborted)' "$out/gpu-tests.log" | tr -s ' ' | tr '\n' ';')" >> "$summary"
+if [ "$tests_rc" -ne 0 ]; then
+    show_failures
+fi
+if [ "$probe_rc" -eq 3 ]; then
+    # No GPU: the tests above checked the bundle, its runtime and its test discovery; there is nothing to measure.
+    skipped=$(( $(count aborted) + $(count skipped) ))
+    note "no GPU here: $skipped GPU tests skipped, benchmarks not run ($(sed 's/^no GPU here: //' "$out/gpu-probe.txt" | head -n 1))"
+    [ "$tests_rc" -eq 0 ]
+    exit
+fi
+note "GPU: $(head -n 1 "$out/gpu-probe.txt"); GPU tests: $(count successful) passed, $(count failed) failed, $(( $(count aborted) + $(count skipped) )) skipped; results in $out"
 
 # 2. Benchmarks.
 bench() {
@@ -62,6 +95,9 @@ bench() {
     local rc=$?
     note "$name: exit $rc (log: $name.log)"
     tail -n 20 "$out/$name.log" | sed 's/^/    /' >> "$summary"
+    if [ "$rc" -ne 0 ]; then
+        tail -n 40 "$out/$name.log" | sed 's/^/    /' >&2
+    fi
     return 0
 }
 # From cuStreamWriteValue32 to the host seeing the word, and from a host store to cuStreamWaitValue32 letting

@@ -66,10 +66,27 @@ ensure_maven() {
 }
 
 # Runs Maven on the project with the found JDK. Guava inside Maven uses sun.misc.Unsafe; allow it
-# quietly on JDKs that warn about it.
+# quietly on JDKs that warn about it. Maven's console library writes a colour reset (ESC[0m) when it starts
+# and ends even with colours off; jansi.noreset keeps logs free of escape codes.
+# GDASYNC_MAVEN_REPO, when set, is the local repository to use instead of the user's (~/.m2/repository).
 run_maven() {
-    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
-    (cd "$GDASYNC_ROOT" && mvn -B -ntp -Dstyle.color=never "$@")
+    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow -Djansi.noreset=true"
+    local repo=()
+    [ -n "${GDASYNC_MAVEN_REPO:-}" ] && repo=("-Dmaven.repo.local=$GDASYNC_MAVEN_REPO")
+    (cd "$GDASYNC_ROOT" && mvn -B -ntp -Dstyle.color=never "${repo[@]}" "$@")
+}
+
+# The local Maven repository run_maven uses: GDASYNC_MAVEN_REPO, else the one settings.xml names, else ~/.m2/repository.
+maven_repo() {
+    if [ -n "${GDASYNC_MAVEN_REPO:-}" ]; then
+        echo "$GDASYNC_MAVEN_REPO"
+        return
+    fi
+    local repo="" settings="$HOME/.m2/settings.xml"
+    if [ -f "$settings" ]; then
+        repo=$(sed -n 's:.*<localRepository>[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*</localRepository>.*:\1:p' "$settings" | head -1) || repo=""
+    fi
+    echo "${repo:-$HOME/.m2/repository}"
 }
 
 # MPJ Express, from Debian's libmpj-java: the MPJ bootstrap and the reference ping-pong use it, and
@@ -108,11 +125,8 @@ ensure_mpj() {
         mv "$tmp" "$home" || die "cannot move $tmp to $home"
     fi
     export MPJ_HOME="$home"
-    local repo="" settings="$HOME/.m2/settings.xml"
-    if [ -f "$settings" ]; then
-        repo=$(sed -n 's:.*<localRepository>[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*</localRepository>.*:\1:p' "$settings" | head -1) || repo=""
-    fi
-    repo="${repo:-$HOME/.m2/repository}"
+    local repo
+    repo="$(maven_repo)"
     local installed="$repo/dev/gdasync/thirdparty/mpj/$GDASYNC_MPJ_VERSION/mpj-$GDASYNC_MPJ_VERSION.jar"
     if [ ! -f "$installed" ] || ! cmp -s "$installed" "$stamp"; then
         echo "gdasync: installing $jar into the local Maven repository as dev.gdasync.thirdparty:mpj:$GDASYNC_MPJ_VERSION" >&2

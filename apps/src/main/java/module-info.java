@@ -6,10 +6,13 @@ module dev.gdasync.apps {
     requires dev.gdasync.libmp;
     requires dev.gdasync.ki;
     requires static mpj;
+    requires info.picocli;
     requires jmh.core;
     requires java.desktop;
 
-    // The launcher starts applications by class name; JMH instantiates its generated benchmarks reflectively.
+    // The launcher starts applications by class name; picocli reads their options and JMH instantiates its
+    // generated benchmarks reflectively.
+    opens dev.gdasync.apps.bench;
     opens dev.gdasync.apps.pingpong;
     opens dev.gdasync.apps.gdsyncpingpong;
     opens dev.gdasync.apps.gpulatency;

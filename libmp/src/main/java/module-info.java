@@ -6,9 +6,16 @@ module dev.gdasync.libmp {
     requires transitive dev.gdasync.gdsync;
     // MPJ Express, for MpjBootstrap only: present when an application runs under MPJ.
     requires static mpj;
+    // The command lines of the launcher and the applications.
+    requires transitive info.picocli;
 
     exports dev.gdasync.libmp;
     exports dev.gdasync.libmp.bootstrap;
+    exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.launch;
+
+    // picocli reads the launcher's options and sets the version provider's command by reflection.
+    opens dev.gdasync.libmp.launch to info.picocli;
+    opens dev.gdasync.libmp.cli to info.picocli;
 }

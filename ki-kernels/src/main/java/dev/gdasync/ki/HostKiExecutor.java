@@ -310,6 +310,7 @@ public final class HostKiExecutor implements KiExecutor {
             return new Options(waitBackoff, cpus, hook);
         }
 
+        /** @return the CPUs the block threads are pinned to, a copy (empty: not pinned) */
         @Override
         public int[] cpus() {
             return cpus.clone();

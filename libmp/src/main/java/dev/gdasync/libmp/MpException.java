@@ -10,7 +10,9 @@ import dev.gdasync.gdsync.nic.ErrorDetail;
 public final class MpException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The completion status, or null for a timeout. */
     private final CompletionStatus status;
+    /** Why the NIC failed the request, or null. */
     private final ErrorDetail detail;
 
     /**

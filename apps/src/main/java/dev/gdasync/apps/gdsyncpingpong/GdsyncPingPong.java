@@ -1,8 +1,12 @@
 package dev.gdasync.apps.gdsyncpingpong;
 
+import dev.gdasync.libmp.cli.CommandLines;
+
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.OptionalInt;
 
 /**
  * The gdsync ping-pong: two processes bounce a message through the software NIC's API, with the
@@ -19,26 +23,36 @@ public final class GdsyncPingPong {
     }
 
     /**
-     * Runs the benchmark.
+     * Runs the benchmark and exits with its status.
      *
-     * @param args see {@link PingPongPlan#parse}
+     * @param args see {@link PingPongPlan.Options}, or {@code --help}
      * @throws Exception on failure
      */
     public static void main(String[] args) throws Exception {
-        if (args.length > 0 && args[0].equals("--responder")) {
-            Responder.run(PingPongPlan.parse(Arrays.copyOfRange(args, 1, args.length)));
-            return;
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the benchmark, or the responder when {@code --responder} is given.
+     *
+     * @param args the command line
+     * @param out  where help and version go
+     * @param err  where mistakes go
+     * @return the exit status: 0, or 2 for a wrong command line
+     * @throws Exception on failure
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        PingPongPlan.Options o = new PingPongPlan.Options();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(o), args, out, err, true);
+        if (stop.isPresent()) {
+            return stop.getAsInt();
         }
-        PingPongPlan plan;
-        try {
-            plan = PingPongPlan.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("gdsync-pingpong: " + e.getMessage());
-            System.err.println(PingPongPlan.USAGE);
-            System.exit(2);
-            return;
+        if (o.responder) {
+            Responder.run(o.plan());
+        } else {
+            Initiator.run(o.plan());
         }
-        Initiator.run(plan);
+        return 0;
     }
 
     /** Reads one line from a peer; fails clearly if the peer is gone. */

@@ -1,5 +1,13 @@
 package dev.gdasync.apps.gdsyncpingpong;
 
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.OutputFile;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -20,92 +28,125 @@ import java.util.List;
 record PingPongPlan(List<String> rings, List<Integer> sizes, int iters, int repetitions, Path csv, String jobId,
                     boolean pin) {
 
-    static final String USAGE = """
-            usage: scripts/bench gdsync-pingpong [--sizes 8,64,...] [--iters N] [--ring cpu,stream] [--reps R] [--csv FILE] [--pin yes|no]
-              --sizes  message sizes in bytes, 1..4194304 (default 8,64,512,4096,32768,262144,1048576,4194304)
-              --iters  round trips per timed run for sizes up to 64 KiB; larger sizes use fewer (default 10000)
-              --ring   doorbell ringers to compare: cpu, stream (default both)
-              --reps   timed runs per size, median reported (default 5)
-              --csv    write ring,bytes,iters,oneway_us,mbps to FILE
-              --pin    pin the two stream threads of ring=stream to distinct CPUs (default yes)""";
-
     static final int MAX_BYTES = 4 << 20;
 
+    /** The command line, as picocli reads it. */
+    @Command(name = "scripts/bench gdsync-pingpong", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            sortOptions = false, usageHelpAutoWidth = false,
+            description = {"Two processes ping-pong through the gdsync API over the shared-memory software NIC, the doorbell"
+                    + " rung by the CPU (ring=cpu) or by a host stream (ring=stream); a single-thread memcpy of the same sizes"
+                    + " is the bandwidth reference."},
+            optionListHeading = "%nOptions:%n")
+    static final class Options {
+        @Option(names = "--sizes", paramLabel = "S[,S...]", converter = Sizes.class,
+                description = "message sizes in bytes, 1..4194304 (default 8,64,512,4096,32768,262144,1048576,4194304)")
+        List<Integer> sizes = List.of(8, 64, 512, 4096, 32768, 262144, 1048576, 4194304);
+
+        @Option(names = "--iters", paramLabel = "N", converter = Positive.class,
+                description = "round trips per timed run for sizes up to 64 KiB; larger sizes use fewer (default 10000)")
+        int iters = 10_000;
+
+        @Option(names = "--ring", paramLabel = "R[,R...]", converter = Rings.class,
+                description = "doorbell ringers to compare: cpu, stream (default both)")
+        List<String> rings = List.of("cpu", "stream");
+
+        @Option(names = "--reps", paramLabel = "R", converter = Positive.class,
+                description = "timed runs per size, the median is reported (default 5)")
+        int reps = 5;
+
+        @Option(names = "--csv", paramLabel = "FILE", converter = OutputFile.class,
+                description = "write ring,bytes,iters,oneway_us,mbps to FILE (its folder must exist)")
+        Path csv;
+
+        @Option(names = "--pin", paramLabel = "yes|no", converter = YesNo.class,
+                description = "pin the two stream threads of ring=stream to distinct CPUs (default yes)")
+        String pin = "yes";
+
+        /** The shared-memory job both processes join: set by the initiator for its responder. */
+        @Option(names = "--job", hidden = true)
+        String job = "bench-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
+
+        /** This process is the responder the initiator started. */
+        @Option(names = "--responder", hidden = true)
+        boolean responder;
+
+        PingPongPlan plan() {
+            return new PingPongPlan(rings, sizes, iters, reps, csv, job, pin.equals("yes"));
+        }
+    }
+
     /**
+     * Reads a command line without printing (the responder's, and tests).
+     *
      * @param args command-line arguments
      * @return the plan
      * @throws IllegalArgumentException with a precise message on bad arguments
      */
     static PingPongPlan parse(String[] args) {
-        List<String> rings = List.of("cpu", "stream");
-        List<Integer> sizes = List.of(8, 64, 512, 4096, 32768, 262144, 1048576, 4194304);
-        int iters = 10_000;
-        int reps = 5;
-        Path csv = null;
-        boolean pin = true;
-        String job = "bench-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                System.out.println(USAGE);
-                System.exit(0);
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--sizes" -> sizes = parseSizes(v);
-                case "--iters" -> iters = positive(a, v);
-                case "--reps" -> reps = positive(a, v);
-                case "--ring" -> rings = parseRings(v);
-                case "--csv" -> csv = Path.of(v);
-                case "--job" -> job = v;
-                case "--pin" -> pin = switch (v) {
-                    case "yes" -> true;
-                    case "no" -> false;
-                    default -> throw new IllegalArgumentException("--pin takes yes or no, got '" + v + "'");
-                };
-                default -> throw new IllegalArgumentException("unknown option " + a);
-            }
+        Options o = new Options();
+        if (!CommandLines.parseOrThrow(CommandLines.of(o), args)) {
+            throw new IllegalArgumentException("help or version asked for");
         }
-        return new PingPongPlan(rings, sizes, iters, reps, csv, job, pin);
+        return o.plan();
     }
 
-    private static int positive(String name, String v) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n > 0) {
-                return n;
+    /** A whole number above 0. */
+    static final class Positive implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String v) {
+            try {
+                int n = Integer.parseInt(v.strip());
+                if (n > 0) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // below
             }
-        } catch (NumberFormatException e) {
-            // fall through
+            throw new TypeConversionException("'" + v + "' is not a positive whole number");
         }
-        throw new IllegalArgumentException(name + " must be a positive integer, got '" + v + "'");
     }
 
-    private static List<Integer> parseSizes(String v) {
-        List<Integer> out = new ArrayList<>();
-        for (String s : v.split(",")) {
-            int n = positive("--sizes", s.trim());
-            if (n > MAX_BYTES) {
-                throw new IllegalArgumentException("--sizes: " + n + " exceeds the maximum of " + MAX_BYTES + " bytes");
+    /** --sizes. */
+    static final class Sizes implements ITypeConverter<List<Integer>> {
+        @Override
+        public List<Integer> convert(String v) {
+            List<Integer> out = new ArrayList<>();
+            for (String s : v.split(",", -1)) {
+                int n = new Positive().convert(s.strip());
+                if (n > MAX_BYTES) {
+                    throw new TypeConversionException(n + " exceeds the maximum of " + MAX_BYTES + " bytes");
+                }
+                out.add(n);
             }
-            out.add(n);
+            return List.copyOf(out);
         }
-        return List.copyOf(out);
     }
 
-    private static List<String> parseRings(String v) {
-        List<String> out = new ArrayList<>();
-        for (String s : v.split(",")) {
-            String r = s.trim();
-            if (!r.equals("cpu") && !r.equals("stream")) {
-                throw new IllegalArgumentException("--ring: unknown ringer '" + r + "' (cpu or stream)");
+    /** --ring. */
+    static final class Rings implements ITypeConverter<List<String>> {
+        @Override
+        public List<String> convert(String v) {
+            List<String> out = new ArrayList<>();
+            for (String s : v.split(",", -1)) {
+                String r = s.strip();
+                if (!r.equals("cpu") && !r.equals("stream")) {
+                    throw new TypeConversionException("unknown ringer '" + r + "' (cpu or stream)");
+                }
+                out.add(r);
             }
-            out.add(r);
+            return List.copyOf(out);
         }
-        return List.copyOf(out);
+    }
+
+    /** yes or no (kept as text: picocli gives boolean options values of its own). */
+    static final class YesNo implements ITypeConverter<String> {
+        @Override
+        public String convert(String v) {
+            if (!v.equals("yes") && !v.equals("no")) {
+                throw new TypeConversionException("'" + v + "' is not yes or no");
+            }
+            return v;
+        }
     }
 
     /** @return the largest size */

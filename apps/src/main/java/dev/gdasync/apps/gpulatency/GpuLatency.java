@@ -9,9 +9,16 @@ import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.OutputFile;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -23,6 +30,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * {@code gpu-latency}: the two latencies a CUDA stream adds to GPUDirect Async, measured from the CPU.
@@ -33,7 +41,8 @@ import java.util.Optional;
  *     {@code cuStreamWriteValue32} of an acknowledgement; from the CPU's store into the word to the CPU
  *     seeing the acknowledgement (the stream-awaited completion's path, plus one write back).</li>
  * </ul>
- * {@code scripts/gpu-check} runs it on a GPU machine: {@code gpu-latency [--iters N] [--csv FILE]}.
+ * {@code scripts/gpu-check} runs it on a GPU machine: {@code gpu-latency [--iters N] [--csv FILE]};
+ * {@code gpu-latency --probe} says whether there is a GPU to measure.
  */
 public final class GpuLatency {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
@@ -44,43 +53,66 @@ public final class GpuLatency {
     private GpuLatency() {
     }
 
+    /** The exit status of {@code --probe} on a machine without a usable GPU. */
+    static final int NO_GPU = 3;
+
+    /** The command line. */
+    @Command(name = "gpu-latency", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            sortOptions = false, usageHelpAutoWidth = false,
+            description = {"The two latencies a CUDA stream adds to GPUDirect Async, measured from the CPU: write"
+                    + " (cuStreamWriteValue32 queued on an idle stream until the CPU sees the word) and wait (a stream"
+                    + " parked in cuStreamWaitValue32 on a host word, released by a CPU store, acknowledging with a write)."},
+            optionListHeading = "%nOptions:%n")
+    static final class Options {
+        @Option(names = "--iters", paramLabel = "N", converter = Iters.class,
+                description = "samples of each latency, after a tenth of them as warm-up (default 10000)")
+        int iters = 10_000;
+
+        @Option(names = "--csv", paramLabel = "FILE", converter = OutputFile.class,
+                description = "write test,iters,median_us,p99_us,min_us rows to FILE (its folder must exist)")
+        Path csv;
+
+        @Option(names = "--probe", description = "only say whether this machine has a usable GPU: exit 0 if so, "
+                + NO_GPU + " if not")
+        boolean probe;
+    }
+
+    /** --iters: 1 to 10^7. */
+    static final class Iters implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String v) {
+            try {
+                int n = Integer.parseInt(v.strip());
+                if (n >= 1 && n <= 10_000_000) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // below
+            }
+            throw new TypeConversionException("'" + v + "' is not a whole number from 1 to 10000000");
+        }
+    }
+
     /**
-     * @param args {@code [--iters N] [--csv FILE]}
+     * @param args {@code [--iters N] [--csv FILE] [--probe]}, or {@code --help}
      */
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        int iters = 10_000;
-        Path csv = null;
-        String usage = "usage: gpu-latency [--iters N] [--csv FILE]";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.equals("--iters") && !a.equals("--csv")) {
-                err.println("gpu-latency: unknown argument " + a + " (" + usage + ")");
-                return 2;
-            }
-            if (i + 1 >= args.length) {
-                err.println("gpu-latency: " + a + " needs a value (" + usage + ")");
-                return 2;
-            }
-            String v = args[++i];
-            if (a.equals("--csv")) {
-                csv = Path.of(v);
-                continue;
-            }
-            try {
-                iters = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                iters = -1;
-            }
-            if (iters < 1 || iters > 10_000_000) {
-                err.println("gpu-latency: --iters must be a whole number in 1..10000000, got '" + v + "'");
-                return 2;
-            }
+        Options o = new Options();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(o), args, out, err, true);
+        if (stop.isPresent()) {
+            return stop.getAsInt();
         }
+        int iters = o.iters;
+        Path csv = o.csv;
         Optional<String> noGpu = CudaDriver.unavailableReason();
+        if (o.probe) {
+            out.println(noGpu.map(r -> "no GPU here: " + r).orElseGet(() -> "GPU: " + CudaDriver.open().device(0)));
+            return noGpu.isPresent() ? NO_GPU : 0;
+        }
         if (noGpu.isPresent()) {
             err.println("gpu-latency: no GPU here: " + noGpu.get());
             return 1;
@@ -112,7 +144,8 @@ public final class GpuLatency {
                 lines.addAll(rows);
                 Files.write(csv, lines);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                err.println("gpu-latency: could not write " + csv + ": " + e.getMessage());
+                return 1;
             }
         }
         return 0;

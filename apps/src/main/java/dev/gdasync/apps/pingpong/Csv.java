@@ -41,20 +41,16 @@ public final class Csv {
     }
 
     /**
-     * Writes the CSV, creating the parent folders.
+     * Writes the CSV. Its folder must exist (the command line checked it): no folder is made.
      *
      * @param rows the results
      * @param file where
      */
     public static void write(List<Result> rows, Path file) {
         try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
             Files.write(file, lines(rows));
         } catch (IOException e) {
-            throw new UncheckedIOException("could not write the CSV " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("could not write the CSV " + file + ": " + e, e);
         }
     }
 }

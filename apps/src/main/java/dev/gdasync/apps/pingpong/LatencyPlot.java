@@ -12,6 +12,7 @@ import java.awt.geom.Ellipse2D;
 import java.awt.geom.Path2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,23 +52,20 @@ public final class LatencyPlot {
     }
 
     /**
-     * Draws the plot and writes it as a PNG, creating the parent folders.
+     * Draws the plot and writes it as a PNG. Its folder must exist (the command line checked it): no folder is made.
      *
      * @param rows the results (rows of one mode form its line, in size order)
      * @param file where
      */
     public static void write(List<Result> rows, Path file) {
         BufferedImage img = render(rows, WIDTH, HEIGHT);
-        try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            if (!ImageIO.write(img, "png", file.toFile())) {
+        // Through a stream of our own: ImageIO's own file handling says only "Can't create an ImageOutputStream!".
+        try (OutputStream out = Files.newOutputStream(file)) {
+            if (!ImageIO.write(img, "png", out)) {
                 throw new IllegalStateException("this JDK has no PNG writer");
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("could not write the plot " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("could not write the plot " + file + ": " + e, e);
         }
     }
 

@@ -31,27 +31,34 @@ final class Measurement {
      * @param pair    the ranks
      * @param modes   the modes, in the order each round runs them
      * @param options sizes, iterations, repetitions, warm-up
-     * @param onRow   told of every row as soon as it is measured (rank 0)
+     * @param onRow    told of every row as soon as it is measured (rank 0)
+     * @param progress told of every step, for the progress lines
      * @return the rows, mode by mode, each mode's sizes in order (rank 0; rank 1 gets an empty list)
      */
-    static List<Result> runSideBySide(Pair pair, List<Mode> modes, PingPongOptions options, Consumer<Result> onRow) {
+    static List<Result> runSideBySide(Pair pair, List<Mode> modes, PingPongOptions options, Consumer<Result> onRow,
+                                      MeasurementProgress progress) {
         int iters = options.iters();
         int first = options.sizes().getFirst();
-        for (Mode m : modes) {
-            warm(pair, m.loop, first, Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos());
+        for (int k = 0; k < modes.size(); k++) {
+            progress.warming(k, 0, true);
+            warm(pair, modes.get(k).loop, first, Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos(), progress);
         }
         List<List<Result>> byMode = new ArrayList<>();
         for (int k = 0; k < modes.size(); k++) {
             byMode.add(new ArrayList<>());
         }
-        for (int bytes : options.sizes()) {
-            for (Mode m : modes) {
-                warm(pair, m.loop, bytes, Math.min(iters, WARMUP_CHUNK), options.sizeWarmupNanos());
+        for (int i = 0; i < options.sizes().size(); i++) {
+            int bytes = options.sizes().get(i);
+            for (int k = 0; k < modes.size(); k++) {
+                progress.warming(k, i, false);
+                warm(pair, modes.get(k).loop, bytes, Math.min(iters, WARMUP_CHUNK), options.sizeWarmupNanos(), progress);
             }
             long[][] runs = new long[modes.size()][options.reps()];
             for (int r = 0; r < options.reps(); r++) {
                 for (int k = 0; k < modes.size(); k++) {
+                    progress.timing(k, i, r);
                     runs[k][r] = modes.get(k).loop.run(bytes, iters);
+                    progress.ran(bytes, iters, runs[k][r]);
                 }
             }
             if (pair.initiator) {
@@ -67,10 +74,10 @@ final class Measurement {
         return rows;
     }
 
-    private static void warm(Pair pair, Loop loop, int bytes, int iters, long nanos) {
+    private static void warm(Pair pair, Loop loop, int bytes, int iters, long nanos, MeasurementProgress progress) {
         long start = System.nanoTime();
         while (pair.decide(System.nanoTime() - start < nanos)) {
-            loop.run(bytes, iters);
+            progress.ran(bytes, iters, loop.run(bytes, iters));
         }
     }
 }

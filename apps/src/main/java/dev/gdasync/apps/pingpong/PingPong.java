@@ -9,15 +9,19 @@ import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.BootstrapException;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.cli.CommandLines;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
@@ -43,7 +47,7 @@ public final class PingPong {
     }
 
     /**
-     * @param args see {@link PingPongOptions#USAGE}
+     * @param args see {@link PingPongCommand}, or {@code --help}
      */
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -64,22 +68,13 @@ public final class PingPong {
         // Every rank got the same command line: before the bootstrap, only the launcher's variables say
         // which rank this is, and rank 0 alone speaks about it.
         boolean speaker = launcherRank() <= 0;
-        PingPongOptions options;
-        try {
-            options = PingPongOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            if (speaker) {
-                err.println("pingpong: " + e.getMessage());
-                err.println(PingPongOptions.USAGE);
-            }
-            return 2;
+        PingPongCommand command = new PingPongCommand();
+        CommandLine cl = command.commandLine();
+        OptionalInt stop = CommandLines.parse(cl, args, out, err, speaker);
+        if (stop.isPresent()) {
+            return stop.getAsInt();
         }
-        if (options == null) {
-            if (speaker) {
-                out.println(PingPongOptions.USAGE);
-            }
-            return 0;
-        }
+        PingPongOptions options = command.options();
         if (options.modes().contains(PingPongOptions.Mode.MPJ)) {
             try {
                 MpjMode.starter(System.getenv(MpjMode.MPJ_HOME));
@@ -148,6 +143,10 @@ public final class PingPong {
             // A KI kernel's report names its descriptor: the message is the whole story.
             err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + ": " + e.getMessage());
             return 1;
+        } catch (UncheckedIOException e) {
+            // Writing the CSV or the plot failed (the file was checked before the run; something changed since).
+            err.println("pingpong: " + e.getMessage());
+            return 1;
         } catch (Exception e) {
             err.println("pingpong" + (rank >= 0 ? " (rank " + rank + ")" : "") + " failed: " + e);
             e.printStackTrace(err);
@@ -172,7 +171,7 @@ public final class PingPong {
                     + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
             out.println(machine());
         }
-        Consumer<Result> progress = r -> out.println(Report.progressLine(r));
+        Consumer<Result> rowDone = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
         // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement).
         List<Measurement.Mode> open = new ArrayList<>();
@@ -189,7 +188,9 @@ public final class PingPong {
                             String.join(", ", open.stream().map(Measurement.Mode::label).toList()),
                             o.warmupSeconds(), o.warmupSeconds() / 3);
                 }
-                rows.addAll(Measurement.runSideBySide(pair, open, o, progress));
+                MeasurementProgress progress = speak ? MeasurementProgress.toStandardError(o, open.stream().map(Measurement.Mode::label).toList())
+                        : MeasurementProgress.silent(o);
+                rows.addAll(Measurement.runSideBySide(pair, open, o, rowDone, progress));
             }
         } finally {
             for (Measurement.Mode m : open.reversed()) {
@@ -197,7 +198,7 @@ public final class PingPong {
             }
         }
         if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
-            rows.addAll(MpjMode.run(pair, o, progress));
+            rows.addAll(MpjMode.run(pair, o, rowDone));
         }
         if (gpu != null) {
             gpu.close();

@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -22,17 +23,15 @@ final class Report {
 
     static void print(List<Result> rows, PingPongOptions o, String machine, PrintStream out) {
         out.println();
-        out.println(o.buffers() == PingPongOptions.Buffers.GPU
-                ? "pingpong, 2 ranks; host and sa with GPU buffers over the software NIC (a compute kernel before each send;"
-                + " host: cuStreamSynchronize, then the CPU sends; sa: a CUDA stream rings and waits)"
-                : "pingpong, 2 ranks; host, sa and ki over the software NIC, mpj on MPJ Express's multicore device"
-                + (o.modes().contains(PingPongOptions.Mode.JUCX) ? ", jucx on raw JUCX (" + JucxPeer.describe() + ")" : ""));
+        out.println(header(o));
         out.println("(one-way = round trip / 2, median of "
                 + o.reps() + " runs of " + o.iters() + " round trips"
                 + (o.computeMicros() > 0 ? String.format(Locale.ROOT, "; %.1f us compute task per receive", o.computeMicros()) : "")
                 + (o.validate() ? "; payloads validated" : "") + ")");
         out.println(machine);
-        out.println("software NIC transport: " + transport());
+        if (o.modes().stream().anyMatch(Report::overTheSoftwareNic)) {
+            out.println("software NIC transport: " + transport());
+        }
         out.printf(Locale.ROOT, "%-5s %10s %8s %12s %12s%n", "mode", "bytes", "iters", "oneway_us", "MB/s");
         for (Result r : rows) {
             out.printf(Locale.ROOT, "%-5s %10d %8d %12.3f %12.1f%n", r.mode(), r.bytes(), r.iters(), r.oneWayMicros(),
@@ -64,6 +63,36 @@ final class Report {
         }
         out.printf(Locale.ROOT, "%s: %.3f us, target <= %.1f us: %s%s%n", what, measured, limit,
                 measured <= limit ? "met" : "NOT met", o.validate() ? " (with --validate, which adds the checks)" : "");
+    }
+
+    /** @return the table's title, naming the modes that ran and what each ran on */
+    static String header(PingPongOptions o) {
+        List<String> nic = o.modes().stream().filter(Report::overTheSoftwareNic).map(PingPongOptions.Mode::label).toList();
+        List<String> parts = new ArrayList<>();
+        if (!nic.isEmpty()) {
+            parts.add(words(nic) + (o.buffers() == PingPongOptions.Buffers.GPU
+                    ? " with GPU buffers over the software NIC (a compute kernel before each send"
+                    + (nic.contains("host") ? "; host: cuStreamSynchronize, then the CPU sends" : "")
+                    + (nic.contains("sa") ? "; sa: a CUDA stream rings and waits" : "") + ")"
+                    : " over the software NIC"));
+        }
+        if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
+            parts.add("mpj on MPJ Express's multicore device");
+        }
+        if (o.modes().contains(PingPongOptions.Mode.JUCX)) {
+            parts.add("jucx on raw JUCX (" + JucxPeer.describe() + ")");
+        }
+        return "pingpong, 2 ranks: " + String.join(", ", parts);
+    }
+
+    private static boolean overTheSoftwareNic(PingPongOptions.Mode m) {
+        return m == PingPongOptions.Mode.HOST || m == PingPongOptions.Mode.SA || m == PingPongOptions.Mode.KI;
+    }
+
+    /** @return "host", "host and sa", "host, sa and ki" */
+    private static String words(List<String> names) {
+        return names.size() == 1 ? names.getFirst()
+                : String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.getLast();
     }
 
     /** @return the software NIC's transport as the ranks' settings choose it, in words */

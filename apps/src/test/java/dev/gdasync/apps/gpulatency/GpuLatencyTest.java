@@ -39,14 +39,47 @@ class GpuLatencyTest {
     }
 
     @Test
-    void badArgumentsExitWithTwoAndSayWhatIsWrong() {
-        assertEquals("gpu-latency: unknown argument --size (usage: gpu-latency [--iters N] [--csv FILE])\n",
-                run("--size", "8").err());
-        assertEquals("gpu-latency: --iters needs a value (usage: gpu-latency [--iters N] [--csv FILE])\n", run("--iters").err());
+    void badArgumentsExitWithTwoAndSayWhatIsWrongInOneLineAndAHint() {
+        String hint = "Run 'gpu-latency --help' for the options.\n";
+        Ran unknown = run("--size", "8");
+        assertEquals(2, unknown.status());
+        assertEquals("gpu-latency: unknown options: '--size', '8'\n" + hint, unknown.err());
+        assertEquals("gpu-latency: missing required parameter for option '--iters' (N)\n" + hint, run("--iters").err());
         Ran zero = run("--iters", "0");
         assertEquals(2, zero.status());
-        assertEquals("gpu-latency: --iters must be a whole number in 1..10000000, got '0'\n", zero.err());
+        assertEquals("gpu-latency: invalid value for option '--iters': '0' is not a whole number from 1 to 10000000\n" + hint,
+                zero.err());
         assertEquals(2, run("--iters", "ten").status());
+        Ran csv = run("--csv", dir.resolve("no-such-folder/x.csv").toString());
+        assertEquals(2, csv.status(), "an unwritable output file is refused before any measuring");
+        assertEquals("gpu-latency: invalid value for option '--csv': cannot write '" + dir.resolve("no-such-folder/x.csv")
+                + "': the folder " + dir.resolve("no-such-folder") + " does not exist\n" + hint, csv.err());
+        assertTrue(Files.notExists(dir.resolve("no-such-folder")), "no folder is made");
+    }
+
+    @Test
+    void helpAndVersionGoToStandardOutputWithoutColour() {
+        Ran help = run("--help");
+        assertEquals(0, help.status());
+        assertTrue(help.out().startsWith("Usage: gpu-latency [-hV] [--probe] [--csv=FILE] [--iters=N]"), help.out());
+        assertTrue(help.out().contains("--probe"), help.out());
+        assertTrue(help.out().chars().noneMatch(c -> c == 0x1b), "no escape codes when the output is not a terminal");
+        Ran version = run("--version");
+        assertEquals(0, version.status());
+        assertTrue(version.out().startsWith("gpu-latency (gdasync "), version.out());
+    }
+
+    @Test
+    void probeSaysWhetherThereIsAGpu() {
+        Optional<String> noGpu = CudaDriver.unavailableReason();
+        Ran r = run("--probe");
+        if (noGpu.isPresent()) {
+            assertEquals(GpuLatency.NO_GPU, r.status());
+            assertEquals("no GPU here: " + noGpu.get() + "\n", r.out());
+        } else {
+            assertEquals(0, r.status());
+            assertTrue(r.out().startsWith("GPU: "), r.out());
+        }
     }
 
     @Test

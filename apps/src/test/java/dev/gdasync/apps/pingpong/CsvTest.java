@@ -3,11 +3,14 @@ package dev.gdasync.apps.pingpong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class CsvTest {
     @TempDir
@@ -41,9 +44,13 @@ class CsvTest {
     }
 
     @Test
-    void writesTheFileAndItsFolders() throws Exception {
-        Path file = dir.resolve("a/b/pp.csv");
+    void writesTheFileAndMakesNoFolder() throws Exception {
+        Path file = dir.resolve("pp.csv");
         Csv.write(List.of(new Result("host", 8, 10, 1.0)), file);
         assertEquals(List.of("mode,bytes,iters,oneway_us,mbps", "host,8,10,1.0000,8.00"), Files.readAllLines(file));
+        Path nowhere = dir.resolve("a/b/pp.csv");
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> Csv.write(List.of(), nowhere));
+        assertEquals("could not write the CSV " + nowhere + ": java.nio.file.NoSuchFileException: " + nowhere, e.getMessage());
+        assertFalse(Files.exists(dir.resolve("a")), "the command line checks the folder; writing makes none");
     }
 }

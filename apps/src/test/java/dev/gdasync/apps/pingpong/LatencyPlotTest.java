@@ -27,7 +27,7 @@ class LatencyPlotTest {
 
     @Test
     void writesAValidPngOfTheRightSize() throws Exception {
-        Path png = dir.resolve("plots/latency.png");
+        Path png = dir.resolve("latency.png");
         LatencyPlot.write(ROWS, png);
         byte[] bytes = Files.readAllBytes(png);
         assertArrayEquals(new byte[]{(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, Arrays.copyOf(bytes, 8));

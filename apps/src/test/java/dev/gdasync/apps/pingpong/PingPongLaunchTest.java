@@ -94,7 +94,7 @@ class PingPongLaunchTest {
         Path csv = dir.resolve("pp.csv");
         Path png = dir.resolve("pp.png");
         List<String> args = new ArrayList<>(List.of(launcherArgs));
-        args.addAll(List.of("-np", "2", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
+        args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
                 "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString()));
         Run r = mprun(env, args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
@@ -114,6 +114,10 @@ class PingPongLaunchTest {
         assertNotNull(img, "a readable PNG");
         assertEquals(LatencyPlot.WIDTH, img.getWidth());
         assertTrue(r.out().contains("8 B one-way, " + wanted[0] + ":"), r.out());
+        if (!modes.equals("mpj")) {
+            assertTrue(r.err().lines().anyMatch(l -> l.matches("\\[0] progress: " + wanted[wanted.length - 1]
+                    + " 65536 B, run 2 of 2 \\(size 3 of 3\\); about .* left")), "progress lines on rank 0's stderr:\n" + r.all());
+        }
     }
 
     @Test
@@ -299,11 +303,13 @@ class PingPongLaunchTest {
     }
 
     @Test
-    void aWrongCommandLineExitsWithTwoAndOneMessage() throws Exception {
+    void aWrongCommandLineExitsWithTwoAndOneMessageAndAHint() throws Exception {
         Run r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
         assertEquals(2, r.status(), r.all());
-        assertTrue(r.err().contains("[0] pingpong: --sizes: 'zero' is not a byte count"), r.all());
-        assertTrue(r.err().lines().noneMatch(l -> l.startsWith("[1] pingpong:")), "rank 1 stays quiet:\n" + r.all());
+        assertEquals(List.of("[0] pingpong: invalid value for option '--sizes': 'zero' is not a byte count (a positive integer,"
+                        + " optionally with K or M)", "[0] Run 'scripts/mprun -np 2 pingpong --help' for the options.",
+                "mprun: ranks 0 and 1 exited with status 2"), r.err().lines().toList(),
+                "rank 0 explains, rank 1 stays quiet, the launcher speaks last:\n" + r.all());
     }
 
     @Test

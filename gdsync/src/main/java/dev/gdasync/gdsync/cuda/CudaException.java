@@ -8,6 +8,7 @@ public final class CudaException extends RuntimeException {
     /** {@link #result()} when the failure is not a driver result (no driver library, a driver too old). */
     public static final int NO_RESULT = -1;
 
+    /** The driver's result code, or {@link #NO_RESULT}. */
     private final int result;
 
     /**

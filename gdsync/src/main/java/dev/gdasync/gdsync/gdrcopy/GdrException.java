@@ -9,6 +9,7 @@ public final class GdrException extends RuntimeException {
     /** {@link #result()} when the failure is not a result of the library (no library, {@code gdr_open} NULL). */
     public static final int NO_RESULT = -1;
 
+    /** The library's result, or {@link #NO_RESULT}. */
     private final int result;
 
     /**

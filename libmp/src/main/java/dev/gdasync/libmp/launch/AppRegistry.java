@@ -9,8 +9,9 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * The applications known by short name: every {@value #RESOURCE} on the class path maps names to
- * fully qualified main classes ({@code pingpong=dev.gdasync.apps.pingpong.PingPong}).
+ * The programs known by short name: every {@value #RESOURCE} on the class path maps names to
+ * fully qualified main classes ({@code pingpong=dev.gdasync.apps.pingpong.PingPong}). Any other name is taken
+ * as a main class, with or without a package.
  */
 final class AppRegistry {
     static final String RESOURCE = "META-INF/gdasync-apps.properties";
@@ -59,26 +60,30 @@ final class AppRegistry {
     }
 
     /**
-     * @param app a short name or a fully qualified class name
+     * @param app       a short name, or a main class with or without a package
+     * @param classpath the program's class path, for messages
      * @return the main class to run
      * @throws IllegalArgumentException if the name is unknown or the class is not on the class path
      */
-    String resolve(String app) {
-        String main = apps.get(app);
-        if (main == null) {
-            if (!app.contains(".")) {
-                throw new IllegalArgumentException("unknown application '" + app + "'; known by short name: "
-                        + (apps.isEmpty() ? "none" : String.join(", ", apps.keySet()))
-                        + "; or give a fully qualified main class");
-            }
-            main = app;
-        }
+    String resolve(String app, ClassPath classpath) {
+        String registered = apps.get(app);
+        String main = registered != null ? registered : app;
         try {
             Class.forName(main, false, loader);
+            return main;
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalArgumentException("the main class " + main + (main.equals(app) ? "" : " of '" + app + "'")
-                    + " is not on the class path (" + e + ")");
+            String cause = e instanceof ClassNotFoundException ? "" : " (" + e + ")";
+            if (registered != null) {
+                throw new IllegalArgumentException("the program '" + app + "' is " + main
+                        + ", which is not on the class path" + cause);
+            }
+            if (!app.contains(".") && e instanceof ClassNotFoundException) {
+                throw new IllegalArgumentException("unknown program '" + app + "': not a short name ("
+                        + (apps.isEmpty() ? "none are known" : "known: " + String.join(", ", apps.keySet()))
+                        + ") and no class " + app + " on the class path (" + classpath + ")");
+            }
+            throw new IllegalArgumentException("the main class " + main + " is not on the class path (" + classpath + ")"
+                    + cause + (classpath.isEmpty() ? ": give its folder or jar with --classpath" : ""));
         }
-        return main;
     }
 }

@@ -1,9 +1,11 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.libmp.bootstrap.JobIds;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -11,21 +13,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One launch: starts the ranks, watches them, and ends them all.
+ * One launch: starts the ranks, watches them, ends them all, and then says what happened.
  *
- * <p>Every rank is a JVM with this JVM's java binary and class path, and in its environment
- * {@code GDASYNC_RANK}, {@code GDASYNC_SIZE}, {@code GDASYNC_RENDEZVOUS} (127.0.0.1 and a free port),
- * {@code GDASYNC_SECRET} (32 fresh random bytes) and {@code GDASYNC_JOB_ID}. When a rank exits with a
- * non-zero status the launcher says which and how, gives the others the grace period to end by
- * themselves (and print their own errors), then stops them (SIGTERM, then SIGKILL, descendants
- * included) and exits with the failed rank's status. On SIGINT or SIGTERM a shutdown hook stops every
- * rank before the launcher exits; if the launcher is killed outright, {@link ParentDeath} ends them.
+ * <p>Every rank runs the same JVM command line ({@code jvm}), with in its environment {@code GDASYNC_RANK},
+ * {@code GDASYNC_SIZE}, {@code GDASYNC_RENDEZVOUS} (127.0.0.1 and a free port), {@code GDASYNC_SECRET} (32 fresh
+ * random bytes) and {@code GDASYNC_JOB_ID}. When a rank exits with a non-zero status the others get the grace
+ * period to end by themselves (and print their own errors); then they are stopped (SIGTERM, then SIGKILL,
+ * descendants included). The launcher's own lines come last, after every rank's output was copied, so a failed
+ * rank's explanation is read first: which ranks failed and how, and which were stopped. It exits with the first
+ * failed rank's status.
+ *
+ * <p>On SIGINT (Ctrl-C) or SIGTERM a shutdown hook says "interrupted" and stops every rank before the launcher
+ * exits; if the launcher is killed outright, {@link ParentDeath} ends them. When every rank has ended, the
+ * shared-memory directories that dead processes left under the ranks' base are removed
+ * ({@link ShmDirectory#cleanStale}), so a rank killed with SIGKILL leaves nothing of the job behind.
  *
  * <p>With {@code --netns K} rank r runs in the network namespace of host {@code r % K}
  * ({@link NetNamespaces}), started as {@code ip netns exec gdasync-hk java ...}: ip execs the JVM, so the
@@ -39,7 +47,8 @@ final class Job {
     private static final Duration DRAIN = Duration.ofSeconds(2);
 
     private final LaunchOptions options;
-    private final String mainClass;
+    private final List<String> jvm;
+    private final Path shmBase;
     private final List<String> netnsExec;
     private final PrintStream out;
     private final PrintStream err;
@@ -47,14 +56,19 @@ final class Job {
     private final LinkedBlockingQueue<int[]> exits = new LinkedBlockingQueue<>();
     private final Object lifecycle = new Object();
     private boolean finished;
+    private boolean interrupted;
 
     /**
+     * @param options   the launch
+     * @param jvm       every rank's command line: the java binary, its options, the main class and its arguments
+     * @param shmBase   the shared-memory base the ranks use (cleaned of dead processes' directories at the end)
      * @param netnsExec the command prefix that runs a program in a namespace, to which the namespace's
      *                  name is appended ({@link NetNamespaces#ensureUp}); empty without --netns
      */
-    Job(LaunchOptions options, String mainClass, List<String> netnsExec, PrintStream out, PrintStream err) {
+    Job(LaunchOptions options, List<String> jvm, Path shmBase, List<String> netnsExec, PrintStream out, PrintStream err) {
         this.options = options;
-        this.mainClass = mainClass;
+        this.jvm = List.copyOf(jvm);
+        this.shmBase = shmBase;
         this.netnsExec = List.copyOf(netnsExec);
         this.out = out;
         this.err = err;
@@ -66,12 +80,12 @@ final class Job {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             if (!startAll()) {
-                stopRemaining("a rank could not be started");
+                stopRemaining();
+                drainAll();
+                cleanSharedMemory();
                 return 1;
             }
-            int status = supervise();
-            drainAll();
-            return status;
+            return supervise();
         } finally {
             synchronized (lifecycle) {
                 finished = true;
@@ -92,14 +106,8 @@ final class Job {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         String jobId = JobIds.random("mprun");
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // Started from this (the supervising) thread, which lives until the launcher exits: see ParentDeath.
         List<String> prefix = ParentDeath.prefix();
-        List<String> jvm = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-        jvm.addAll(options.jvmOpts());
-        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-        jvm.addAll(options.appArgs());
         // Variables that would compete with the launcher's (GDASYNC_SECRET_FILE) or confuse apps.
         List<String> unset = List.of("GDASYNC_SECRET_FILE");
         for (int r = 0; r < options.ranks(); r++) {
@@ -149,51 +157,86 @@ final class Job {
 
     private int supervise() throws InterruptedException {
         int running = ranks.size();
-        int[] firstFailure = null;
+        List<int[]> failures = new ArrayList<>();
         long graceDeadline = 0;
+        List<Integer> stopped = List.of();
         while (running > 0) {
             int[] exit;
-            if (firstFailure == null) {
+            if (failures.isEmpty()) {
                 exit = exits.take();
             } else {
                 exit = exits.poll(graceDeadline - System.nanoTime(), TimeUnit.NANOSECONDS);
                 if (exit == null) {
-                    stopRemaining("still running " + seconds(options.grace()) + " after rank " + firstFailure[0] + " failed");
+                    stopped = stopRemaining();
                     break;
                 }
             }
             running--;
             if (exit[1] != 0) {
-                err.println("mprun: rank " + exit[0] + " " + describe(exit[1]));
-                if (firstFailure == null) {
-                    firstFailure = exit;
+                failures.add(exit);
+                if (failures.size() == 1) {
                     graceDeadline = System.nanoTime() + options.grace().toNanos();
-                    if (running > 0) {
-                        err.println("mprun: the other ranks have " + seconds(options.grace()) + " to end before they are killed");
-                    }
                 }
             }
         }
-        return firstFailure == null ? 0 : Math.max(1, Math.min(255, firstFailure[1]));
+        drainAll();
+        cleanSharedMemory();
+        report(failures, stopped);
+        return failures.isEmpty() ? 0 : Math.max(1, Math.min(255, failures.getFirst()[1]));
     }
 
-    private void stopRemaining(String why) throws InterruptedException {
+    /** Says which ranks failed, the first failure's kind first, and which were stopped; nothing after Ctrl-C. */
+    private void report(List<int[]> failures, List<Integer> stopped) {
+        synchronized (lifecycle) {
+            if (interrupted) {
+                return; // the shutdown hook said so
+            }
+        }
+        Map<String, List<Integer>> byHow = new LinkedHashMap<>();
+        for (int[] f : failures) {
+            byHow.computeIfAbsent(describe(f[1]), k -> new ArrayList<>()).add(f[0]);
+        }
+        for (Map.Entry<String, List<Integer>> e : byHow.entrySet()) {
+            e.getValue().sort(null); // the first failure's kind comes first; within a kind, ranks in order
+            String how = e.getKey().startsWith("killed") ? (e.getValue().size() == 1 ? "was " : "were ") + e.getKey() : e.getKey();
+            err.println("mprun: " + ranksWord(e.getValue()) + " " + how);
+        }
+        if (!stopped.isEmpty()) {
+            err.println("mprun: stopped " + ranksWord(stopped) + " (still running " + seconds(options.grace())
+                    + " after rank " + failures.getFirst()[0] + " failed)");
+        }
+        err.flush();
+    }
+
+    /** Stops every rank still running; says nothing but what survived. @return the ranks it stopped */
+    private List<Integer> stopRemaining() throws InterruptedException {
         List<RankProcess> alive;
         synchronized (lifecycle) {
             alive = ranks.stream().filter(r -> r.process().isAlive()).toList();
-        }
-        if (!alive.isEmpty()) {
-            err.println("mprun: killing rank(s) " + alive.stream().map(RankProcess::rank).toList() + " (" + why + ")");
         }
         List<ProcessHandle> survivors = RankProcess.stop(alive, STOP_PATIENCE);
         if (!survivors.isEmpty()) {
             err.println("mprun: processes " + survivors.stream().map(ProcessHandle::pid).toList() + " survived SIGKILL");
         }
+        return alive.stream().map(RankProcess::rank).sorted().toList();
     }
 
     private void drainAll() throws InterruptedException {
-        for (RankProcess r : ranks) {
+        List<RankProcess> all;
+        synchronized (lifecycle) {
+            all = List.copyOf(ranks);
+        }
+        for (RankProcess r : all) {
             r.drain(DRAIN);
+        }
+    }
+
+    /** Removes what dead processes left in shared memory under the ranks' base (a rank killed with SIGKILL). */
+    private void cleanSharedMemory() {
+        try {
+            ShmDirectory.cleanStale(ShmDirectory.userRoot(shmBase));
+        } catch (UncheckedIOException | SecurityException e) {
+            err.println("mprun: could not clean " + ShmDirectory.userRoot(shmBase) + ": " + e.getMessage());
         }
     }
 
@@ -204,10 +247,14 @@ final class Job {
                 return;
             }
             finished = true; // no rank starts after this
+            interrupted = true;
         }
+        err.println("mprun: interrupted; stopping every rank");
+        err.flush();
         try {
-            stopRemaining("the launcher was interrupted");
+            stopRemaining();
             drainAll();
+            cleanSharedMemory();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -215,6 +262,15 @@ final class Job {
 
     private static int freePort() {
         return dev.gdasync.libmp.bootstrap.RendezvousPorts.pick(InetAddress.getLoopbackAddress());
+    }
+
+    /** @return "rank 3", "ranks 0 and 2", "ranks 0, 1 and 2" */
+    static String ranksWord(List<Integer> ranks) {
+        if (ranks.size() == 1) {
+            return "rank " + ranks.getFirst();
+        }
+        List<String> s = ranks.stream().map(String::valueOf).toList();
+        return "ranks " + String.join(", ", s.subList(0, s.size() - 1)) + " and " + s.getLast();
     }
 
     /** Says how a rank ended, by its exit status (the JDK reports death by signal N as 128 + N). */
@@ -231,7 +287,7 @@ final class Job {
                 case 15 -> "SIGTERM";
                 default -> "signal " + sig;
             };
-            return "was killed by " + name + " (exit status " + status + ")";
+            return "killed by " + name + " (exit status " + status + ")";
         }
         return "exited with status " + status;
     }

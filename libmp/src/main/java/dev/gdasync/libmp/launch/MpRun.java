@@ -1,21 +1,35 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.libmp.cli.CommandLines;
+import picocli.CommandLine;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
- * {@code scripts/mprun}: starts the ranks of an application as JVMs on this host, for
+ * {@code mprun}: starts the ranks of a Java program as JVMs on this host, for
  * {@link dev.gdasync.libmp.bootstrap.EnvBootstrap}.
  *
  * <pre>
- * scripts/mprun [-np N] [--netns K] [--grace SECONDS] [--jvm-opt OPTION]... APP [ARGS...]
+ * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] MAIN [ARGS...]
  * </pre>
- * APP is a short name from a {@code META-INF/gdasync-apps.properties} on the class path, or a fully
- * qualified main class. Each output line of a rank is prefixed with {@code [rank]}, stdout to stdout and
- * stderr to stderr. The exit status is 0 when every rank exited with 0, else the first failed rank's
- * status; 2 for a wrong command line. With {@code --netns K} the ranks are spread over K network
- * namespaces made by {@code scripts/netns} (see {@link NetNamespaces}); when they cannot be made (not
- * root, no {@code ip}) the launcher says why and exits with 1 before starting any rank.
+ * MAIN is any main class (with or without a package) on CP or on the launcher's class path, or a short name from a
+ * {@code META-INF/gdasync-apps.properties} there. The launcher runs as {@code scripts/mprun} (with the
+ * project's applications), or from the jars alone as {@code java -jar libmp-VERSION-launcher.jar}. Each output
+ * line of a rank is prefixed with {@code [rank]}, stdout to stdout and stderr to stderr. The exit status is 0
+ * when every rank exited with 0, else the first failed rank's status; 2 for a wrong command line. With
+ * {@code --netns K} the ranks are spread over K network namespaces made by {@code scripts/netns} (see
+ * {@link NetNamespaces}); when they cannot be made (not root, no {@code ip}) the launcher says why and exits
+ * with 1 before starting any rank.
  */
 public final class MpRun {
     private MpRun() {
@@ -25,54 +39,108 @@ public final class MpRun {
      * Runs the launcher and exits with its status.
      *
      * @param args the command line
+     * @throws InterruptedException if interrupted while the ranks run
      */
     public static void main(String[] args) throws InterruptedException {
-        System.exit(run(args));
+        System.exit(run(args, System.getenv(), System.out, System.err));
     }
 
     /**
      * Runs the launcher.
      *
      * @param args the command line
+     * @param env  the environment (the class path variables)
+     * @param out  where the ranks' standard output goes
+     * @param err  where the ranks' standard error and the launcher's messages go
      * @return the exit status
      */
-    static int run(String[] args) throws InterruptedException {
-        LaunchOptions options;
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) throws InterruptedException {
+        LaunchCommand command = new LaunchCommand(env);
+        CommandLine cl = command.commandLine();
+        OptionalInt stop = CommandLines.parse(cl, args, out, err, true);
+        if (stop.isPresent()) {
+            return stop.getAsInt();
+        }
+        LaunchOptions options = command.options();
+        List<URL> urls;
         try {
-            options = LaunchOptions.parse(args);
-        } catch (LaunchOptions.UsageException e) {
-            System.err.println("mprun: " + e.getMessage());
-            System.err.println(LaunchOptions.USAGE);
-            return 2;
+            urls = options.classpath().urls();
+        } catch (IllegalArgumentException e) {
+            return usageError(cl, err, e.getMessage());
         }
-        if (options.help()) {
-            System.out.println(LaunchOptions.USAGE);
-            return 0;
-        }
-        AppRegistry registry;
         String mainClass;
-        try {
-            registry = AppRegistry.load(MpRun.class.getClassLoader());
+        try (URLClassLoader loader = new URLClassLoader("mprun-program", urls.toArray(URL[]::new), MpRun.class.getClassLoader())) {
+            AppRegistry registry = AppRegistry.load(loader);
             if (options.list()) {
+                if (registry.apps().isEmpty()) {
+                    out.println("no program is known by a short name here; run one by its main class");
+                }
                 for (Map.Entry<String, String> e : registry.apps().entrySet()) {
-                    System.out.println(e.getKey() + "\t" + e.getValue());
+                    out.println(e.getKey() + "\t" + e.getValue());
                 }
                 return 0;
             }
-            mainClass = registry.resolve(options.app());
+            mainClass = registry.resolve(options.app(), options.classpath());
         } catch (IllegalArgumentException | IllegalStateException e) {
-            System.err.println("mprun: " + e.getMessage());
-            return 2;
+            return usageError(cl, err, e.getMessage());
+        } catch (IOException e) {
+            err.println("mprun: " + e.getMessage());
+            return 1;
         }
         List<String> netnsExec = List.of();
         if (options.netns() > 0) {
             try {
                 netnsExec = NetNamespaces.ensureUp(options.netns());
             } catch (IllegalStateException e) {
-                System.err.println("mprun: --netns " + options.netns() + ": " + e.getMessage());
+                err.println("mprun: --netns " + options.netns() + ": " + e.getMessage());
                 return 1;
             }
         }
-        return new Job(options, mainClass, netnsExec, System.out, System.err).run();
+        Path shmBase = shmBase(options.jvmOpts());
+        return new Job(options, rankCommand(options, mainClass), shmBase, netnsExec, out, err).run();
+    }
+
+    private static int usageError(CommandLine cl, PrintStream err, String message) {
+        err.println("mprun: " + message);
+        err.println(CommandLines.hint(cl));
+        return CommandLines.USAGE_ERROR;
+    }
+
+    /**
+     * @return every rank's JVM command line: this JVM's java binary, native access for FFM, the launcher's
+     *         shared-memory setting, the --jvm-opt options, the program's class path then the launcher's, the main
+     *         class and the program's arguments
+     */
+    static List<String> rankCommand(LaunchOptions options, String mainClass) {
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> jvm = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        String launcherBase = System.getProperty(ShmDirectory.BASE_PROPERTY);
+        if (launcherBase != null && !launcherBase.isBlank() && shmBaseOption(options.jvmOpts()) == null) {
+            jvm.add("-D" + ShmDirectory.BASE_PROPERTY + "=" + launcherBase); // the ranks use the launcher's setting
+        }
+        jvm.addAll(options.jvmOpts());
+        String own = System.getProperty("java.class.path");
+        String cp = options.classpath().isEmpty() ? own : options.classpath().joined() + File.pathSeparator + own;
+        jvm.addAll(List.of("-cp", cp, mainClass));
+        jvm.addAll(options.appArgs());
+        return jvm;
+    }
+
+    /** @return the shared-memory base the ranks will use: a -D option of theirs, else this JVM's setting */
+    static Path shmBase(List<String> jvmOpts) {
+        String option = shmBaseOption(jvmOpts);
+        return option != null ? Path.of(option) : ShmDirectory.defaultBase();
+    }
+
+    private static String shmBaseOption(List<String> jvmOpts) {
+        String prefix = "-D" + ShmDirectory.BASE_PROPERTY + "=";
+        String found = null;
+        for (String o : jvmOpts) {
+            if (o.startsWith(prefix) && !o.substring(prefix.length()).isBlank()) {
+                found = o.substring(prefix.length());
+            }
+        }
+        return found;
     }
 }

@@ -1,19 +1,25 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.UserPrograms;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The launcher end to end: a child JVM running MpRun, which starts the ranks (RankMain, as "testrank"). */
@@ -22,10 +28,17 @@ class MpRunTest {
     static final Duration WAIT = Duration.ofSeconds(60);
 
     static ChildProcess launch(String... args) {
+        return launch(Map.of(), args);
+    }
+
+    static ChildProcess launch(Map<String, String> env, String... args) {
         List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
         a.addAll(List.of(args));
-        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a),
-                Map.of("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000"));
+        Map<String, String> e = new HashMap<>();
+        e.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
+        e.put("CLASSPATH", null); // the test decides the program's class path
+        e.putAll(env);
+        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), e);
     }
 
     static List<Long> readyPids(ChildProcess launcher, int... ranks) {
@@ -73,8 +86,14 @@ class MpRunTest {
             int status = mprun.awaitExit(WAIT);
             assertEquals(3, status, mprun.describe());
             List<String> err = mprun.stderr();
-            assertTrue(err.contains("mprun: rank 1 exited with status 3"), mprun.describe());
-            assertTrue(err.contains("mprun: killing rank(s) [0, 2] (still running 0.5 s after rank 1 failed)"), mprun.describe());
+            // The rank's own explanation first, every line of it; then the launcher's account, and nothing after it.
+            int explained = err.indexOf("[1] rank 1 gives up with status 3");
+            int reported = err.indexOf("mprun: rank 1 exited with status 3");
+            assertTrue(explained >= 0 && reported > explained, mprun.describe());
+            assertEquals(200, err.stream().filter(l -> l.startsWith("[1] rank 1 explains, line ")).count(), mprun.describe());
+            assertEquals(List.of("mprun: rank 1 exited with status 3",
+                    "mprun: stopped ranks 0 and 2 (still running 0.5 s after rank 1 failed)"), err.subList(reported, err.size()),
+                    mprun.describe());
             assertAllGone(others, mprun.describe());
         }
     }
@@ -91,10 +110,8 @@ class MpRunTest {
             assertTrue(out.stream().anyMatch(l -> l.startsWith("[1] failed: rank 1 of job mprun-") && l.contains(": rank 2's process is gone")),
                     mprun.describe());
             List<String> err = mprun.stderr();
-            assertTrue(err.contains("mprun: rank 2 was killed by SIGKILL (exit status 137)"), mprun.describe());
-            assertTrue(err.contains("mprun: rank 0 exited with status 1"), mprun.describe());
-            assertTrue(err.contains("mprun: rank 1 exited with status 1"), mprun.describe());
-            assertFalse(err.stream().anyMatch(l -> l.startsWith("mprun: killing")), "they ended by themselves: " + mprun.describe());
+            assertEquals(List.of("mprun: rank 2 was killed by SIGKILL (exit status 137)", "mprun: ranks 0 and 1 exited with status 1"),
+                    err.stream().filter(l -> l.startsWith("mprun: ")).toList(), "they ended by themselves: " + mprun.describe());
             assertAllGone(pids, mprun.describe());
         }
     }
@@ -108,9 +125,9 @@ class MpRunTest {
             // SIGTERM; through the handle, because Process.destroy() also closes our ends of its output pipes.
             assertTrue(mprun.process().toHandle().destroy());
             int status = mprun.awaitExit(WAIT);
-            assertNotEquals(0, status, mprun.describe());
-            assertTrue(mprun.stderr().stream().anyMatch(l -> l.startsWith("mprun: killing rank(s) [0, 1] (the launcher was interrupted)")),
-                    mprun.describe());
+            assertEquals(143, status, mprun.describe());
+            assertEquals(List.of("mprun: interrupted; stopping every rank"),
+                    mprun.stderr().stream().filter(l -> l.startsWith("mprun: ")).toList(), mprun.describe());
             assertAllGone(all, mprun.describe());
             assertFalse(mprun.process().isAlive());
         }
@@ -132,11 +149,120 @@ class MpRunTest {
         try (ChildProcess unknown = launch("-np", "2", "nosuchapp");
              ChildProcess missing = launch("-np", "2", "org.example.Missing")) {
             assertEquals(2, unknown.awaitExit(WAIT), unknown.describe());
-            assertTrue(unknown.stderr().getFirst().startsWith("mprun: unknown application 'nosuchapp'; known by short name: mpexercise, testrank"),
-                    unknown.describe());
+            assertEquals(List.of("mprun: unknown program 'nosuchapp': not a short name (known: mpexercise, testrank) and no class"
+                            + " nosuchapp on the class path (the launcher's jars only)", "Run 'mprun --help' for the options."),
+                    unknown.stderr(), unknown.describe());
             assertEquals(2, missing.awaitExit(WAIT), missing.describe());
-            assertTrue(missing.stderr().getFirst().startsWith("mprun: the main class org.example.Missing is not on the class path"),
-                    missing.describe());
+            assertEquals(List.of("mprun: the main class org.example.Missing is not on the class path (the launcher's jars only):"
+                    + " give its folder or jar with --classpath", "Run 'mprun --help' for the options."), missing.stderr(), missing.describe());
+        }
+    }
+
+    /** A user's program, as a user writes one: no package, compiled into a folder of its own. */
+    static final String PLAIN_HELLO = """
+            import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+
+            public class PlainHello {
+                public static void main(String[] args) throws Exception {
+                    try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
+                        boot.barrier();
+                        System.out.println("plain hello from rank " + boot.rank() + " of " + boot.size() + ": " + String.join(" ", args));
+                    }
+                }
+            }
+            """;
+
+    /** The same in a package, packed into a jar. */
+    static final String JAR_HELLO = """
+            package demo;
+
+            import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+
+            public class JarHello {
+                public static void main(String[] args) throws Exception {
+                    try (EnvBootstrap boot = EnvBootstrap.fromEnvironment()) {
+                        boot.barrier();
+                        System.out.println("jar hello from rank " + boot.rank() + " of " + boot.size());
+                    }
+                }
+            }
+            """;
+
+    @Test
+    void aUsersProgramWithoutAPackageRunsFromAFolderGivenByOptionOrByCLASSPATH(@TempDir Path dir) throws IOException {
+        Path classes = UserPrograms.compile(dir.resolve("classes"), Map.of("PlainHello.java", PLAIN_HELLO));
+        try (ChildProcess byOption = launch("-np", "2", "--classpath", classes.toString(), "PlainHello", "a", "--b");
+             ChildProcess byVariable = launch(Map.of("CLASSPATH", classes.toString()), "-np", "2", "PlainHello")) {
+            assertEquals(0, byOption.awaitExit(WAIT), byOption.describe());
+            for (int r = 0; r < 2; r++) {
+                assertTrue(byOption.stdout().contains("[" + r + "] plain hello from rank " + r + " of 2: a --b"), byOption.describe());
+            }
+            assertEquals(0, byVariable.awaitExit(WAIT), byVariable.describe());
+            assertTrue(byVariable.stdout().contains("[1] plain hello from rank 1 of 2: "), byVariable.describe());
+        }
+    }
+
+    @Test
+    void aUsersProgramRunsFromAJarNamedByTheVariable(@TempDir Path dir) throws IOException {
+        Path classes = UserPrograms.compile(dir.resolve("classes"), Map.of("demo/JarHello.java", JAR_HELLO));
+        Path jar = UserPrograms.jar(classes, dir.resolve("hello.jar"));
+        try (ChildProcess mprun = launch(Map.of("GDASYNC_CLASSPATH", jar.toString()), "-np", "2", "demo.JarHello")) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int r = 0; r < 2; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] jar hello from rank " + r + " of 2"), mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void ctrlCSaysInterruptedAndStopsEveryRank() throws Exception {
+        try (ChildProcess mprun = launch("-np", "2", "testrank", "hang")) {
+            List<Long> ranks = readyPids(mprun, 0, 1);
+            String ignored = ignoredSignals(mprun.process().pid());
+            // A shell that starts jobs in the background makes them ignore SIGINT, and the JVM keeps it so.
+            Assumptions.assumeTrue((Long.parseLong(ignored, 16) & 2) == 0,
+                    "the launcher inherited an ignored SIGINT (SigIgn " + ignored + "): SIGTERM is tested instead");
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(mprun.process().pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor());
+            assertEquals(130, mprun.awaitExit(WAIT), mprun.describe());
+            assertEquals(List.of("mprun: interrupted; stopping every rank"),
+                    mprun.stderr().stream().filter(l -> l.startsWith("mprun: ")).toList(), mprun.describe());
+            assertAllGone(ranks, mprun.describe());
+        }
+    }
+
+    private static String ignoredSignals(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("SigIgn:")) {
+                return line.substring("SigIgn:".length()).strip();
+            }
+        }
+        throw new IllegalStateException("no SigIgn in /proc/" + pid + "/status");
+    }
+
+    @Test
+    void aRankKilledWithSigkillLeavesNothingInSharedMemoryOnceTheLauncherReturns(@TempDir Path base) throws Exception {
+        Path root = ShmDirectory.userRoot(base);
+        try (ChildProcess mprun = launch("-np", "2", "--grace", "10", "--jvm-opt", "-Dgdasync.shm.dir=" + base,
+                "mpexercise", "victim", "1")) {
+            List<Long> pids = readyPids(mprun, 0, 1);
+            List<Path> jobs = jobDirectories(root);
+            assertEquals(1, jobs.size(), "the job's directory while it runs: " + jobs);
+            try (var processes = Files.list(jobs.getFirst())) {
+                assertEquals(2, processes.count(), "one directory per rank");
+            }
+            assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
+            assertTrue(mprun.awaitExit(WAIT) != 0, "the launcher fails after a rank was killed: " + mprun.describe());
+            assertEquals(List.of(), jobDirectories(root), "nothing of the job is left: " + mprun.describe());
+        }
+    }
+
+    private static List<Path> jobDirectories(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (var jobs = Files.list(root)) {
+            return jobs.filter(p -> p.getFileName().toString().startsWith("job-")).toList();
         }
     }
 }

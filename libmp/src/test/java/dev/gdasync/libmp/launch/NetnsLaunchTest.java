@@ -114,7 +114,7 @@ class NetnsLaunchTest {
         try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "2", "--grace", "0.5", "testrank", "exit", "1", "3")) {
             List<Long> others = MpRunTest.readyPids(mprun, 0);
             assertEquals(3, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
-            assertTrue(mprun.stderr().contains("mprun: killing rank(s) [0] (still running 0.5 s after rank 1 failed)"), mprun.describe());
+            assertTrue(mprun.stderr().contains("mprun: stopped rank 0 (still running 0.5 s after rank 1 failed)"), mprun.describe());
             MpRunTest.assertAllGone(others, mprun.describe());
         }
     }

@@ -18,8 +18,8 @@ import java.util.List;
  * stderr;</li>
  * <li>{@code victim V}: after one allGather prints "ready PID"; rank V then sleeps (to be killed), the
  * others call barrier and print "failed: MESSAGE" and exit 1 when it fails;</li>
- * <li>{@code exit R S}: after one allGather rank R exits with status S, the others print "ready PID" and
- * sleep;</li>
+ * <li>{@code exit R S}: after one allGather rank R writes 201 lines to stderr, the last "rank R gives up with
+ * status S", and exits with status S; the others print "ready PID" and sleep;</li>
  * <li>{@code hang}: after one allGather prints "ready PID" and sleeps;</li>
  * <li>{@code netns}: allGathers "NAMESPACE INODE" ({@code GDASYNC_NETNS} and the target of
  * {@code /proc/self/ns/net}), prints "netns [...]" (every rank's, by rank), a barrier, "done", exit 0.</li>
@@ -69,6 +69,11 @@ public final class RankMain {
                 }
                 case "exit" -> {
                     if (me == Integer.parseInt(args[1])) {
+                        // A rank's own explanation, long enough that the launcher could overtake it.
+                        for (int i = 0; i < 200; i++) {
+                            System.err.println("rank " + me + " explains, line " + i);
+                        }
+                        System.err.println("rank " + me + " gives up with status " + args[2]);
                         System.exit(Integer.parseInt(args[2]));
                     }
                     System.out.println("ready " + ProcessHandle.current().pid());
