@@ -2,15 +2,52 @@ package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.ki.KiTable;
+import org.agrona.concurrent.IdleStrategy;
 
-/** What a host block thread carries into a kernel: how it idles in waits and what it does after a ring. */
+/**
+ * What a host block thread carries into a kernel: how it idles in waits and what it does after a ring. With an
+ * after-ring hook (the NIC's {@code progressStoreRings}) the thread also runs it between looks while it waits, so on a
+ * small machine the waiting thread progresses the NIC (a device whose engine writes the CQE it waits on) instead of
+ * waiting for the NIC's agent to be scheduled.
+ */
 final class BlockContext {
-    final BackoffIdler idler;
+    final IdleStrategy idler;
     private final Runnable afterRing;
 
     BlockContext(BackoffIdler idler, Runnable afterRing) {
-        this.idler = idler;
+        this.idler = afterRing == null ? idler : new ProgressingIdler(idler, afterRing);
         this.afterRing = afterRing;
+    }
+
+    /** Runs the hook, then idles as the policy says. */
+    private static final class ProgressingIdler implements IdleStrategy {
+        private final BackoffIdler idler;
+        private final Runnable progress;
+
+        ProgressingIdler(BackoffIdler idler, Runnable progress) {
+            this.idler = idler;
+            this.progress = progress;
+        }
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount <= 0) {
+                idle();
+            } else {
+                idler.reset();
+            }
+        }
+
+        @Override
+        public void idle() {
+            progress.run();
+            idler.idle();
+        }
+
+        @Override
+        public void reset() {
+            idler.reset();
+        }
     }
 
     /** Rings a send entry by plain stores, then runs the after-ring hook, if any. */

@@ -263,11 +263,12 @@ public final class HostKiExecutor implements KiExecutor {
      *
      * @param waitBackoff how a block thread idles while waiting on a word: spin, yield, park
      * @param cpus        CPUs to pin block threads to (block b on {@code cpus[b % cpus.length]}); empty: none
-     * @param afterRing   run by a block thread after each of its rings, or null. Give it the NIC's
-     *                    {@code progressStoreRings} (libmp: {@code Mp::progressStoreRings}) when the executor
-     *                    shares a small machine with the software NIC: the ringing thread then runs the rung
-     *                    work itself instead of waiting for the NIC's agent to be scheduled. Without it the
-     *                    agent finds the rings, as it finds a GPU's.
+     * @param afterRing   run by a block thread after each of its rings, and between looks while it waits, or null.
+     *                    Give it the NIC's {@code progressStoreRings} (libmp: {@code Mp::progressStoreRings}) when
+     *                    the executor shares a small machine with the NIC's agent: the ringing thread then runs the
+     *                    rung work itself, and a waiting thread the work that writes its CQE (the software mlx5
+     *                    device's engine), instead of waiting for the agent to be scheduled. Without it the agent
+     *                    finds the rings, as it finds a GPU's.
      */
     public record Options(BackoffPolicy waitBackoff, int[] cpus, Runnable afterRing) {
         /** @throws IllegalArgumentException if a CPU number is negative */

@@ -1,9 +1,9 @@
 package dev.gdasync.ki;
 
-import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -102,7 +102,7 @@ public final class KiDevice {
      * @param idler     how this thread idles between loads
      * @return {@link #OK} or {@link #TIMEOUT}
      */
-    public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, BackoffIdler idler) {
+    public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler) {
         idler.reset();
         if (condition.test((int) INT.getAcquire(ALL, address), value)) {
             return OK;
@@ -125,7 +125,7 @@ public final class KiDevice {
      * @param idler     how this thread idles between loads
      * @return {@link #OK} or {@link #TIMEOUT}
      */
-    public static int waitEntry(KiTable.WaitEntry e, long timeoutNs, BackoffIdler idler) {
+    public static int waitEntry(KiTable.WaitEntry e, long timeoutNs, IdleStrategy idler) {
         int rc = waitWord(e.wordAddress(), e.value(), e.condition(), timeoutNs, idler);
         VarHandle.fullFence();
         return rc;

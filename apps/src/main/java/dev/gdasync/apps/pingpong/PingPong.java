@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
 import dev.gdasync.ki.KiException;
@@ -159,10 +160,16 @@ public final class PingPong {
         MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
         List<Result> rows = new ArrayList<>();
         boolean speak = boot.rank() == 0;
-        // Closed only after a clean run: closing is a barrier, which a failed rank must not wait in while
-        // its peer is stuck in a wait. A failed rank exits instead; its peer's NIC sees it gone and fails
-        // the peer's pending requests.
-        Pair pair = new Pair(boot, Mp.init(boot, config), o.maxBytes());
+        // One Mp per NIC provider, all over the one bootstrap; the first coordinates the measurement. Closed only
+        // after a clean run: closing is a barrier, which a failed rank must not wait in while its peer is stuck in a
+        // wait. A failed rank exits instead; its peer's NIC sees it gone and fails the peer's pending requests.
+        List<String> nics = o.nics().isEmpty() ? List.of("") : o.nics();
+        List<Pair> pairs = new ArrayList<>();
+        for (String nic : nics) {
+            MpConfig c = nic.isEmpty() ? config : config.withNic(NicProviders.named(nic).defaults());
+            pairs.add(new Pair(boot, Mp.init(boot, c), o.maxBytes()));
+        }
+        Pair pair = pairs.getFirst();
         if (speak) {
             out.println("pingpong: modes " + String.join(",", o.modes().stream().map(PingPongOptions.Mode::label).toList())
                     + ", sizes " + o.sizes() + ", " + o.iters() + " round trips x " + o.reps() + " runs per size"
@@ -170,15 +177,21 @@ public final class PingPong {
                     + (o.buffers() == PingPongOptions.Buffers.GPU ? ", gpu buffers" : "")
                     + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
             out.println(machine());
+            out.println("nic: " + String.join(", ", pairs.stream().map(p -> p.mp.nic().name()).toList()));
         }
         Consumer<Result> rowDone = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
-        // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement).
+        // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement); modes that do
+        // not use the NIC (jucx) once.
         List<Measurement.Mode> open = new ArrayList<>();
         try {
-            for (PingPongOptions.Mode mode : o.modes()) {
-                if (mode != PingPongOptions.Mode.MPJ) {
-                    open.add(new Measurement.Mode(mode.label(), openLoop(mode, pair, gpu, o, speak ? out : null)));
+            for (int k = 0; k < pairs.size(); k++) {
+                for (PingPongOptions.Mode mode : o.modes()) {
+                    if (mode == PingPongOptions.Mode.MPJ || (mode == PingPongOptions.Mode.JUCX && k > 0)) {
+                        continue;
+                    }
+                    String label = mode.label() + (pairs.size() > 1 && mode != PingPongOptions.Mode.JUCX ? "/" + nics.get(k) : "");
+                    open.add(new Measurement.Mode(label, openLoop(mode, pairs.get(k), gpu, o, speak ? out : null)));
                 }
             }
             if (!open.isEmpty()) {
@@ -203,7 +216,9 @@ public final class PingPong {
         if (gpu != null) {
             gpu.close();
         }
-        pair.close();
+        for (Pair p : pairs.reversed()) {
+            p.close();
+        }
         return rows;
     }
 

@@ -3,14 +3,15 @@ package dev.gdasync.apps.pingpong;
 import dev.gdasync.apps.pingpong.PingPongOptions.Buffers;
 import dev.gdasync.apps.pingpong.PingPongOptions.KiExecutorChoice;
 import dev.gdasync.apps.pingpong.PingPongOptions.Mode;
+import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.OutputFile;
 import dev.gdasync.libmp.cli.ProjectVersion;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
+import picocli.CommandLine;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,6 +83,12 @@ final class PingPongCommand implements CommandLines.Checked {
                     + " consumes each message; modes host and sa only; default host)")
     Buffers buffers = Buffers.HOST;
 
+    @Option(names = "--nic", paramLabel = "P[,P...]", converter = NicsConverter.class,
+            description = "NIC providers to measure side by side: swnic (the software NIC), mlx5 (mlx5 queues on a ConnectX"
+                    + " NIC, or on the software mlx5 device where there is none); rows are labelled mode/provider when"
+                    + " more than one is given (default: GDASYNC_NIC, else swnic)")
+    List<String> nics = List.of();
+
     /** @return the command line with the project's settings */
     CommandLine commandLine() {
         return CommandLines.of(this);
@@ -100,6 +107,14 @@ final class PingPongCommand implements CommandLines.Checked {
                 throw new IllegalArgumentException("--sizes: " + b + " is given twice");
             }
         }
+        for (String n : nics) {
+            if (nics.indexOf(n) != nics.lastIndexOf(n)) {
+                throw new IllegalArgumentException("--nic: " + n + " is given twice");
+            }
+        }
+        if (buffers == Buffers.GPU && nics.size() > 1) {
+            throw new IllegalArgumentException("--buffers gpu measures one NIC provider at a time, not " + String.join(",", nics));
+        }
         if (buffers == Buffers.GPU) {
             for (Mode m : modes) {
                 if (m != Mode.HOST && m != Mode.SA) {
@@ -113,7 +128,31 @@ final class PingPongCommand implements CommandLines.Checked {
     /** @return the options read */
     PingPongOptions options() {
         return new PingPongOptions(modes, sizes, iters, computeMicros, validate, csv, plot, reps, warmupSeconds, pin.equals("yes"),
-                kiExecutor, buffers);
+                kiExecutor, buffers, nics);
+    }
+
+    /** --nic: a comma-separated list of NIC providers. */
+    static final class NicsConverter implements ITypeConverter<List<String>> {
+        @Override
+        public List<String> convert(String v) {
+            List<String> out = new ArrayList<>();
+            for (String s : v.split(",", -1)) {
+                String n = s.strip().toLowerCase(Locale.ROOT);
+                if (n.isEmpty()) {
+                    throw new TypeConversionException("an empty provider in '" + v + "' (a comma-separated list of swnic, mlx5)");
+                }
+                try {
+                    NicProviders.named(n);
+                } catch (IllegalArgumentException e) {
+                    throw new TypeConversionException(e.getMessage());
+                }
+                if (out.contains(n)) {
+                    throw new TypeConversionException(n + " is given twice");
+                }
+                out.add(n);
+            }
+            return List.copyOf(out);
+        }
     }
 
     /** --mode: a comma-separated list of distinct modes. */

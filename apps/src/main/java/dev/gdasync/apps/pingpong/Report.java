@@ -30,21 +30,24 @@ final class Report {
                 + (o.validate() ? "; payloads validated" : "") + ")");
         out.println(machine);
         if (o.modes().stream().anyMatch(Report::overTheSoftwareNic)) {
-            out.println("software NIC transport: " + transport());
+            out.println("software NIC transport: " + transport() + (o.nics().contains("mlx5")
+                    ? " (the software mlx5 device moves its bytes over it too)" : ""));
         }
-        out.printf(Locale.ROOT, "%-5s %10s %8s %12s %12s%n", "mode", "bytes", "iters", "oneway_us", "MB/s");
+        int width = Math.max(5, rows.stream().mapToInt(r -> r.mode().length()).max().orElse(5));
+        out.printf(Locale.ROOT, "%-" + width + "s %10s %8s %12s %12s%n", "mode", "bytes", "iters", "oneway_us", "MB/s");
         for (Result r : rows) {
-            out.printf(Locale.ROOT, "%-5s %10d %8d %12.3f %12.1f%n", r.mode(), r.bytes(), r.iters(), r.oneWayMicros(),
-                    r.megabytesPerSecond());
+            out.printf(Locale.ROOT, "%-" + width + "s %10d %8d %12.3f %12.1f%n", r.mode(), r.bytes(), r.iters(),
+                    r.oneWayMicros(), r.megabytesPerSecond());
         }
         out.println();
         for (Result r : rows) {
             if (r.bytes() != 8) {
                 continue;
             }
-            switch (r.mode()) {
-                case "host" -> target(out, "8 B one-way, host", r.oneWayMicros(), HOST_TARGET_US, o);
-                case "sa" -> target(out, "8 B one-way, sa", r.oneWayMicros(), SA_TARGET_US, o);
+            String mode = r.mode().contains("/") ? r.mode().substring(0, r.mode().indexOf('/')) : r.mode();
+            switch (mode) {
+                case "host" -> target(out, "8 B one-way, " + r.mode(), r.oneWayMicros(), HOST_TARGET_US, o);
+                case "sa" -> target(out, "8 B one-way, " + r.mode(), r.oneWayMicros(), SA_TARGET_US, o);
                 case "mpj" -> out.printf(Locale.ROOT, "8 B one-way, mpj: %.3f us (the MPJ Express reference; no target)%n",
                         r.oneWayMicros());
                 case "jucx" -> out.printf(Locale.ROOT, "8 B one-way, jucx: %.3f us (the raw JUCX reference; no target)%n",
@@ -65,16 +68,26 @@ final class Report {
                 measured <= limit ? "met" : "NOT met", o.validate() ? " (with --validate, which adds the checks)" : "");
     }
 
+    /** @return the NIC providers the modes ran over, in words */
+    static String nics(PingPongOptions o) {
+        if (o.nics().isEmpty() || o.nics().equals(List.of("swnic"))) {
+            return "the software NIC";
+        }
+        List<String> names = o.nics().stream().map(n -> n.equals("mlx5") ? "the mlx5 provider (mlx5 queues)"
+                : n.equals("swnic") ? "the software NIC" : n).toList();
+        return String.join(" and ", names) + (o.nics().size() > 1 ? ", side by side (rows mode/provider)" : "");
+    }
+
     /** @return the table's title, naming the modes that ran and what each ran on */
     static String header(PingPongOptions o) {
         List<String> nic = o.modes().stream().filter(Report::overTheSoftwareNic).map(PingPongOptions.Mode::label).toList();
         List<String> parts = new ArrayList<>();
         if (!nic.isEmpty()) {
             parts.add(words(nic) + (o.buffers() == PingPongOptions.Buffers.GPU
-                    ? " with GPU buffers over the software NIC (a compute kernel before each send"
+                    ? " with GPU buffers over " + nics(o) + " (a compute kernel before each send"
                     + (nic.contains("host") ? "; host: cuStreamSynchronize, then the CPU sends" : "")
                     + (nic.contains("sa") ? "; sa: a CUDA stream rings and waits" : "") + ")"
-                    : " over the software NIC"));
+                    : " over " + nics(o)));
         }
         if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
             parts.add("mpj on MPJ Express's multicore device");

@@ -126,6 +126,47 @@ class PingPongLaunchTest {
     }
 
     @Test
+    void hostSaAndKiRunValidatedOnTheMlx5ProviderBesideTheSoftwareNic() throws Exception {
+        runNics("host,sa,ki", "swnic,mlx5");
+    }
+
+    @Test
+    void theMlx5ProviderRunsValidatedBetweenTwoHosts() throws Exception {
+        String reason = noUcx("the mlx5 run between two hosts");
+        if (reason == null) {
+            reason = noNetns();
+        }
+        Assumptions.assumeTrue(reason == null, reason);
+        runNics("host,sa,ki", "mlx5", "--netns", "2");
+    }
+
+    /** Runs the modes on each NIC provider, validated, and checks a CSV row and a table row for each mode/provider. */
+    private void runNics(String modes, String nics, String... launcherArgs) throws Exception {
+        Path csv = dir.resolve("nics.csv");
+        List<String> args = new ArrayList<>(List.of(launcherArgs));
+        args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong",
+                "--nic", nics, "--mode", modes, "--sizes", "8,65536", "--iters", "200", "--reps", "1", "--warmup", "0",
+                "--validate", "--csv", csv.toString()));
+        Run r = mprun(Map.of(), args.toArray(String[]::new));
+        assertEquals(0, r.status(), r.all());
+        List<String> providers = List.of(nics.split(","));
+        assertTrue(r.out().contains("[0] nic: "), r.out());
+        if (providers.contains("mlx5")) {
+            assertTrue(r.out().contains("mlx5:swmlx5-"), "the mlx5 provider on the software mlx5 device:\n" + r.out());
+        }
+        List<String> rows = Files.readAllLines(csv);
+        for (String mode : modes.split(",")) {
+            for (String nic : providers) {
+                String label = providers.size() > 1 ? mode + "/" + nic : mode;
+                for (int size : new int[]{8, 65536}) {
+                    String prefix = label + "," + size + ",200,";
+                    assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
+                }
+            }
+        }
+    }
+
+    @Test
     void aCorruptedMessageFailsTheRunNamingIterationAndByte() throws Exception {
         for (String mode : new String[]{"host", "sa", "ki"}) {
             // Rank 1 flips the first byte of its reply of iteration 5 (a test-only fault hook).

@@ -184,4 +184,20 @@ class PingPongOptionsTest {
         assertEquals("--buffers gpu runs the host and sa modes only, not jucx (ki, mpj and jucx use host buffers)",
                 error("--mode", "host,jucx", "--buffers", "gpu"));
     }
+
+    @Test
+    void nicProvidersAreMeasuredSideBySide() {
+        assertEquals(List.of(), PingPongOptions.parse().nics(), "none given: the default provider");
+        PingPongOptions o = PingPongOptions.parse("--nic", "swnic,MLX5", "--mode", "host,sa,ki");
+        assertEquals(List.of("swnic", "mlx5"), o.nics());
+        assertEquals("pingpong, 2 ranks: host, sa and ki over the software NIC and the mlx5 provider (mlx5 queues),"
+                + " side by side (rows mode/provider)", Report.header(o));
+        assertEquals("pingpong, 2 ranks: host and sa over the mlx5 provider (mlx5 queues)",
+                Report.header(PingPongOptions.parse("--nic", "mlx5")));
+        assertTrue(error("--nic", "verbs").contains("no NIC provider named 'verbs': the providers here are [swnic, mlx5]"),
+                error("--nic", "verbs"));
+        assertTrue(error("--nic", "mlx5,mlx5").contains("mlx5 is given twice"), error("--nic", "mlx5,mlx5"));
+        assertEquals("--buffers gpu measures one NIC provider at a time, not swnic,mlx5",
+                error("--nic", "swnic,mlx5", "--buffers", "gpu"));
+    }
 }

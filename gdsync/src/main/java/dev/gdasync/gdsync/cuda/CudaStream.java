@@ -277,7 +277,8 @@ public final class CudaStream implements Stream {
     /**
      * {@inheritDoc}
      *
-     * <p>Each send is announced to its provider as a plain-store ring once queued.
+     * <p>Each send is announced to its provider as a plain-store ring once queued, and each CQ wait as a wait by an
+     * executor that cannot progress the provider.
      *
      * @throws IllegalArgumentException if this GPU cannot execute one of the memops; nothing is queued or posted
      */
@@ -296,6 +297,8 @@ public final class CudaStream implements Stream {
             for (Descriptor d : descriptors) {
                 if (d instanceof Descriptor.Send s) {
                     s.request().expectPlainStoreRing();
+                } else if (d instanceof Descriptor.Wait w) {
+                    w.request().expectExternalWait();
                 }
             }
         } finally {

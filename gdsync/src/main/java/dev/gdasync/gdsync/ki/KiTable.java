@@ -515,6 +515,9 @@ public final class KiTable {
             for (Object w : waits) {
                 if (w instanceof WaitRequest r) {
                     r.markPosted();
+                    if (announceRings) {
+                        r.expectExternalWait();
+                    }
                 }
             }
             written = true;

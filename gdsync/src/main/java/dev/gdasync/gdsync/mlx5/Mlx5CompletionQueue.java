@@ -73,6 +73,8 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     private final LongSupplier expected;
     private final String expectedWhat;
     private CqeReader reader;
+    /** What a wait by an executor that cannot progress the device announces (the device's expectCompletion). */
+    private Runnable expectExternalWait = () -> { };
     /** Where the CQE the CPU is given k-th lies in the ring (the provider's own CQEs lie between). */
     private LongUnaryOperator ringIndexOf = LongUnaryOperator.identity();
     /** CQEs reaped by the CPU, the provider's own not counted; written by the polling thread, read by executors. */
@@ -123,6 +125,10 @@ final class Mlx5CompletionQueue implements CompletionQueue {
 
     void reader(CqeReader reader) {
         this.reader = reader;
+    }
+
+    void expectExternalWait(Runnable hook) {
+        this.expectExternalWait = hook;
     }
 
     void ringIndexOf(LongUnaryOperator ringIndexOf) {
@@ -266,6 +272,11 @@ final class Mlx5CompletionQueue implements CompletionQueue {
         @Override
         protected void cancelPrepared() {
             cq.cancelWait(index());
+        }
+
+        @Override
+        public void expectExternalWait() {
+            cq.expectExternalWait.run();
         }
     }
 }

@@ -136,6 +136,15 @@ public interface Mlx5Device extends AutoCloseable {
     }
 
     /**
+     * Says that an executor that cannot run {@link #cqProgress} (a GPU stream, a kernel) waits on a CQE of a completion
+     * queue: the software device polls eagerly for a while, since its engine writes the CQE. Hardware needs nothing.
+     *
+     * @param cq the completion queue
+     */
+    default void expectCompletion(Mlx5CqQueues cq) {
+    }
+
+    /**
      * Runs work rung by plain stores on the calling thread (a host thread that played a kernel).
      *
      * @return how many queue pairs had work run

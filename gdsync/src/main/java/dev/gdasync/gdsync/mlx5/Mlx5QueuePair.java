@@ -165,6 +165,8 @@ final class Mlx5QueuePair implements QueuePair {
             }
         });
         sendCq.ringIndexOf(k -> ringOfSignaled[(int) (k & (ringOfSignaled.length - 1))]);
+        sendCq.expectExternalWait(() -> device.expectCompletion(sendCqQueues));
+        recvCq.expectExternalWait(() -> device.expectCompletion(recvCqQueues));
         recvCq.reader(new Mlx5CompletionQueue.CqeReader() {
             @Override
             public boolean isOwn(MemorySegment cq, long off) {

@@ -185,6 +185,14 @@ public abstract class WaitRequest {
      */
     protected abstract void cancelPrepared();
 
+    /**
+     * Says that an executor that cannot run the provider's progress (a GPU stream, a kernel) will wait on this
+     * request's word: a provider whose CQEs are written by an engine of its own (the software mlx5 device) polls
+     * eagerly for a while. A host executor calls {@link #progress()} between looks instead. Nothing by default.
+     */
+    public void expectExternalWait() {
+    }
+
     /** Releases the CQE to the CPU without waiting for it (LibGDSync's {@code gds_post_wait_cq}). */
     public final void releaseOnCpu() {
         releaseWord().set32(releaseValue(), true);

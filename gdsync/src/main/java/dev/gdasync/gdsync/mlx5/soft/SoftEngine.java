@@ -7,12 +7,13 @@ import java.util.Arrays;
 /**
  * The software mlx5 device's engine on the software NIC's agent thread: every duty cycle runs every queue pair's
  * engine ({@link SoftQp#run()}). It asks the agent to poll eagerly while a plain-store ring is expected, and for a
- * short while after it last found work, since work comes in bursts (a benchmark, an exchange) and a CQE a stream
- * or kernel waits on is written only when the engine looks.
+ * while after a GPU stream or a kernel began to wait on a CQE (such an executor cannot run the engine itself, and the
+ * CQE is written only when the engine looks). Host threads run the engine themselves when they ring or poll, so they
+ * leave the agent idle.
  */
 final class SoftEngine implements AgentDuty {
-    /** How long the agent stays eager after the engine last found work. */
-    static final long EAGER_AFTER_WORK_NANOS = 5_000_000L;
+    /** How long the agent stays eager after an executor that cannot progress the device began to wait on a CQE. */
+    static final long EAGER_AFTER_EXTERNAL_WAIT_NANOS = 100_000_000L;
 
     private volatile SoftQp[] queuePairs = new SoftQp[0];
 

@@ -254,6 +254,15 @@ public final class SoftMlx5Device implements Mlx5Device {
     }
 
     @Override
+    public void expectCompletion(Mlx5CqQueues cq) {
+        SoftQp qp = liveCq(cq).owner();
+        if (qp != null) {
+            qp.expectCompletion();
+            nic.wakeAgent();
+        }
+    }
+
+    @Override
     public int progressStoreRings() {
         return engine.runAll();
     }
@@ -269,7 +278,7 @@ public final class SoftMlx5Device implements Mlx5Device {
         SoftCq c = liveCq(cq);
         return () -> {
             SoftQp qp = c.owner();
-            return qp != null ? qp.run() : 0;
+            return qp != null ? qp.runNow() : 0;
         };
     }
 

@@ -74,7 +74,7 @@ final class SoftQp {
     private volatile int lock;
     private volatile boolean closed;
     private volatile boolean ringExpected;
-    private volatile long lastWorkNanos;
+    private volatile long eagerUntil = System.nanoTime();
     /** The send counter (basic blocks) of the next WQE to take; under the lock. */
     private int sqConsumed;
     /** The receive counter of the next receive to take; under the lock. */
@@ -141,8 +141,13 @@ final class SoftQp {
         ringExpected = true;
     }
 
+    /** An executor that cannot progress the device waits on one of its CQEs: poll eagerly for a while. */
+    void expectCompletion() {
+        eagerUntil = System.nanoTime() + SoftEngine.EAGER_AFTER_EXTERNAL_WAIT_NANOS;
+    }
+
     boolean wantsEagerPolling(long now) {
-        return ringExpected || now - lastWorkNanos < SoftEngine.EAGER_AFTER_WORK_NANOS;
+        return ringExpected || now - eagerUntil < 0;
     }
 
     /**
@@ -164,12 +169,39 @@ final class SoftQp {
             }
             total += n;
             if (n == 0 || !hasRungWork()) {
-                if (total > 0) {
-                    lastWorkNanos = System.nanoTime();
-                }
                 return total;
             }
         }
+    }
+
+    /**
+     * Runs what is rung and reaps what completed, waiting for the thread at it if there is one: a poll that found
+     * its CQ empty must see every completion the transports delivered before it looked, so it cannot leave the work
+     * to an agent that may be descheduled in the middle of it.
+     *
+     * @return the work done
+     */
+    int runNow() {
+        for (int spins = 0; !LOCK.compareAndSet(this, 0, 1); spins++) {
+            if (closed) {
+                return 0;
+            }
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        int n;
+        try {
+            if (closed) {
+                return 0;
+            }
+            n = step();
+        } finally {
+            LOCK.setRelease(this, 0);
+        }
+        return n + (hasRungWork() ? run() : 0);
     }
 
     /** Stops the engine for good: waits for the thread at work, keeps the lock. */
