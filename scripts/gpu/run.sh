@@ -113,5 +113,11 @@ bench pingpong-gpu-validated dev.gdasync.libmp.launch.MpRun -np 2 pingpong --buf
     --sizes 8,65536 --iters 1000 --reps 1 --warmup 0 --validate
 bench pingpong-ki-gpu dev.gdasync.libmp.launch.MpRun -np 2 pingpong --mode ki --ki-executor gpu \
     --sizes 8,4096 --iters "$iters" --csv "$out/pingpong-ki-gpu.csv"
+# The mlx5 provider (on the software mlx5 device: no ConnectX NIC is lent) beside the software NIC: a CUDA stream
+# and a GPU kernel ring LibGDSync's mlx5 stores and wait on CQE owner bits.
+bench pingpong-gpu-mlx5 dev.gdasync.libmp.launch.MpRun -np 2 pingpong --buffers gpu --mode host,sa --nic mlx5 \
+    --sizes 8,4096,262144 --iters "$iters" --reps 3 --warmup 1 --validate --csv "$out/pingpong-gpu-mlx5.csv"
+bench pingpong-ki-gpu-mlx5 dev.gdasync.libmp.launch.MpRun -np 2 pingpong --mode ki --ki-executor gpu --nic swnic,mlx5 \
+    --sizes 8,4096 --iters "$iters" --validate --csv "$out/pingpong-ki-gpu-mlx5.csv"
 
 [ "$tests_rc" -eq 0 ]

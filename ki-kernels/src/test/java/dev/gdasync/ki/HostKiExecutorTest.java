@@ -39,18 +39,23 @@ import static org.junit.jupiter.api.Assertions.fail;
  * pingpong tests.)
  */
 class HostKiExecutorTest {
-    private static final long TIMEOUT = Duration.ofSeconds(10).toNanos();
-    private static final Duration JOIN = Duration.ofSeconds(60);
+    static final long TIMEOUT = Duration.ofSeconds(10).toNanos();
+    static final Duration JOIN = Duration.ofSeconds(60);
 
     @TempDir
     Path shm;
-    private Link link;
-    private Arena arena;
+    Link link;
+    Arena arena;
     private final List<HostKiExecutor> executors = new ArrayList<>();
+
+    /** @return the two connected NICs every test runs between; {@link Mlx5HostKiExecutorTest} gives mlx5 ones */
+    Link newLink() {
+        return new Link(shm, "kiexec");
+    }
 
     @BeforeEach
     void open() {
-        link = new Link(shm, "kiexec");
+        link = newLink();
         arena = Arena.ofShared();
     }
 
@@ -61,7 +66,7 @@ class HostKiExecutorTest {
         arena.close();
     }
 
-    private HostKiExecutor executor(String name, Link.Side side, boolean ringsOwnWork) {
+    HostKiExecutor executor(String name, Link.Side side, boolean ringsOwnWork) {
         HostKiExecutor.Options o = HostKiExecutor.Options.defaults();
         if (ringsOwnWork) {
             o = o.withAfterRing(side.nic::progressStoreRings);
@@ -71,7 +76,7 @@ class HostKiExecutorTest {
         return e;
     }
 
-    private MemorySegment tableMemory(KiTable.Builder b) {
+    MemorySegment tableMemory(KiTable.Builder b) {
         return arena.allocate(b.byteSize(), 8);
     }
 

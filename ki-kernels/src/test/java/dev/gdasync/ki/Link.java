@@ -1,10 +1,11 @@
 package dev.gdasync.ki;
 
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.MemoryRegion;
+import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.swnic.SoftwareNic;
@@ -15,11 +16,12 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-/** Two software NICs in this process, one connected queue pair each, and a registered region per side. */
+/** Two NICs in this process (software NICs, or another provider's), one connected queue pair each, and a registered region per side. */
 final class Link implements AutoCloseable {
     static final long REGION = 1 << 20;
 
@@ -28,13 +30,13 @@ final class Link implements AutoCloseable {
 
     /** One end: its NIC, region, registration and queue pair. */
     static final class Side {
-        final SoftwareNic nic;
-        final HostRegion region;
+        final Nic nic;
+        final Region region;
         final MemoryRegion mr;
         final QueuePair qp;
 
-        Side(SwNicConfig cfg) {
-            nic = SoftwareNic.open(cfg);
+        Side(Nic opened) {
+            nic = opened;
             region = nic.allocateHost(REGION);
             mr = nic.register(region, Access.ALL);
             qp = nic.createQueuePair(new QueuePairConfig(1024, 1024, 2048));
@@ -46,9 +48,13 @@ final class Link implements AutoCloseable {
     }
 
     Link(Path shmBase, String job) {
-        SwNicConfig cfg = SwNicConfig.defaults().withShmBase(shmBase).withJobId(job);
-        a = new Side(cfg);
-        b = new Side(cfg);
+        this(() -> SoftwareNic.open(SwNicConfig.defaults().withShmBase(shmBase).withJobId(job)));
+    }
+
+    /** @param nics opens one NIC (called twice) */
+    Link(Supplier<Nic> nics) {
+        a = new Side(nics.get());
+        b = new Side(nics.get());
         a.qp.connect(b.qp.endpoint());
         b.qp.connect(a.qp.endpoint());
     }

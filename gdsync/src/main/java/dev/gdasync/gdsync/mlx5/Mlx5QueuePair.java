@@ -151,7 +151,7 @@ final class Mlx5QueuePair implements QueuePair {
         CqWaitMode mode = nic.cqWait();
         this.sendCq = new Mlx5CompletionQueue("send CQ of QP " + qpn, sendCqQueues, sendRelease, mode,
                 device.cqProgress(sendCqQueues), () -> signaledPrepared, "signaled sends prepared");
-        this.recvCq = new Mlx5CompletionQueue("receive CQ of QP " + qpn, recvCqQueues, recvRelease, mode,
+        this.recvCq = new Mlx5CompletionQueue("recv CQ of QP " + qpn, recvCqQueues, recvRelease, mode,
                 device.cqProgress(recvCqQueues), () -> rqPosted, "receives posted");
         sendCq.reader(new Mlx5CompletionQueue.CqeReader() {
             @Override
