@@ -1,9 +1,10 @@
 /**
  * gdsync, LibGDSync's layer: memory, memops, descriptors, streams, the NIC model and its providers (the software
- * NIC), the CUDA layer and the KI descriptor table.
+ * NIC; mlx5 on a ConnectX NIC or the software mlx5 device), the CUDA layer and the KI descriptor table.
  *
  * <p>Exports the API packages only; the software NIC's core and transports ({@code swnic.core}, {@code swnic.shm},
- * {@code swnic.ucx}, {@code swnic.cudaipc}) and the FFM helper stay inside. The module calls native code through
+ * {@code swnic.ucx}, {@code swnic.cudaipc}), the verbs bindings ({@code mlx5.verbs}) and the FFM helper stay
+ * inside. The module calls native code through
  * FFM: run it with {@code --enable-native-access=dev.gdasync.gdsync} on the module path
  * ({@code ALL-UNNAMED} on the class path, as the project's scripts do).
  */
@@ -22,6 +23,7 @@ module dev.gdasync.gdsync {
     exports dev.gdasync.gdsync.memory;
     exports dev.gdasync.gdsync.mlx5;
     exports dev.gdasync.gdsync.mlx5.provider;
+    exports dev.gdasync.gdsync.mlx5.soft;
     exports dev.gdasync.gdsync.nic;
     exports dev.gdasync.gdsync.stream;
     exports dev.gdasync.gdsync.swnic;

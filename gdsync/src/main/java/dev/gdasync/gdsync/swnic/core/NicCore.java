@@ -258,9 +258,15 @@ public final class NicCore {
         agent.remove(Objects.requireNonNull(duty, "duty must not be null"));
     }
 
-    /** @return how many queue pairs had plain-store rings run on the calling thread */
+    /**
+     * Runs plain-store rings on the calling thread (a host thread that played a kernel), and progresses the UCX
+     * transport there too: such a thread calls this between looks while it waits, and a completion that arrives over
+     * UCX is delivered only by a thread that progresses the worker, which would otherwise be the agent.
+     *
+     * @return how many queue pairs had plain-store rings run, plus the transport's progress
+     */
     public int progressStoreRings() {
-        return agent.runStoreRings();
+        return agent.runStoreRings() + progressTransports();
     }
 
     /** Agent step, every liveness interval: the transports' shared state, then every queue pair's peer. */
