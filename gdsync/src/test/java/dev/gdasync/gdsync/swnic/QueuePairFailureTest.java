@@ -1,6 +1,6 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.memory.HostRegion;
+import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
@@ -35,27 +35,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * to the error state and leave every byte around the target unchanged; broken peers fail what is
  * outstanding.
  */
-class QueuePairFailureTest {
-    private static final int REGION = 64 * 1024;
+public class QueuePairFailureTest {
+    protected static final int REGION = 64 * 1024;
     private static final long TARGET = 16 * 1024;
     private static final int TARGET_LEN = 4096;
     private static final byte GUARD = (byte) 0xA5;
 
     @TempDir
-    Path base;
+    protected Path base;
 
     /** @return the NICs' settings; {@link UcxQueuePairFailureTest} runs every test over UCX */
-    SwNicConfig config() {
+    protected SwNicConfig config() {
         return NicPair.config(base);
     }
 
+    /** @return two connected NICs with these settings; another provider's test gives its own */
+    protected NicPair pair(SwNicConfig config, int accessA, int accessB) {
+        return new NicPair(config, QueuePairConfig.DEFAULT, REGION, accessA, accessB);
+    }
+
     /** A target region of which only the middle is registered, the rest filled with guard bytes. */
-    private static final class Target implements AutoCloseable {
+    private final class Target implements AutoCloseable {
         final NicPair p;
         final MemoryRegion window;
 
-        Target(SwNicConfig config, int access) {
-            p = new NicPair(config, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.LOCAL_WRITE);
+        Target(NicPair pair, int access) {
+            p = pair;
             p.sb().fill(GUARD);
             window = p.b.register(p.rb, TARGET, TARGET_LEN, access);
         }
@@ -76,7 +81,8 @@ class QueuePairFailureTest {
     }
 
     static Stream<Arguments> refusedAccesses() {
-        long forged = new SecureRandom().nextLong();
+        // 32 random bits, the top one set: no key of any provider (64-bit or 32-bit keys) is it, but for chance.
+        long forged = Integer.toUnsignedLong(new SecureRandom().nextInt() | 1 << 31);
         return Stream.of(
                 // opcode, access of the target window, address offset from the window, length, rkey (0 = the window's), detail
                 Arguments.of(Opcode.RDMA_WRITE, Access.LOCAL_WRITE | Access.REMOTE_WRITE, 0L, 8, forged, ErrorDetail.BAD_RKEY),
@@ -95,7 +101,7 @@ class QueuePairFailureTest {
     @ParameterizedTest
     @MethodSource("refusedAccesses")
     void refusedRemoteAccessFailsAndTouchesNothing(Opcode op, int access, long offset, int len, long rkey, ErrorDetail detail) {
-        try (Target t = new Target(config(), access)) {
+        try (Target t = new Target(pair(config(), Access.ALL, Access.LOCAL_WRITE), access)) {
             NicPair p = t.p;
             if (op == Opcode.RDMA_WRITE_WITH_IMM) {
                 p.qb.postRecv(new RecvWorkRequest().sge(p.b.register(p.b.allocateHost(4096), Access.LOCAL_WRITE), 0, 8));
@@ -118,7 +124,7 @@ class QueuePairFailureTest {
 
     @Test
     void afterAnErrorLaterRequestsAreFlushedAndThePeerFollows() {
-        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(config(), Access.ALL, Access.ALL)) {
             p.qa.postRecv(new RecvWorkRequest().wrId(70).sge(p.ma, 0, 8));
             p.qb.postRecv(new RecvWorkRequest().wrId(80).sge(p.mb, 0, 8));
             p.qa.postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).wrId(1).sge(p.ma, 0, 8).remote(p.mb.address(), 12345L));
@@ -141,7 +147,7 @@ class QueuePairFailureTest {
 
     @Test
     void sendLongerThanTheReceiveFailsAtBothEnds() {
-        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(config(), Access.ALL, Access.ALL)) {
             p.sb().fill((byte) 1);
             p.qb.postRecv(new RecvWorkRequest().wrId(3).sge(p.mb, 0, 16));
             p.qa.postSend(new SendWorkRequest().wrId(4).sge(p.ma, 0, 17));
@@ -159,8 +165,8 @@ class QueuePairFailureTest {
 
     @Test
     void receiveIntoADeregisteredBufferFailsAtBothEnds() {
-        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
-            HostRegion other = p.swB().allocateHost(4096);
+        try (NicPair p = pair(config(), Access.ALL, Access.ALL)) {
+            Region other = p.b.allocateHost(4096);
             MemoryRegion buf = p.b.register(other, Access.LOCAL_WRITE);
             p.qb.postRecv(new RecvWorkRequest().wrId(6).sge(buf, 0, 64));
             p.b.deregister(buf);
@@ -177,7 +183,7 @@ class QueuePairFailureTest {
     @Test
     void sendWithoutAReceiveFailsAfterTheReceiverNotReadyTimeout() {
         SwNicConfig cfg = config().withRnrTimeout(Duration.ofMillis(300));
-        try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(cfg, Access.ALL, Access.ALL)) {
             long start = System.nanoTime();
             p.qa.postSend(new SendWorkRequest().wrId(11).sge(p.ma, 0, 8));
             assertEmpty(p.qa.sendCq());
@@ -193,7 +199,7 @@ class QueuePairFailureTest {
     @Test
     void aReceivePostedWithinTheTimeoutLetsTheStalledSendThrough() throws Exception {
         SwNicConfig cfg = config().withRnrTimeout(Duration.ofSeconds(10));
-        try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(cfg, Access.ALL, Access.ALL)) {
             p.sa().set(JAVA_LONG, 0, 31337);
             p.qa.postSend(new SendWorkRequest().wrId(12).sge(p.ma, 0, 8));
             Thread.sleep(50);
@@ -208,7 +214,7 @@ class QueuePairFailureTest {
 
     @Test
     void aPeerThatClosesFailsOutstandingWorkWithPeerClosed() {
-        try (NicPair p = new NicPair(config(), QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(config(), Access.ALL, Access.ALL)) {
             p.qa.postRecv(new RecvWorkRequest().wrId(21).sge(p.ma, 0, 8));
             p.qa.postRecv(new RecvWorkRequest().wrId(22).sge(p.ma, 8, 8));
             p.b.close();
@@ -227,7 +233,7 @@ class QueuePairFailureTest {
     @Test
     void aStalledSendFailsWhenThePeerCloses() {
         SwNicConfig cfg = config().withRnrTimeout(Duration.ofSeconds(30));
-        try (NicPair p = new NicPair(cfg, QueuePairConfig.DEFAULT, REGION, Access.ALL, Access.ALL)) {
+        try (NicPair p = pair(cfg, Access.ALL, Access.ALL)) {
             p.qa.postSend(new SendWorkRequest().wrId(31).sge(p.ma, 0, 8));
             p.qb.close();
             Completion c = awaitOne(p.qa.sendCq());

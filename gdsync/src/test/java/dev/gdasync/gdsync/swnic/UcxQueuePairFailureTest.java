@@ -10,7 +10,7 @@ class UcxQueuePairFailureTest extends QueuePairFailureTest {
     }
 
     @Override
-    SwNicConfig config() {
+    protected SwNicConfig config() {
         return super.config().withTransport(Transport.UCX);
     }
 }
