@@ -6,6 +6,7 @@ import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
+import dev.gdasync.gdsync.nic.WaitOrder;
 import dev.gdasync.gdsync.nic.WaitRequest;
 
 import java.lang.foreign.MemorySegment;
@@ -70,8 +71,8 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     private final MemoryWord[] releaseWords;
     private final CqWaitMode waitMode;
     private final WaitProgress progress;
-    private final LongSupplier expected;
-    private final String expectedWhat;
+    /** The order rule of prepared waits (CPU thread only). */
+    private final WaitOrder order;
     private CqeReader reader;
     /** What a wait by an executor that cannot progress the device announces (the device's expectCompletion). */
     private Runnable expectExternalWait = () -> { };
@@ -82,8 +83,6 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     private volatile long polled;
     /** CQEs consumed from the ring, the provider's own counted (polling thread only). */
     private long consumed;
-    /** End of the range of CQEs covered by prepared waits (CPU thread only). */
-    private long waitsPrepared;
     /** Whether the last poll found a CQE (CPU thread only): the empty poll ending a drain skips the progress call. */
     private boolean lastFound;
 
@@ -111,8 +110,7 @@ final class Mlx5CompletionQueue implements CompletionQueue {
         this.releaseRegion = releaseRegion;
         this.waitMode = waitMode;
         this.progress = progress;
-        this.expected = expected;
-        this.expectedWhat = expectedWhat;
+        this.order = new WaitOrder(name, this::polled, expected, expectedWhat);
         this.lastDwords = new MemoryWord[count];
         this.releaseWords = new MemoryWord[count];
         MemorySegment release = releaseRegion.segment();
@@ -185,7 +183,7 @@ final class Mlx5CompletionQueue implements CompletionQueue {
                 continue;
             }
             long index = (long) POLLED.getOpaque(this);
-            if (index < waitsPrepared && releaseWords[(int) (ring & mask)].getAcquire32() != (int) (ring + 1)) {
+            if (index < order.prepared() && releaseWords[(int) (ring & mask)].getAcquire32() != (int) (ring + 1)) {
                 return 0; // a prepared wait has not released this CQE yet
             }
             reader.read(buffer, off, index, out);
@@ -207,21 +205,7 @@ final class Mlx5CompletionQueue implements CompletionQueue {
 
     @Override
     public WaitRequest prepareWait() {
-        long next = waitsPrepared;
-        long reaped = polled();
-        if (next < reaped) {
-            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": poll() already"
-                    + " reaped it (and " + (reaped - next - 1) + " after it). The k-th wait of a completion queue is for"
-                    + " its k-th CQE, so prepare each wait before its CQE can be reaped, or reap with a wait's"
-                    + " releaseOnCpu(); if the reaped CQEs were meant for the CPU, call resyncWaits()");
-        }
-        long limit = expected.getAsLong();
-        if (next >= limit) {
-            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": only "
-                    + limit + " " + expectedWhat + " so far, so no work will produce it (waits are prepared in CQE"
-                    + " order, after the work that completes them)");
-        }
-        waitsPrepared = next + 1;
+        long next = order.next();
         long ring = ringIndexOf.applyAsLong(next);
         int s = (int) (ring & mask);
         int release = (int) (ring + 1);
@@ -237,21 +221,12 @@ final class Mlx5CompletionQueue implements CompletionQueue {
 
     @Override
     public void resyncWaits() {
-        long reaped = polled();
-        if (waitsPrepared > reaped) {
-            throw new IllegalStateException(name + " has " + (waitsPrepared - reaped)
-                    + " prepared waits whose CQEs are not reaped yet; resync only when none is outstanding");
-        }
-        waitsPrepared = reaped;
+        order.resync();
     }
 
     /** Takes back the wait for CQE {@code index}, the last one prepared; CPU thread. */
     private void cancelWait(long index) {
-        if (waitsPrepared != index + 1) {
-            throw new IllegalStateException("the wait for CQE #" + index + " of " + name + " cannot be cancelled: the wait"
-                    + " for CQE #" + (waitsPrepared - 1) + " was prepared after it");
-        }
-        waitsPrepared = index;
+        order.cancel(index);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.WaitOrder;
 import dev.gdasync.gdsync.nic.WaitRequest;
 
 import java.lang.foreign.MemorySegment;
@@ -41,15 +42,13 @@ final class SwCompletionQueue implements CompletionQueue {
     private final long release;
     private final int depth;
     private final int mask;
-    private final LongSupplier expected;
-    private final String expectedWhat;
+    /** The order rule of prepared waits (CPU thread only). */
+    private final WaitOrder order;
     private final MemoryWord[] validityWords;
     private final MemoryWord[] releaseWords;
     /** Entries reaped by the CPU; written by the polling thread, read by executors. */
     @SuppressWarnings("unused")
     private volatile long polled;
-    /** End of the range of entries covered by prepared waits (CPU thread only). */
-    private long waitsPrepared;
 
     private final Runnable onEmpty;
     private final WaitProgress waitProgress;
@@ -81,8 +80,7 @@ final class SwCompletionQueue implements CompletionQueue {
         this.release = release;
         this.depth = depth;
         this.mask = depth - 1;
-        this.expected = expected;
-        this.expectedWhat = expectedWhat;
+        this.order = new WaitOrder(name, this::polled, expected, expectedWhat);
         this.validityWords = new MemoryWord[depth];
         this.releaseWords = new MemoryWord[depth];
         for (int i = 0; i < depth; i++) {
@@ -121,7 +119,7 @@ final class SwCompletionQueue implements CompletionQueue {
                 return 0; // else the transport just wrote it: take it now rather than at the next poll
             }
         }
-        if (index < waitsPrepared && (int) INT.getAcquire(seg, release + s * 4L) != (int) (index + 1)) {
+        if (index < order.prepared() && (int) INT.getAcquire(seg, release + s * 4L) != (int) (index + 1)) {
             return 0; // a prepared wait has not released this entry yet
         }
         Cqes.read(seg, off, index, out);
@@ -132,21 +130,7 @@ final class SwCompletionQueue implements CompletionQueue {
 
     @Override
     public WaitRequest prepareWait() {
-        long next = waitsPrepared;
-        long reaped = polled();
-        if (next < reaped) {
-            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": poll() already"
-                    + " reaped it (and " + (reaped - next - 1) + " after it). The k-th wait of a completion queue is for"
-                    + " its k-th CQE, so prepare each wait before its CQE can be reaped, or reap with a wait's"
-                    + " releaseOnCpu(); if the reaped CQEs were meant for the CPU, call resyncWaits()");
-        }
-        long limit = expected.getAsLong();
-        if (next >= limit) {
-            throw new IllegalStateException("cannot prepare a wait for CQE #" + next + " of " + name + ": only "
-                    + limit + " " + expectedWhat + " so far, so no work will produce it (waits are prepared in CQE"
-                    + " order, after the work that completes them)");
-        }
-        waitsPrepared = next + 1;
+        long next = order.next();
         int s = (int) (next & mask);
         int value = (int) (next + 1);
         return new SwWaitRequest(this, next, validityWords[s], value, releaseWords[s], value, waitProgress);
@@ -154,12 +138,7 @@ final class SwCompletionQueue implements CompletionQueue {
 
     @Override
     public void resyncWaits() {
-        long reaped = polled();
-        if (waitsPrepared > reaped) {
-            throw new IllegalStateException(name + " has " + (waitsPrepared - reaped)
-                    + " prepared waits whose CQEs are not reaped yet; resync only when none is outstanding");
-        }
-        waitsPrepared = reaped;
+        order.resync();
     }
 
     /** @return the offset of slot {@code s} */
@@ -188,11 +167,7 @@ final class SwCompletionQueue implements CompletionQueue {
 
     /** Takes back the wait for CQE {@code index}, the last one prepared; CPU thread. */
     private void cancelWait(long index) {
-        if (waitsPrepared != index + 1) {
-            throw new IllegalStateException("the wait for CQE #" + index + " of " + name + " cannot be cancelled: the wait"
-                    + " for CQE #" + (waitsPrepared - 1) + " was prepared after it");
-        }
-        waitsPrepared = index;
+        order.cancel(index);
     }
 
     /** A prepared wait of this completion queue. */
