@@ -13,6 +13,9 @@ module dev.gdasync.gdsync {
     requires transitive jcuda;
     requires transitive jucx;
     requires transitive org.agrona;
+    // The flight recorder's events (dev.gdasync.gdsync.trace) and the counters' MXBeans (docs/observability.md).
+    requires transitive jdk.jfr;
+    requires transitive java.management;
 
     exports dev.gdasync.gdsync.concurrent;
     exports dev.gdasync.gdsync.cuda;
@@ -27,6 +30,7 @@ module dev.gdasync.gdsync {
     exports dev.gdasync.gdsync.nic;
     exports dev.gdasync.gdsync.stream;
     exports dev.gdasync.gdsync.swnic;
+    exports dev.gdasync.gdsync.trace;
     exports dev.gdasync.gdsync.ucx;
 
     uses dev.gdasync.gdsync.nic.NicProvider;

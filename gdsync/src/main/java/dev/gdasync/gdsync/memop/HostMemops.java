@@ -1,6 +1,8 @@
 package dev.gdasync.gdsync.memop;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.trace.MemopBatchEvent;
+import dev.gdasync.gdsync.trace.StreamWaitEvent;
 
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -13,6 +15,10 @@ import java.util.function.BooleanSupplier;
  * writes without one are opaque stores. Waits read with acquire semantics, so whatever was written
  * before the awaited value is visible after the wait. A wait spins, then yields, then parks, and fails
  * with a {@link WaitTimeoutException} after the policy's timeout.
+ *
+ * <p>A wait that carries a {@link WaitTally} is counted there with the time it waited. With the flight recorder on,
+ * each batch ({@link MemopBatchEvent}) and each wait ({@link StreamWaitEvent}) is recorded; with it off, neither
+ * costs more than a branch.
  */
 public final class HostMemops {
     private static final BooleanSupplier NEVER = () -> false;
@@ -35,8 +41,14 @@ public final class HostMemops {
     public static void execute(MemopBatch batch, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
         Objects.requireNonNull(batch, "batch must not be null");
         requireExecutor(policy, idler, aborted);
+        MemopBatchEvent event = new MemopBatchEvent();
+        event.begin();
         for (int i = 0, n = batch.size(); i < n; i++) {
             execute(batch.get(i), policy, idler, aborted);
+        }
+        if (event.shouldCommit()) {
+            event.memops = batch.size();
+            event.commit();
         }
     }
 
@@ -76,8 +88,8 @@ public final class HostMemops {
                     w.doorbell().ring();
                 }
             }
-            case Memop.Wait32 w -> await32(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress());
-            case Memop.Wait64 w -> await64(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress());
+            case Memop.Wait32 w -> wait32(w, policy, idler, aborted);
+            case Memop.Wait64 w -> wait64(w, policy, idler, aborted);
             case Memop.WriteMemory w -> {
                 if (w.barrier()) {
                     VarHandle.releaseFence();
@@ -85,6 +97,43 @@ public final class HostMemops {
                 w.copyTo(w.target(), w.offset());
             }
             case Memop.Barrier b -> VarHandle.fullFence();
+        }
+    }
+
+    /** Runs a WAIT32 memop: the wait, its tally and its event. */
+    private static void wait32(Memop.Wait32 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        StreamWaitEvent event = new StreamWaitEvent();
+        event.begin();
+        WaitTally tally = w.tally();
+        long waited = await(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress(), tally != null);
+        if (tally != null) {
+            tally.record(waited);
+        }
+        if (event.shouldCommit()) {
+            event.word = w.target().name();
+            event.value = w.value();
+            event.condition = w.condition().name();
+            event.cqe = -1;
+            if (tally != null) {
+                event.completionQueue = tally.site();
+                event.queuePairToken = tally.siteToken();
+                event.cqe = tally.entryOf(w.value());
+            }
+            event.commit();
+        }
+    }
+
+    /** Runs a WAIT64 memop and its event. */
+    private static void wait64(Memop.Wait64 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+        StreamWaitEvent event = new StreamWaitEvent();
+        event.begin();
+        await(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress(), false);
+        if (event.shouldCommit()) {
+            event.word = w.target().name();
+            event.value = w.value();
+            event.condition = w.condition().name();
+            event.cqe = -1;
+            event.commit();
         }
     }
 
@@ -126,7 +175,7 @@ public final class HostMemops {
                                BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
         requireWait(word, cond, policy, idler, aborted);
         requireWidth(word, 4);
-        await(word, value, cond, policy, idler, aborted, progress);
+        await(word, value, cond, policy, idler, aborted, progress, false);
     }
 
     /**
@@ -167,16 +216,21 @@ public final class HostMemops {
                                BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
         requireWait(word, cond, policy, idler, aborted);
         requireWidth(word, 8);
-        await(word, value, cond, policy, idler, aborted, progress);
+        await(word, value, cond, policy, idler, aborted, progress, false);
     }
 
-    /** One wait loop for both widths: a 32-bit word is read and compared as an int. */
-    private static void await(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
-                              BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress) {
+    /**
+     * One wait loop for both widths: a 32-bit word is read and compared as an int.
+     *
+     * @param timed whether to measure the wait (one more clock read, once it passed)
+     * @return how long it waited when timed and the word was not ready at the first look, else 0
+     */
+    private static long await(MemoryWord word, long value, WaitCondition cond, WaitPolicy policy,
+                              BackoffIdler idler, BooleanSupplier aborted, WaitProgress progress, boolean timed) {
         boolean narrow = word.width() == 4;
         long seen = narrow ? word.getAcquire32() : word.getAcquire64();
         if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
-            return;
+            return 0;
         }
         idler.reset();
         long start = System.nanoTime();
@@ -186,7 +240,7 @@ public final class HostMemops {
             }
             seen = narrow ? word.getAcquire32() : word.getAcquire64();
             if (narrow ? cond.test((int) seen, (int) value) : cond.test(seen, value)) {
-                return;
+                return timed ? Math.max(1, System.nanoTime() - start) : 0;
             }
             if ((i & TIME_CHECK_MASK) == 0 || !idler.isSpinning()) {
                 checkDeadline(word, cond, value, seen, start, policy, aborted);

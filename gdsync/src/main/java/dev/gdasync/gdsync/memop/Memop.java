@@ -71,9 +71,11 @@ public sealed interface Memop {
      *                  as CUDA's {@code CU_STREAM_WAIT_VALUE_FLUSH}; host executors need no flush
      * @param progress  what a host executor runs between looks at the word (the NIC whose transport writes
      *                  it needs progress calls), or {@code null}; GPU executors ignore it
+     * @param tally     where a host executor counts the wait and its time (the NIC that prepared it), or
+     *                  {@code null}; GPU executors ignore it
      */
-    record Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush, WaitProgress progress)
-            implements Memop {
+    record Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush, WaitProgress progress,
+                  WaitTally tally) implements Memop {
         /**
          * @throws NullPointerException     if the target or the condition is null
          * @throws IllegalArgumentException if the target is not a 32-bit word
@@ -81,6 +83,19 @@ public sealed interface Memop {
         public Wait32 {
             requireWidth(target, 4, "WAIT32");
             Objects.requireNonNull(condition, "condition must not be null");
+        }
+
+        /**
+         * A wait that nobody counts.
+         *
+         * @param target    the word
+         * @param value     the operand
+         * @param condition the condition
+         * @param flush     whether a GPU executor flushes remote writes after the wait
+         * @param progress  what a host executor runs between looks at the word, or {@code null}
+         */
+        public Wait32(MemoryWord target, int value, WaitCondition condition, boolean flush, WaitProgress progress) {
+            this(target, value, condition, flush, progress, null);
         }
 
         /**

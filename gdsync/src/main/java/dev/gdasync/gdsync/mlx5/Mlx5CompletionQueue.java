@@ -3,11 +3,13 @@ package dev.gdasync.gdsync.mlx5;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.memop.WaitProgress;
+import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.WaitOrder;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import dev.gdasync.gdsync.trace.CompletionReapedEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -85,6 +87,12 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     private long consumed;
     /** Whether the last poll found a CQE (CPU thread only): the empty poll ending a drain skips the progress call. */
     private boolean lastFound;
+    /** The queue pair's number, for events. */
+    private int qpn;
+    /** Whether this is the receive completion queue, for events. */
+    private boolean receive;
+    /** Where host executors count the waits this queue prepares. */
+    private WaitTally tally;
 
     /**
      * @param name          for messages
@@ -119,6 +127,13 @@ final class Mlx5CompletionQueue implements CompletionQueue {
                     "last dword of CQE slot " + i + " of " + name);
             releaseWords[i] = MemoryWord.word32(release, i * 4L, "release word of CQE slot " + i + " of " + name);
         }
+    }
+
+    /** Names the queue for events, and where its waits are counted. */
+    void identify(int queuePair, boolean isReceive, WaitTally waits) {
+        this.qpn = queuePair;
+        this.receive = isReceive;
+        this.tally = waits;
     }
 
     void reader(CqeReader reader) {
@@ -190,6 +205,18 @@ final class Mlx5CompletionQueue implements CompletionQueue {
             give(off, ring);
             POLLED.setRelease(this, index + 1);
             lastFound = true;
+            CompletionReapedEvent event = new CompletionReapedEvent();
+            if (event.shouldCommit()) {
+                event.provider = "mlx5";
+                event.queuePair = qpn;
+                event.queue = receive ? "recv" : "send";
+                event.index = index;
+                event.opcode = out.opcode().name();
+                event.status = out.status().name();
+                event.bytes = out.byteLength();
+                event.wrId = out.wrId();
+                event.commit();
+            }
             return 1;
         }
     }
@@ -252,6 +279,11 @@ final class Mlx5CompletionQueue implements CompletionQueue {
         @Override
         public void expectExternalWait() {
             cq.expectExternalWait.run();
+        }
+
+        @Override
+        protected WaitTally tally() {
+            return cq.tally;
         }
     }
 }

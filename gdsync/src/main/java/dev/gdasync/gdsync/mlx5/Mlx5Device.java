@@ -6,6 +6,7 @@ import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.TrafficCounters;
 
 /**
  * What the mlx5 provider needs from an mlx5 device: memory it can reach, keys, and queues in the mlx5 formats.
@@ -142,6 +143,18 @@ public interface Mlx5Device extends AutoCloseable {
      * @param cq the completion queue
      */
     default void expectCompletion(Mlx5CqQueues cq) {
+    }
+
+    /**
+     * What the device counts for a queue pair that the CPU cannot see in its completions: doorbells noticed (inline or
+     * by an agent) and RNR retries. Only {@link TrafficCounters#doorbellsInline()}, {@link TrafficCounters#doorbellsAgent()}
+     * and {@link TrafficCounters#rnrRetries()} are read.
+     *
+     * @param qp the queue pair's queues
+     * @return the counts; by default none (a ConnectX NIC keeps them to itself)
+     */
+    default TrafficCounters counters(Mlx5QpQueues qp) {
+        return TrafficCounters.NONE;
     }
 
     /**

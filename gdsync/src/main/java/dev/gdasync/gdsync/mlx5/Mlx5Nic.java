@@ -5,14 +5,17 @@ import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.Nic;
+import dev.gdasync.gdsync.nic.NicMBeans;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.ScatterGatherList;
+import dev.gdasync.gdsync.nic.TrafficCounters;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -32,6 +35,10 @@ public final class Mlx5Nic implements Nic {
     private final Map<Integer, Mlx5MemoryRegion> byLkey = new ConcurrentHashMap<>();
     private final List<Mlx5QueuePair> queuePairs = new ArrayList<>();
     private volatile boolean open = true;
+    /** The counts of closed queue pairs. */
+    private TrafficCounters retired = TrafficCounters.NONE;
+    /** Unregisters the NIC's MXBean ({@link NicMBeans}). */
+    private volatile AutoCloseable jmx = () -> { };
 
     private Mlx5Nic(Mlx5Device device, CqWaitMode cqWait) {
         this.device = device;
@@ -46,7 +53,9 @@ public final class Mlx5Nic implements Nic {
      * @return the NIC
      */
     public static Mlx5Nic open(Mlx5Device device, CqWaitMode cqWait) {
-        return new Mlx5Nic(Objects.requireNonNull(device, "device"), Objects.requireNonNull(cqWait, "cqWait"));
+        Mlx5Nic nic = new Mlx5Nic(Objects.requireNonNull(device, "device"), Objects.requireNonNull(cqWait, "cqWait"));
+        nic.jmx = NicMBeans.registerIfWanted(nic);
+        return nic;
     }
 
     @Override
@@ -172,7 +181,27 @@ public final class Mlx5Nic implements Nic {
     }
 
     synchronized void removed(Mlx5QueuePair qp) {
-        queuePairs.remove(qp);
+        if (queuePairs.remove(qp)) {
+            retired = retired.plus(qp.counters());
+        }
+    }
+
+    @Override
+    public synchronized Map<Integer, TrafficCounters> queuePairCounters() {
+        Map<Integer, TrafficCounters> m = new TreeMap<>();
+        for (Mlx5QueuePair qp : queuePairs) {
+            m.put(qp.number(), qp.counters());
+        }
+        return m;
+    }
+
+    @Override
+    public synchronized TrafficCounters counters() {
+        TrafficCounters sum = retired;
+        for (Mlx5QueuePair qp : queuePairs) {
+            sum = sum.plus(qp.counters());
+        }
+        return sum;
     }
 
     void requireOpen() {
@@ -197,6 +226,11 @@ public final class Mlx5Nic implements Nic {
         }
         byLkey.clear();
         device.close();
+        try {
+            jmx.close();
+        } catch (Exception e) {
+            // JMX's bookkeeping only
+        }
     }
 
     @Override

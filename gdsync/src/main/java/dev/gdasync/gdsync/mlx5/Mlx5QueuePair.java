@@ -22,8 +22,11 @@ import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.nic.TrafficCounters;
+import dev.gdasync.gdsync.nic.TrafficMeter;
 import dev.gdasync.gdsync.nic.WaitRequest;
 import dev.gdasync.gdsync.nic.WqeTemplate;
+import dev.gdasync.gdsync.trace.FailureEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -45,6 +48,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>The send counter counts 64-byte basic blocks, and a WQE may take several; a requester CQE names the first basic
  * block of the signaled WQE it completes, which also completes every unsignaled WQE before it. Like the software
  * NIC's queue pairs, this one is used by one CPU thread at a time.
+ *
+ * <p>Its counts ({@link #counters()}) are taken where the CPU reaps completions: a requester CQE completes the
+ * requests up to the one it names, a responder CQE one receive. Doorbells and RNR retries are the device's to count
+ * ({@link Mlx5Device#counters}): a ConnectX NIC's are not visible here.
  */
 final class Mlx5QueuePair implements QueuePair {
     private final Mlx5Nic nic;
@@ -73,6 +80,7 @@ final class Mlx5QueuePair implements QueuePair {
     private final byte[] reqBbs;
     private final long[] reqWrId;
     private final byte[] reqOpcode;
+    private final int[] reqBytes;
     private final boolean[] reqSignaled;
     /** Whether the provider signaled the request itself, so that the unsignaled ones before it are known complete. */
     private final boolean[] reqOwn;
@@ -111,6 +119,7 @@ final class Mlx5QueuePair implements QueuePair {
     /** Why the queue pair was aborted; the flush completions that follow carry it. */
     private volatile ErrorDetail abortReason;
     private Endpoint endpoint;
+    private final TrafficMeter meter;
 
     Mlx5QueuePair(Mlx5Nic nic, QueuePairConfig config, Mlx5QpQueues queues, Mlx5CqQueues sendCqQueues,
                   Mlx5CqQueues recvCqQueues) {
@@ -139,6 +148,7 @@ final class Mlx5QueuePair implements QueuePair {
         this.reqBbs = new byte[config.sendDepth()];
         this.reqWrId = new long[config.sendDepth()];
         this.reqOpcode = new byte[config.sendDepth()];
+        this.reqBytes = new int[config.sendDepth()];
         this.reqSignaled = new boolean[config.sendDepth()];
         this.reqOwn = new boolean[config.sendDepth()];
         this.reqRunBefore = new int[config.sendDepth()];
@@ -149,10 +159,13 @@ final class Mlx5QueuePair implements QueuePair {
         Region sendRelease = device.allocateHost(4L * sendCqQueues.cqeCount());
         Region recvRelease = device.allocateHost(4L * recvCqQueues.cqeCount());
         CqWaitMode mode = nic.cqWait();
+        this.meter = new TrafficMeter("QP " + qpn, 0, false);
         this.sendCq = new Mlx5CompletionQueue("send CQ of QP " + qpn, sendCqQueues, sendRelease, mode,
                 device.cqProgress(sendCqQueues), () -> signaledPrepared, "signaled sends prepared");
         this.recvCq = new Mlx5CompletionQueue("recv CQ of QP " + qpn, recvCqQueues, recvRelease, mode,
                 device.cqProgress(recvCqQueues), () -> rqPosted, "receives posted");
+        sendCq.identify(qpn, false, meter.sendWaits());
+        recvCq.identify(qpn, true, meter.recvWaits());
         sendCq.reader(new Mlx5CompletionQueue.CqeReader() {
             @Override
             public boolean isOwn(MemorySegment cq, long off) {
@@ -327,6 +340,7 @@ final class Mlx5QueuePair implements QueuePair {
         reqBbs[r] = (byte) bbs;
         reqWrId[r] = wr.wrId();
         reqOpcode[r] = (byte) Mlx5Opcodes.of(wr.opcode());
+        reqBytes[r] = wr.sgl().totalLength();
         reqSignaled[r] = signaled;
         reqOwn[r] = own;
         reqRunBefore[r] = unsignaledRun;
@@ -559,6 +573,7 @@ final class Mlx5QueuePair implements QueuePair {
         reqBbs[r] = (byte) bbs;
         reqWrId[r] = 0;
         reqOpcode[r] = (byte) Mlx5Opcodes.NOP;
+        reqBytes[r] = 0;
         reqSignaled[r] = false;
         reqOwn[r] = true;
         reqRunBefore[r] = unsignaledRun;
@@ -635,6 +650,12 @@ final class Mlx5QueuePair implements QueuePair {
         } else {
             throw new IllegalStateException("CQE #" + index + " of " + sendCq.name() + " has responder opcode " + opcode);
         }
+        for (long done = completedThrough; done <= seq; done++) {
+            int d = (int) (done & reqMask);
+            if ((reqOpcode[d] & 0xff) != Mlx5Opcodes.NOP) {
+                meter.requestDone(reqBytes[d], done == seq ? status : CompletionStatus.SUCCESS);
+            }
+        }
         piCompleted = reqPi[r] + reqBbs[r];
         completedThrough = seq + 1;
         int sendOpcode = reqOpcode[r] & 0xff;
@@ -651,6 +672,11 @@ final class Mlx5QueuePair implements QueuePair {
         }
         long wrId = recvWrId[(int) (rqCompleted & rqMask)];
         rqCompleted++;
+        readRecvCqe(cq, off, index, out, opcode, wrId);
+        meter.received(out.byteLength(), out.status());
+    }
+
+    private void readRecvCqe(MemorySegment cq, long off, long index, Completion out, int opcode, long wrId) {
         switch (opcode) {
             case Mlx5Opcodes.CQE_RESP_SEND -> out.set(wrId, CompletionStatus.SUCCESS, CompletionOpcode.RECV, ErrorDetail.NONE,
                     Mlx5Cqe.byteCount(cq, off), 0, false, qpn, index);
@@ -679,7 +705,13 @@ final class Mlx5QueuePair implements QueuePair {
         if (state == QpState.READY || state == QpState.RESET) {
             errorDetail = detail;
             state = QpState.ERROR;
+            FailureEvent.record("queue pair " + qpn + " of " + nic.name(), "ERROR", detail.text());
         }
+    }
+
+    @Override
+    public TrafficCounters counters() {
+        return meter.snapshot().plus(device.counters(queues));
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.gdasync.gdsync.nic;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 
+import java.util.Map;
+
 /**
  * A NIC provider instance: the device context and protection domain of verbs in one object. Regions,
  * registrations and queue pairs belong to it and die with it.
@@ -110,6 +112,22 @@ public interface Nic extends AutoCloseable {
      */
     default WaitProgress waitProgress() {
         return null;
+    }
+
+    /**
+     * @return what the NIC's queue pairs have done so far, closed ones included: the sum of their
+     *         {@link QueuePair#counters()}; providers that count nothing return {@link TrafficCounters#NONE}
+     */
+    default TrafficCounters counters() {
+        return TrafficCounters.NONE;
+    }
+
+    /**
+     * @return each open queue pair's counts ({@link QueuePair#counters()}), by queue pair number; providers that
+     *         count nothing return an empty map
+     */
+    default Map<Integer, TrafficCounters> queuePairCounters() {
+        return Map.of();
     }
 
     /** Closes every queue pair, registration and region of this NIC. */

@@ -98,6 +98,14 @@ public interface QueuePair extends AutoCloseable {
      */
     void abort(ErrorDetail reason);
 
+    /**
+     * @return what the queue pair has done so far (work requests, bytes, errors by status, RNR retries, doorbells,
+     *         stream waits); providers that count nothing return {@link TrafficCounters#NONE}
+     */
+    default TrafficCounters counters() {
+        return TrafficCounters.NONE;
+    }
+
     /** @return free send queue entries */
     int sendQueueFree();
 

@@ -5,6 +5,7 @@ import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.memop.WaitProgress;
+import dev.gdasync.gdsync.memop.WaitTally;
 
 import java.util.Objects;
 
@@ -104,7 +105,8 @@ public abstract class WaitRequest {
         MemopBatch m = memops;
         if (m == null) {
             // Benign race: two threads may each make an equal batch.
-            m = MemopBatch.of(new Memop.Wait32(word, value, condition, false, progress), new Memop.Write32(releaseWord, releaseValue, true));
+            m = MemopBatch.of(new Memop.Wait32(word, value, condition, false, progress, tally()),
+                    new Memop.Write32(releaseWord, releaseValue, true));
             memops = m;
         }
         return m;
@@ -133,6 +135,14 @@ public abstract class WaitRequest {
     /** @return what a host thread waiting for the CQE runs between looks, or {@code null} */
     public final WaitProgress progress() {
         return progress;
+    }
+
+    /**
+     * @return where a host executor counts this wait and its time (the queue pair's {@link TrafficMeter}), or
+     *         {@code null}; providers override it
+     */
+    protected WaitTally tally() {
+        return null;
     }
 
     /** @return the release word */

@@ -10,6 +10,8 @@ import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.WaitAbortedException;
 import dev.gdasync.gdsync.memop.WaitPolicy;
+import dev.gdasync.gdsync.trace.FailureEvent;
+import dev.gdasync.gdsync.trace.HostTaskEvent;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 
@@ -30,6 +32,9 @@ import java.util.function.BooleanSupplier;
  * the next queued item to completion, a wait included. Between items it idles with a
  * {@link BackoffIdler}: it spins briefly, yields, then parks until new work is posted, which wakes it
  * ({@link Wakeup}).
+ *
+ * <p>With the flight recorder on, every host task ({@link HostTaskEvent}), memop batch and wait (see
+ * {@link HostMemops}) and a failure ({@link FailureEvent}) are recorded on the stream's thread.
  */
 public final class HostStream implements Stream {
     /** Between items: spin, yield, then park 10 ms at a time; a post cuts the park short. */
@@ -192,6 +197,7 @@ public final class HostStream implements Stream {
             } catch (Throwable t) {
                 if (failure == null) {
                     failure = t;
+                    FailureEvent.record("stream '" + name + "'", null, String.valueOf(t));
                 }
                 discard(item, failure);
             }
@@ -216,10 +222,21 @@ public final class HostStream implements Stream {
     private void execute(Object item, BackoffIdler waitIdler) {
         switch (item) {
             case MemopBatch b -> HostMemops.execute(b, policy, waitIdler, aborted);
-            case Runnable task -> task.run();
+            case Runnable task -> run(task);
             case Event e -> e.complete();
             case EventWait w -> awaitEvent(w.event(), waitIdler);
             default -> throw new IllegalStateException("unknown stream item " + item);
+        }
+    }
+
+    private void run(Runnable task) {
+        HostTaskEvent event = new HostTaskEvent();
+        event.begin();
+        task.run();
+        if (event.shouldCommit()) {
+            event.stream = name;
+            event.task = task.getClass().getName();
+            event.commit();
         }
     }
 

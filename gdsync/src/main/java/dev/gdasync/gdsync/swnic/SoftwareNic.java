@@ -11,8 +11,10 @@ import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.Nic;
+import dev.gdasync.gdsync.nic.NicMBeans;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.nic.TrafficCounters;
 import dev.gdasync.gdsync.swnic.core.NicCore;
 import dev.gdasync.gdsync.swnic.core.SwMemoryRegion;
 import dev.gdasync.gdsync.swnic.cudaipc.DeviceCopyLock;
@@ -20,6 +22,7 @@ import dev.gdasync.gdsync.swnic.cudaipc.NicDevices;
 import dev.gdasync.gdsync.swnic.shm.ShmTransport;
 import dev.gdasync.gdsync.swnic.ucx.UcxTransport;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -46,6 +49,8 @@ public final class SoftwareNic implements Nic {
     private final SwNicConfig config;
     private final NicCore core;
     private final NicDevices devices;
+    /** Unregisters the NIC's MXBean ({@link NicMBeans}). */
+    private volatile AutoCloseable jmx = () -> { };
 
     private SoftwareNic(SwNicConfig config) {
         this.config = config;
@@ -67,7 +72,9 @@ public final class SoftwareNic implements Nic {
      */
     public static SoftwareNic open(SwNicConfig config) {
         Objects.requireNonNull(config, "config must not be null");
-        return new SoftwareNic(config);
+        SoftwareNic nic = new SoftwareNic(config);
+        nic.jmx = NicMBeans.registerIfWanted(nic);
+        return nic;
     }
 
     /**
@@ -214,6 +221,16 @@ public final class SoftwareNic implements Nic {
     }
 
     @Override
+    public TrafficCounters counters() {
+        return core.counters();
+    }
+
+    @Override
+    public Map<Integer, TrafficCounters> queuePairCounters() {
+        return core.queuePairCounters();
+    }
+
+    @Override
     public int progressStoreRings() {
         return core.progressStoreRings();
     }
@@ -262,6 +279,11 @@ public final class SoftwareNic implements Nic {
     public void close() {
         core.close(devices::closeRegions);
         devices.close();
+        try {
+            jmx.close();
+        } catch (Exception e) {
+            // JMX's bookkeeping only
+        }
     }
 
     /** @return whether the NIC is open */

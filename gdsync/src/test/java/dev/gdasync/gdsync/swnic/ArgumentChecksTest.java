@@ -412,6 +412,8 @@ class ArgumentChecksTest {
                 IllegalArgumentException.class, "WRITE32 needs a 32-bit word"));
         c.add(nul("Write64.new(MemoryWord,long,boolean,Doorbell)", "target", () -> new Memop.Write64(null, 1, false, null)));
         c.add(nul("Write64.new(MemoryWord,long,boolean)", "target", () -> new Memop.Write64(null, 1, false)));
+        c.add(nul("Wait32.new(MemoryWord,int,WaitCondition,boolean,WaitProgress,WaitTally)", "condition",
+                () -> new Memop.Wait32(w32, 1, null, false, null, null)));
         c.add(nul("Wait32.new(MemoryWord,int,WaitCondition,boolean,WaitProgress)", "target",
                 () -> new Memop.Wait32(null, 1, WaitCondition.EQ, false, null)));
         c.add(nul("Wait32.new(MemoryWord,int,WaitCondition,boolean)", "condition", () -> new Memop.Wait32(w32, 1, null, false)));

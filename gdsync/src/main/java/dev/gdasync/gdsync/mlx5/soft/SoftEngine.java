@@ -29,7 +29,7 @@ final class SoftEngine implements AgentDuty {
 
     @Override
     public int doWork(long nowNanos) {
-        return runAll();
+        return runAll(true);
     }
 
     @Override
@@ -45,14 +45,17 @@ final class SoftEngine implements AgentDuty {
 
     @Override
     public int runOnCaller() {
-        return runAll();
+        return runAll(false);
     }
 
-    /** @return the work done by every queue pair's engine */
-    int runAll() {
+    /**
+     * @param byAgent whether the caller is the software NIC's agent
+     * @return the work done by every queue pair's engine
+     */
+    int runAll(boolean byAgent) {
         int n = 0;
         for (SoftQp qp : queuePairs) {
-            n += qp.run();
+            n += qp.run(byAgent);
         }
         return n;
     }

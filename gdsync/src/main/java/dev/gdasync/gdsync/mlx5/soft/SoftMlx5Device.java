@@ -14,6 +14,7 @@ import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.TrafficCounters;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
@@ -222,7 +223,7 @@ public final class SoftMlx5Device implements Mlx5Device {
     public void toError(Mlx5QpQueues qp) {
         SoftQp q = liveQp(qp);
         q.inner().abort(ErrorDetail.FLUSHED);
-        q.run();
+        q.run(false);
     }
 
     @Override
@@ -244,7 +245,13 @@ public final class SoftMlx5Device implements Mlx5Device {
     @Override
     public Doorbell doorbell(Mlx5QpQueues qp) {
         SoftQp q = liveQp(qp);
-        return q::run;
+        return q::ring;
+    }
+
+    @Override
+    public TrafficCounters counters(Mlx5QpQueues qp) {
+        SoftQp q = qps.get(Objects.requireNonNull(qp, "qp").handle());
+        return q == null || q.queues() != qp ? TrafficCounters.NONE : q.counters();
     }
 
     @Override
@@ -264,13 +271,13 @@ public final class SoftMlx5Device implements Mlx5Device {
 
     @Override
     public int progressStoreRings() {
-        return engine.runAll();
+        return engine.runAll(false);
     }
 
     @Override
     public WaitProgress waitProgress() {
         WaitProgress inner = nic.waitProgress();
-        return () -> engine.runAll() + (inner != null ? inner.progress() : 0);
+        return () -> engine.runAll(false) + (inner != null ? inner.progress() : 0);
     }
 
     @Override

@@ -15,6 +15,10 @@ import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.nic.TrafficCounters;
+import dev.gdasync.gdsync.nic.TrafficMeter;
+import dev.gdasync.gdsync.trace.DoorbellNoticedEvent;
+import dev.gdasync.gdsync.trace.DoorbellRungEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -36,6 +40,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * CQEs. Runs on the software NIC's agent thread, and on a thread that rang a doorbell by a call or polls an empty
  * completion queue; a lock makes them take turns, and a thread that finds it taken leaves the work to the holder,
  * which looks at the doorbell record again before it lets go.
+ *
+ * <p>It counts the doorbells it notices, by whom (the agent, or the thread that rang or polls), and records them with
+ * the flight recorder when it is on; the software NIC queue pair under it counts and records the rest.
  */
 final class SoftQp {
     private static final VarHandle LOCK;
@@ -69,6 +76,8 @@ final class SoftQp {
     private final SendWorkRequest wr = new SendWorkRequest();
     private final RecvWorkRequest rwr = new RecvWorkRequest();
     private final Completion c = new Completion();
+    /** Counts the doorbells this engine noticed. */
+    private final TrafficMeter meter;
 
     @SuppressWarnings("unused")
     private volatile int lock;
@@ -110,6 +119,26 @@ final class SoftQp {
         this.maxRecvSge = queues.maxRecvSge();
         this.dbrec = queues.dbrec();
         this.qpn = queues.qpn();
+        this.meter = new TrafficMeter("mlx5 QP " + qpn, 0, false);
+    }
+
+    /** @return the doorbells this engine noticed and the RNR retries of the software NIC queue pair under it */
+    TrafficCounters counters() {
+        TrafficCounters mine = meter.snapshot();
+        return new TrafficCounters(0, 0, 0, 0, mine.errors(), inner.counters().rnrRetries(), mine.doorbellsInline(),
+                mine.doorbellsAgent(), 0, 0);
+    }
+
+    /** Rings by a call (a CPU post, a host executor's doorbell memop): runs the rung work on this thread. */
+    void ring() {
+        DoorbellRungEvent event = new DoorbellRungEvent();
+        if (event.shouldCommit()) {
+            event.provider = "mlx5";
+            event.queuePair = qpn;
+            event.producerIndex = counter(Mlx5QpQueues.SEND_DBR);
+            event.commit();
+        }
+        run(false);
     }
 
     Mlx5QpQueues queues() {
@@ -153,9 +182,10 @@ final class SoftQp {
     /**
      * Runs what is rung and reaps what completed, unless another thread is at it.
      *
+     * @param byAgent whether the caller is the software NIC's agent (else a thread that rang or polls)
      * @return the work done
      */
-    int run() {
+    int run(boolean byAgent) {
         int total = 0;
         for (;;) {
             if (closed || !LOCK.compareAndSet(this, 0, 1)) {
@@ -163,7 +193,7 @@ final class SoftQp {
             }
             int n;
             try {
-                n = step();
+                n = step(byAgent);
             } finally {
                 LOCK.setRelease(this, 0);
             }
@@ -197,11 +227,11 @@ final class SoftQp {
             if (closed) {
                 return 0;
             }
-            n = step();
+            n = step(false);
         } finally {
             LOCK.setRelease(this, 0);
         }
-        return n + (hasRungWork() ? run() : 0);
+        return n + (hasRungWork() ? run(false) : 0);
     }
 
     /** Stops the engine for good: waits for the thread at work, keeps the lock. */
@@ -222,11 +252,31 @@ final class SoftQp {
         return (ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(raw) : raw) & 0xffff;
     }
 
-    private int step() {
+    private int step(boolean byAgent) {
         int n = sendCq.drainWaiting() + recvCq.drainWaiting();
         n += takeReceives();
-        n += takeSends();
+        n += noticed(byAgent);
         n += reap();
+        return n;
+    }
+
+    /** Takes the rung sends, counting and recording the doorbell when there were any. */
+    private int noticed(boolean byAgent) {
+        DoorbellNoticedEvent event = new DoorbellNoticedEvent();
+        event.begin();
+        int first = sqConsumed;
+        int n = takeSends();
+        if (n > 0) {
+            meter.doorbell(byAgent);
+            if (event.shouldCommit()) {
+                event.provider = "mlx5";
+                event.queuePair = qpn;
+                event.firstRequest = first & 0xffff;
+                event.requests = n;
+                event.noticedBy = byAgent ? "agent" : "inline";
+                event.commit();
+            }
+        }
         return n;
     }
 

@@ -31,6 +31,14 @@ public interface Connection {
      */
     Outcome execute(long index);
 
+    /**
+     * @return the index of the peer's receive that the request just executed consumed (its receive CQE's index), or
+     *         -1 when it consumed none or the transport does not know it here; for events (under the lock)
+     */
+    default long lastPeerReceive() {
+        return -1;
+    }
+
     /** @return whether a request is in flight: the drain waits for its answer (under the lock) */
     default boolean inFlight() {
         return false;

@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.concurrent.AgentDuty;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.nic.TrafficCounters;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -46,6 +48,8 @@ public final class NicCore {
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger nextQpn = new AtomicInteger(1);
     private final List<SwQueuePair> queuePairs = new ArrayList<>();
+    /** The counts of closed queue pairs. */
+    private TrafficCounters retired = TrafficCounters.NONE;
     private final Map<Long, SwQueuePair> byToken = new ConcurrentHashMap<>();
     private final SwTransport shm;
     private final Function<NicCore, SwTransport> ucxFactory;
@@ -162,13 +166,33 @@ public final class NicCore {
         return qp;
     }
 
-    /** A queue pair closed: the agent stops polling it before this returns. */
+    /** A queue pair closed: the agent stops polling it before this returns; its counts stay in the NIC's. */
     void forget(SwQueuePair qp) {
         agent.remove(qp);
         synchronized (this) {
-            queuePairs.remove(qp);
+            if (queuePairs.remove(qp)) {
+                retired = retired.plus(qp.counters());
+            }
             byToken.remove(qp.token());
         }
+    }
+
+    /** @return each open queue pair's counts, by number */
+    public synchronized Map<Integer, TrafficCounters> queuePairCounters() {
+        Map<Integer, TrafficCounters> m = new TreeMap<>();
+        for (SwQueuePair qp : queuePairs) {
+            m.put(qp.number(), qp.counters());
+        }
+        return m;
+    }
+
+    /** @return what every queue pair of this NIC has done, closed ones included */
+    public synchronized TrafficCounters counters() {
+        TrafficCounters sum = retired;
+        for (SwQueuePair qp : queuePairs) {
+            sum = sum.plus(qp.counters());
+        }
+        return sum;
     }
 
     /** @return the shared-memory transport */

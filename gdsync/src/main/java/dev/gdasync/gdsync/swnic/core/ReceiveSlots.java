@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.swnic.core;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.trace.CompletionWrittenEvent;
 
 import java.lang.foreign.MemorySegment;
 
@@ -15,7 +16,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A queue pair's receive queue and receive CQ as the executor of the peer's requests sees them: in a peer's
  * queue-pair file mapped here (shared memory), or in the queue pair's own file (requests that arrived over UCX).
  * The executor claims the next posted entry (a CAS on the claimed counter, which the owner's flusher also
- * advances), reads its buffers, and completes the entry into the receive CQE with the same index.
+ * advances), reads its buffers, and completes the entry into the receive CQE with the same index (recorded by the
+ * flight recorder when it is on: the CQE's owner is the queue pair whose file this is).
  */
 public final class ReceiveSlots {
     private final MemorySegment seg;
@@ -100,6 +102,19 @@ public final class ReceiveSlots {
                          CompletionStatus status, ErrorDetail detail) {
         long off = layout.recvCq + (index & mask) * Layouts.Cqe.SIZE;
         Cqes.write(seg, off, index, wrId, byteLength, imm, hasImm, qpn, opcode, status, detail, index);
+        CompletionWrittenEvent event = new CompletionWrittenEvent();
+        if (event.shouldCommit()) {
+            event.provider = "swnic";
+            event.queuePair = qpn;
+            event.queuePairToken = seg.get(JAVA_LONG, Layouts.Qp.OFF_TOKEN);
+            event.queue = "recv";
+            event.index = index;
+            event.opcode = opcode.name();
+            event.status = status.name();
+            event.bytes = byteLength;
+            event.wrId = wrId;
+            event.commit();
+        }
     }
 
     private long entry(long index) {

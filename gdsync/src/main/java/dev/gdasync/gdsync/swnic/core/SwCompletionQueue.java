@@ -2,13 +2,16 @@ package dev.gdasync.gdsync.swnic.core;
 
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitProgress;
+import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionOpcode;
 import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.TrafficMeter;
 import dev.gdasync.gdsync.nic.WaitOrder;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import dev.gdasync.gdsync.trace.CompletionReapedEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -24,6 +27,9 @@ import static dev.gdasync.gdsync.swnic.core.Layouts.INT;
  * written. Next to the ring is a release word per slot: a prepared wait writes n + 1 there after its
  * executor passed the wait, and until then {@link #poll} keeps the entry from the CPU (LibGDSync's
  * peek). The CPU frees a slot by polling it.
+ *
+ * <p>A poll counts the receives it reaps in the queue pair's {@link TrafficMeter} and, with the flight recorder on,
+ * records every CQE it reaps; the waits it prepares are counted in the meter's tally for this queue.
  */
 final class SwCompletionQueue implements CompletionQueue {
     private static final VarHandle POLLED;
@@ -52,6 +58,19 @@ final class SwCompletionQueue implements CompletionQueue {
 
     private final Runnable onEmpty;
     private final WaitProgress waitProgress;
+    private final Identity identity;
+    private final WaitTally tally;
+
+    /**
+     * Whose completion queue this is, for counts and events.
+     *
+     * @param qpn     the queue pair's number
+     * @param token   its identity across processes
+     * @param receive whether this is the receive completion queue (its polls count receives)
+     * @param meter   the queue pair's counts
+     */
+    record Identity(int qpn, long token, boolean receive, TrafficMeter meter) {
+    }
     /**
      * Whether the last poll found an entry (CPU thread only). The empty poll that ends a drain loop does not run
      * {@link #onEmpty}: the thread is about to act on what it found, and a transport progressed there would spend
@@ -69,10 +88,13 @@ final class SwCompletionQueue implements CompletionQueue {
      * @param expectedWhat what {@code expected} counts, for messages
      * @param onEmpty      run by a poll that finds no entry (the NIC progresses its UCX transport there)
      * @param waitProgress what a host thread waiting for one of its CQEs runs between looks
+     * @param identity     whose it is, for counts and events
      */
     SwCompletionQueue(String name, MemorySegment seg, long ring, long release, int depth, LongSupplier expected,
-                       String expectedWhat, Runnable onEmpty, WaitProgress waitProgress) {
+                       String expectedWhat, Runnable onEmpty, WaitProgress waitProgress, Identity identity) {
         this.name = name;
+        this.identity = identity;
+        this.tally = identity.receive() ? identity.meter().recvWaits() : identity.meter().sendWaits();
         this.onEmpty = onEmpty;
         this.waitProgress = waitProgress;
         this.seg = seg;
@@ -125,6 +147,22 @@ final class SwCompletionQueue implements CompletionQueue {
         Cqes.read(seg, off, index, out);
         POLLED.setRelease(this, index + 1);
         lastFound = true;
+        if (identity.receive()) {
+            identity.meter().received(out.byteLength(), out.status());
+        }
+        CompletionReapedEvent event = new CompletionReapedEvent();
+        if (event.shouldCommit()) {
+            event.provider = "swnic";
+            event.queuePair = identity.qpn();
+            event.queuePairToken = identity.token();
+            event.queue = identity.receive() ? "recv" : "send";
+            event.index = index;
+            event.opcode = out.opcode().name();
+            event.status = out.status().name();
+            event.bytes = out.byteLength();
+            event.wrId = out.wrId();
+            event.commit();
+        }
         return 1;
     }
 
@@ -133,7 +171,7 @@ final class SwCompletionQueue implements CompletionQueue {
         long next = order.next();
         int s = (int) (next & mask);
         int value = (int) (next + 1);
-        return new SwWaitRequest(this, next, validityWords[s], value, releaseWords[s], value, waitProgress);
+        return new SwWaitRequest(this, next, validityWords[s], value, releaseWords[s], value, waitProgress, tally);
     }
 
     @Override
@@ -173,11 +211,18 @@ final class SwCompletionQueue implements CompletionQueue {
     /** A prepared wait of this completion queue. */
     private static final class SwWaitRequest extends WaitRequest {
         private final SwCompletionQueue cq;
+        private final WaitTally tally;
 
         SwWaitRequest(SwCompletionQueue cq, long index, MemoryWord word, int value, MemoryWord releaseWord, int releaseValue,
-                       WaitProgress progress) {
+                       WaitProgress progress, WaitTally tally) {
             super(cq, index, word, value, releaseWord, releaseValue, progress);
             this.cq = cq;
+            this.tally = tally;
+        }
+
+        @Override
+        protected WaitTally tally() {
+            return tally;
         }
 
         @Override

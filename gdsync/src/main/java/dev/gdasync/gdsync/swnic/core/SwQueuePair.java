@@ -19,8 +19,16 @@ import dev.gdasync.gdsync.nic.SendExecutor;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.gdsync.nic.TrafficCounters;
+import dev.gdasync.gdsync.nic.TrafficMeter;
 import dev.gdasync.gdsync.nic.WaitRequest;
 import dev.gdasync.gdsync.nic.WqeTemplate;
+import dev.gdasync.gdsync.trace.CompletionWrittenEvent;
+import dev.gdasync.gdsync.trace.DoorbellNoticedEvent;
+import dev.gdasync.gdsync.trace.DoorbellRungEvent;
+import dev.gdasync.gdsync.trace.FailureEvent;
+import dev.gdasync.gdsync.trace.RnrRetryEvent;
+import dev.gdasync.gdsync.trace.WorkRequestEvent;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -48,6 +56,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ringer that finds the lock taken leaves its work to the holder, which checks the doorbell record
  * again after unlocking. The peer's executor claims entries of this queue pair's receive queue and
  * writes its receive CQEs.
+ *
+ * <p>It counts what it does in a {@link TrafficMeter} ({@link #counters()}) and, with the flight recorder on,
+ * records each ring, drain, work request and CQE it writes ({@code dev.gdasync.gdsync.trace}).
  */
 public final class SwQueuePair implements QueuePair {
     private static final VarHandle LOCK;
@@ -84,6 +95,10 @@ public final class SwQueuePair implements QueuePair {
     private final Doorbell doorbellCall = this::ring;
     private final Endpoint endpoint;
     private final Object flushLock = new Object();
+    private final TrafficMeter meter;
+    /** The transport's name and the peer's token, set at {@link #connect}: what events say. */
+    private volatile String transportName = "none";
+    private volatile long peerToken;
 
     private volatile QpState state = QpState.RESET;
     private volatile ErrorDetail errorDetail = ErrorDetail.NONE;
@@ -103,6 +118,8 @@ public final class SwQueuePair implements QueuePair {
     @SuppressWarnings("unused")
     private volatile long executed;
     private long sendCqProduced;
+    /** Requests handed to the connection by the drain in progress (not stalled). */
+    private int handed;
     private ErrorDetail pendingHeadError;
     private volatile boolean stalled;
     private volatile long storeRingExpected;
@@ -139,12 +156,15 @@ public final class SwQueuePair implements QueuePair {
         INT.setRelease(seg, Layouts.Qp.OFF_STATE, QpState.RESET.code());
         LONG.setRelease(seg, Layouts.Qp.OFF_MAGIC, Layouts.Qp.MAGIC);
         this.sqMask = config.sendDepth() - 1;
+        this.meter = new TrafficMeter("QP " + qpn, token, true);
         this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
         this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
         this.sendCq = new SwCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
-                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransports, nic.waitProgress());
+                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransports, nic.waitProgress(),
+                new SwCompletionQueue.Identity(qpn, token, false, meter));
         this.recvCq = new SwCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
-                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransports, nic.waitProgress());
+                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransports, nic.waitProgress(),
+                new SwCompletionQueue.Identity(qpn, token, true, meter));
         this.encoder = new WorkRequestEncoder(nic, seg);
         this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
         this.receiveSlots = new ReceiveSlots(seg, layout, qpn, config.recvDepth());
@@ -230,8 +250,11 @@ public final class SwQueuePair implements QueuePair {
         if (ep.token() == token) {
             throw new IllegalArgumentException("queue pair " + qpn + " cannot connect to itself");
         }
-        Connection c = transportFor(ep).connect(this, ep);
+        SwTransport transport = transportFor(ep);
+        Connection c = transport.connect(this, ep);
         LONG.setRelease(seg, Layouts.Qp.OFF_REMOTE_TOKEN, ep.token());
+        transportName = transport.name();
+        peerToken = ep.token();
         connection = c;
         if (state == QpState.RESET) {
             setState(QpState.READY);
@@ -289,7 +312,26 @@ public final class SwQueuePair implements QueuePair {
     /** The request in flight must be sent again (the peer was not ready): the agent will. Caller holds the lock. */
     public void stalledInFlight() {
         stalled = true;
+        rnrRetry((long) EXECUTED.getOpaque(this));
         nic.wakeAgent();
+    }
+
+    /** A send found no receive posted at the peer: counted and recorded. Caller holds the lock. */
+    private void rnrRetry(long index) {
+        meter.rnrRetry();
+        RnrRetryEvent event = new RnrRetryEvent();
+        if (event.shouldCommit()) {
+            event.queuePair = qpn;
+            event.queuePairToken = token;
+            event.sequence = index;
+            event.transport = transportName;
+            event.commit();
+        }
+    }
+
+    @Override
+    public TrafficCounters counters() {
+        return meter.snapshot();
     }
 
     @Override
@@ -468,16 +510,25 @@ public final class SwQueuePair implements QueuePair {
 
     /** Rings by a call: runs the rung work on this thread unless another executor holds the lock. */
     public void ring() {
-        runRung();
+        DoorbellRungEvent event = new DoorbellRungEvent();
+        if (event.shouldCommit()) {
+            event.provider = "swnic";
+            event.queuePair = qpn;
+            event.queuePairToken = token;
+            event.producerIndex = dbrecWord.getAcquire32() & 0xffffffffL;
+            event.commit();
+        }
+        runRung(false);
     }
 
     /**
      * Runs rung work until none is left. A thread that finds the lock taken leaves its work to the
      * holder, so every holder checks the doorbell record again after unlocking.
      *
+     * @param byAgent whether the caller is the NIC's agent (else a thread that rang, inline)
      * @return 1 if this thread ran work to the end, 0 if it found the lock taken or the head request stalled
      */
-    private int runRung() {
+    private int runRung(boolean byAgent) {
         int ran = 0;
         for (;;) {
             if (!LOCK.compareAndSet(this, 0, 1)) {
@@ -485,7 +536,7 @@ public final class SwQueuePair implements QueuePair {
             }
             boolean stuck;
             try {
-                stuck = drain();
+                stuck = noticed(byAgent);
             } finally {
                 LOCK.setRelease(this, 0);
             }
@@ -529,7 +580,7 @@ public final class SwQueuePair implements QueuePair {
                 return 0;
             }
         }
-        return runRung();
+        return runRung(true);
     }
 
     /**
@@ -546,12 +597,77 @@ public final class SwQueuePair implements QueuePair {
         if (dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
             return 0;
         }
-        return runRung();
+        return runRung(false);
     }
 
     /** @return whether the agent should poll eagerly for this queue pair */
     boolean needsHotPolling() {
         return stalled || storeRingExpected > (long) EXECUTED.getAcquire(this);
+    }
+
+    /**
+     * Drains, counting the doorbell and recording the drain when it took work: {@link #drain()} with its counts.
+     * Caller holds the lock.
+     *
+     * @param byAgent whether the caller is the NIC's agent
+     * @return as {@link #drain()}
+     */
+    private boolean noticed(boolean byAgent) {
+        DoorbellNoticedEvent event = new DoorbellNoticedEvent();
+        event.begin();
+        long first = (long) EXECUTED.getOpaque(this);
+        handed = 0;
+        boolean stuck = drain();
+        if (handed > 0) {
+            meter.doorbell(byAgent);
+            if (event.shouldCommit()) {
+                event.provider = "swnic";
+                event.queuePair = qpn;
+                event.queuePairToken = token;
+                event.firstRequest = first;
+                event.requests = handed;
+                event.noticedBy = byAgent ? "agent" : "inline";
+                event.commit();
+            }
+        }
+        return stuck;
+    }
+
+    /**
+     * Hands request {@code index} to the connection, counting a stall and recording the execution. Caller holds the
+     * lock.
+     */
+    private Connection.Outcome execute(Connection c, long index) {
+        WorkRequestEvent event = new WorkRequestEvent();
+        event.begin();
+        Connection.Outcome outcome = c.execute(index);
+        if (outcome == Connection.Outcome.STALLED) {
+            rnrRetry(index);
+        } else {
+            handed++;
+        }
+        if (event.shouldCommit()) {
+            long w = wqe(index);
+            event.queuePair = qpn;
+            event.queuePairToken = token;
+            event.sequence = index;
+            event.opcode = opcodeName(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
+            event.bytes = seg.get(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH);
+            event.transport = transportName;
+            event.outcome = outcome.name();
+            event.peerToken = peerToken;
+            event.peerReceive = outcome == Connection.Outcome.STALLED ? -1 : c.lastPeerReceive();
+            event.commit();
+        }
+        return outcome;
+    }
+
+    private static String opcodeName(int code) {
+        try {
+            return Opcode.ofCode(code).name();
+        } catch (IllegalArgumentException e) {
+            return "opcode " + code;
+        }
     }
 
     /**
@@ -581,7 +697,7 @@ public final class SwQueuePair implements QueuePair {
                 if (state != QpState.READY) {
                     flushWqe(index);
                 } else {
-                    Connection.Outcome outcome = c.execute(index);
+                    Connection.Outcome outcome = execute(c, index);
                     if (outcome == Connection.Outcome.STALLED) {
                         stalled = true;
                         return true;
@@ -625,13 +741,27 @@ public final class SwQueuePair implements QueuePair {
     public void completeSend(long index, CompletionStatus status, ErrorDetail detail, int byteLength, boolean force) {
         long w = layout.sq + (index & sqMask) * Layouts.Wqe.SIZE;
         int flags = seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_FLAGS);
+        meter.requestDone(byteLength, status);
         if (!force && status == CompletionStatus.SUCCESS && (flags & SendFlags.SIGNALED) == 0) {
             return;
         }
         long cqe = sendCqProduced++;
         Opcode op = Opcode.ofCode(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
-        sendCq.write(cqe, seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID), byteLength, 0, false, qpn,
-                CompletionOpcode.of(op), status, detail, index);
+        long wrId = seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID);
+        sendCq.write(cqe, wrId, byteLength, 0, false, qpn, CompletionOpcode.of(op), status, detail, index);
+        CompletionWrittenEvent event = new CompletionWrittenEvent();
+        if (event.shouldCommit()) {
+            event.provider = "swnic";
+            event.queuePair = qpn;
+            event.queuePairToken = token;
+            event.queue = "send";
+            event.index = cqe;
+            event.opcode = CompletionOpcode.of(op).name();
+            event.status = status.name();
+            event.bytes = byteLength;
+            event.wrId = wrId;
+            event.commit();
+        }
     }
 
     /**
@@ -672,6 +802,7 @@ public final class SwQueuePair implements QueuePair {
             INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, detail.code());
             setState(QpState.ERROR);
         }
+        FailureEvent.record("queue pair " + qpn + " of " + nic.name(), "ERROR", detail.text());
         Connection c = connection;
         if (c != null) {
             c.queuePairFailed();
@@ -692,6 +823,7 @@ public final class SwQueuePair implements QueuePair {
             INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, why.code());
             setState(QpState.ERROR);
         }
+        FailureEvent.record("queue pair " + qpn + " of " + nic.name(), "ERROR", why.text());
         // The head send gets the reason, the rest a flush: drain under the lock so no executor races us.
         lockExecution();
         try {

@@ -71,6 +71,8 @@ final class ShmConnection implements Connection {
 
     private long stallSince;
     private boolean peerVerified;
+    /** The peer's receive the last request consumed, or -1: for events. */
+    private long lastPeerReceive = -1;
 
     // Fields of the request being executed.
     private long w;
@@ -95,6 +97,7 @@ final class ShmConnection implements Connection {
 
     @Override
     public Outcome execute(long index) {
+        lastPeerReceive = -1;
         w = qp.wqe(index);
         device = false;
         peerDeviceCount = 0;
@@ -175,6 +178,7 @@ final class ShmConnection implements Connection {
         if (!r.claim(slot)) {
             return fail(index, CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
         }
+        lastPeerReceive = slot;
         if (!copy(Refusal.RECV_BUFFER_INVALID)) {
             r.complete(slot, recvWrId, 0, 0, false, CompletionOpcode.RECV, CompletionStatus.GENERAL_ERR, failure.detail());
             return fail(index, failure);
@@ -204,6 +208,7 @@ final class ShmConnection implements Connection {
             if (!r.claim(slot)) {
                 return fail(index, CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
             }
+            lastPeerReceive = slot;
         }
         dstCount = 0;
         addRemoteDst(mr, remoteAddress(), length);
@@ -475,6 +480,11 @@ final class ShmConnection implements Connection {
     }
 
     // ---- the peer ----
+
+    @Override
+    public long lastPeerReceive() {
+        return lastPeerReceive;
+    }
 
     @Override
     public ErrorDetail checkPeer(long now) {
