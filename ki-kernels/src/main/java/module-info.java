@@ -8,4 +8,5 @@ module dev.gdasync.ki {
 
     exports dev.gdasync.ki;
     exports dev.gdasync.ki.cuda;
+    exports dev.gdasync.ki.trace;
 }

@@ -14,6 +14,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.launch;
+    exports dev.gdasync.libmp.trace;
 
     // picocli reads the launcher's options and sets the version provider's command by reflection.
     opens dev.gdasync.libmp.launch to info.picocli;

@@ -1,6 +1,7 @@
 package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.trace.KiBlockEvent;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -25,8 +26,15 @@ final class HostLaunch implements KiLaunch {
 
     /** Runs a block; every block but 0 counts itself down (block 0 is the dispatcher, which waits). */
     void runBlock(int block, BlockContext ctx) {
+        KiBlockEvent event = new KiBlockEvent();
+        event.begin();
         try {
             kernel.runBlock(block, ctx);
+            if (event.shouldCommit()) {
+                event.kernel = kernel.name();
+                event.block = block;
+                event.commit();
+            }
         } catch (Throwable t) {
             if (failure.compareAndSet(null, t)) {
                 failedBlock.set(block);

@@ -3,6 +3,7 @@ package dev.gdasync.ki;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.ki.trace.KiBlockWaitEvent;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
@@ -13,7 +14,8 @@ import java.nio.ByteOrder;
 /**
  * The KI device API on the host: what a kernel thread of {@code device.cuh} does, done by a Java thread
  * on raw addresses taken from a KI table. Rings are plain stores, found by the software NIC's agent as
- * it finds a GPU's; waits are bounded and return a code instead of throwing, as on the device.
+ * it finds a GPU's; waits are bounded and return a code instead of throwing, as on the device. With the flight
+ * recorder on, every wait is recorded ({@link KiBlockWaitEvent}).
  */
 public final class KiDevice {
     /** Wait result: the condition holds. */
@@ -103,6 +105,20 @@ public final class KiDevice {
      * @return {@link #OK} or {@link #TIMEOUT}
      */
     public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler) {
+        KiBlockWaitEvent event = new KiBlockWaitEvent();
+        event.begin();
+        int rc = await(address, value, condition, timeoutNs, idler);
+        if (event.shouldCommit()) {
+            event.address = address;
+            event.value = value;
+            event.condition = condition.name();
+            event.result = rc == OK ? "OK" : "TIMEOUT";
+            event.commit();
+        }
+        return rc;
+    }
+
+    private static int await(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler) {
         idler.reset();
         if (condition.test((int) INT.getAcquire(ALL, address), value)) {
             return OK;

@@ -29,6 +29,7 @@ import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
+import dev.gdasync.libmp.trace.MpFailureEvent;
 import dev.gdasync.libmp.bootstrap.BootstrapException;
 
 import java.lang.foreign.MemorySegment;
@@ -107,6 +108,7 @@ public final class Mp implements AutoCloseable {
     private void jobFailed(String reason) {
         jobFailedAt = System.nanoTime();
         jobFailure = reason;
+        MpFailureEvent.record(rank(), reason);
         for (PeerLink l : links) {
             if (l != null) {
                 l.qp.abort(ErrorDetail.JOB_FAILED);

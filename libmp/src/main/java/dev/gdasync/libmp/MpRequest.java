@@ -5,6 +5,7 @@ import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import dev.gdasync.libmp.trace.RequestStateEvent;
 
 /**
  * One communication of an {@link Mp}: a send, a receive, a put or a get (LibMP's {@code mp_request_t}).
@@ -16,6 +17,8 @@ import dev.gdasync.gdsync.nic.WaitRequest;
  * {@link IllegalStateException} naming the request, its state and the transition. The {@code check*}
  * methods refuse the same without changing anything, so that a caller can check a whole batch before
  * handing any of it to an executor.
+ *
+ * <p>With the flight recorder on, each state it enters is recorded ({@link RequestStateEvent}).
  */
 public final class MpRequest {
 
@@ -65,6 +68,14 @@ public final class MpRequest {
         this.peer = peer;
         this.bytes = bytes;
         this.nowait = nowait;
+        RequestStateEvent.record(id, kind, peer, bytes, null, RequestState.PREPARED);
+    }
+
+    /** Enters a state, and records the change. */
+    private void enter(RequestState next) {
+        RequestState from = state;
+        state = next;
+        RequestStateEvent.record(id, kind, peer, bytes, from, next);
     }
 
     /** @return what the request does */
@@ -215,7 +226,7 @@ public final class MpRequest {
     /** PREPARED → PENDING_NOWAIT: an executor (the CPU, a stream, a kernel) took its prepared send. */
     void posted() {
         requireState(RequestState.PREPARED, POST);
-        state = RequestState.PENDING_NOWAIT;
+        enter(RequestState.PENDING_NOWAIT);
     }
 
     /**
@@ -226,7 +237,7 @@ public final class MpRequest {
     void posted(WaitRequest wait) {
         requireState(RequestState.PREPARED, POST);
         this.wait = wait;
-        state = RequestState.PENDING_NOWAIT;
+        enter(RequestState.PENDING_NOWAIT);
     }
 
     /**
@@ -235,7 +246,7 @@ public final class MpRequest {
      */
     void waitedOnStream() {
         if (state == RequestState.PENDING_NOWAIT) {
-            state = RequestState.PENDING;
+            enter(RequestState.PENDING);
         } else if (state != RequestState.COMPLETE) {
             throw illegal(WAIT_ON_STREAM);
         }
@@ -260,7 +271,7 @@ public final class MpRequest {
         status = c.status();
         detail = c.detail();
         received = c.byteLength();
-        state = RequestState.COMPLETE;
+        enter(RequestState.COMPLETE);
     }
 
     /** A NOWAIT put that failed wrote an error CQE of its own: records it; the put retires as usual. */
@@ -275,7 +286,7 @@ public final class MpRequest {
     /** COMPLETE → RELEASED: waited for (or tested) and released; the handle is dead. */
     void release() {
         requireState(RequestState.COMPLETE, "release (COMPLETE → RELEASED)");
-        state = RequestState.RELEASED;
+        enter(RequestState.RELEASED);
     }
 
     /**
@@ -289,13 +300,13 @@ public final class MpRequest {
         if (status == null) {
             status = CompletionStatus.SUCCESS;
         }
-        state = RequestState.RELEASED;
+        enter(RequestState.RELEASED);
     }
 
     /** PREPARED → RELEASED: the NIC refused its work request, so it never existed for anybody. */
     void cancel() {
         requireState(RequestState.PREPARED, "cancel (PREPARED → RELEASED)");
-        state = RequestState.RELEASED;
+        enter(RequestState.RELEASED);
     }
 
     /**

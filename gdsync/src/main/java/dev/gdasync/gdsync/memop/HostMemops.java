@@ -88,8 +88,8 @@ public final class HostMemops {
                     w.doorbell().ring();
                 }
             }
-            case Memop.Wait32 w -> wait32(w, policy, idler, aborted);
-            case Memop.Wait64 w -> wait64(w, policy, idler, aborted);
+            case Memop.Wait32 w -> await32(w, policy, idler, aborted);
+            case Memop.Wait64 w -> await64(w, policy, idler, aborted);
             case Memop.WriteMemory w -> {
                 if (w.barrier()) {
                     VarHandle.releaseFence();
@@ -101,7 +101,7 @@ public final class HostMemops {
     }
 
     /** Runs a WAIT32 memop: the wait, its tally and its event. */
-    private static void wait32(Memop.Wait32 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+    private static void await32(Memop.Wait32 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
         StreamWaitEvent event = new StreamWaitEvent();
         event.begin();
         WaitTally tally = w.tally();
@@ -124,7 +124,7 @@ public final class HostMemops {
     }
 
     /** Runs a WAIT64 memop and its event. */
-    private static void wait64(Memop.Wait64 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
+    private static void await64(Memop.Wait64 w, WaitPolicy policy, BackoffIdler idler, BooleanSupplier aborted) {
         StreamWaitEvent event = new StreamWaitEvent();
         event.begin();
         await(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress(), false);

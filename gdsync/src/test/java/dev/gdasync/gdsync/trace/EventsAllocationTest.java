@@ -1,114 +1,48 @@
 package dev.gdasync.gdsync.trace;
 
-import dev.gdasync.gdsync.concurrent.BackoffIdler;
-import dev.gdasync.gdsync.memop.HostMemops;
-import dev.gdasync.gdsync.memop.Memop;
-import dev.gdasync.gdsync.memop.MemopBatch;
-import dev.gdasync.gdsync.memop.MemoryWord;
-import dev.gdasync.gdsync.memop.WaitCondition;
-import dev.gdasync.gdsync.memop.WaitPolicy;
-import dev.gdasync.gdsync.memop.WaitTally;
-import dev.gdasync.gdsync.nic.Access;
-import dev.gdasync.gdsync.nic.Completion;
-import dev.gdasync.gdsync.nic.CompletionQueue;
-import dev.gdasync.gdsync.nic.QueuePairConfig;
-import dev.gdasync.gdsync.nic.RecvWorkRequest;
-import dev.gdasync.gdsync.nic.SendWorkRequest;
-import dev.gdasync.gdsync.swnic.NicPair;
-import dev.gdasync.gdsync.swnic.SoftwareNic;
-import dev.gdasync.gdsync.swnic.SwNicConfig;
+import dev.gdasync.gdsync.cuda.ChildJvm;
+import dev.gdasync.gdsync.cuda.FakeCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * With no recording, the instrumented hot paths allocate nothing: the events' objects are removed by the JIT (escape
- * analysis) and the counters are plain adds. Measured per iteration with the thread's allocated bytes
- * ({@link com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) after a warm-up long enough for C2.
+ * With recording off, the instrumented hot paths allocate nothing: the events' objects are removed by the JIT (escape
+ * analysis) and the counters are plain adds. {@link AllocationProbe} measures, in a fresh JVM, a CPU round trip
+ * through the software NIC (every event site of the NIC: ring, drain, work request, both CQEs written, both reaped)
+ * and a host executor's batch with a counted wait (the memop batch and stream wait events), per iteration.
  */
 class EventsAllocationTest {
-    private static final int WARMUP = 300_000;
-    private static final int MEASURED = 100_000;
+    private static final Pattern RESULT = Pattern.compile("roundTrip=(\\d+) batch=(\\d+)");
 
     @TempDir
-    Path base;
+    Path tmp;
 
-    private static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
-                .getThreadAllocatedBytes(Thread.currentThread().threadId());
-    }
-
-    /**
-     * One round trip on the CPU, the host model's path through the software NIC: post a receive, post a send (rung
-     * inline, executed over shared memory, both CQEs written), reap both completions. Every event site of the NIC runs.
-     */
     @Test
-    void aCpuRoundTripAllocatesNothing() {
-        try (NicPair p = new NicPair(() -> SoftwareNic.open(SwNicConfig.defaults().withShmBase(base).withJobId("alloc")),
-                QueuePairConfig.DEFAULT, 4096, Access.ALL, Access.ALL)) {
-            RecvWorkRequest recvA = new RecvWorkRequest().sge(p.ma, 1024, 64);
-            RecvWorkRequest recvB = new RecvWorkRequest().sge(p.mb, 1024, 64);
-            SendWorkRequest sendA = new SendWorkRequest().sge(p.ma, 0, 8);
-            SendWorkRequest sendB = new SendWorkRequest().sge(p.mb, 0, 8);
-            Completion c = new Completion();
-            for (int i = 0; i < WARMUP; i++) {
-                roundTrip(p, recvA, recvB, sendA, sendB, c);
-            }
-            long before = allocated();
-            for (int i = 0; i < MEASURED; i++) {
-                roundTrip(p, recvA, recvB, sendA, sendB, c);
-            }
-            long perIteration = (allocated() - before) / MEASURED;
-            assertEquals(0, perIteration, "bytes allocated per round trip with events compiled in and no recording");
-            assertTrue(p.qa.counters().workRequests() >= WARMUP + MEASURED, "the counters counted: " + p.qa.counters());
-        }
+    void theHotPathsAllocateNothingWithoutARecording() {
+        assertNoAllocation(List.of());
     }
 
-    private static void roundTrip(NicPair p, RecvWorkRequest recvA, RecvWorkRequest recvB, SendWorkRequest sendA,
-                                  SendWorkRequest sendB, Completion c) {
-        p.qb.postRecv(recvB);
-        p.qa.postSend(sendA);
-        reap(p.qa.sendCq(), c);
-        reap(p.qb.recvCq(), c);
-        p.qa.postRecv(recvA);
-        p.qb.postSend(sendB);
-        reap(p.qb.sendCq(), c);
-        reap(p.qa.recvCq(), c);
-    }
-
-    private static void reap(CompletionQueue cq, Completion c) {
-        while (cq.poll(c) == 0) {
-            Thread.onSpinWait();
-        }
-    }
-
-    /** A host executor's batch, a doorbell-free write and a counted wait that passes at once: no allocation either. */
     @Test
-    void aHostBatchWithACountedWaitAllocatesNothing() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment words = arena.allocate(16, 8);
-            MemoryWord flag = MemoryWord.word32(words, 0, "flag");
-            WaitTally tally = new WaitTally("test words", 7, true);
-            MemopBatch batch = MemopBatch.of(new Memop.Write32(flag, 1, true),
-                    new Memop.Wait32(flag, 1, WaitCondition.GEQ, false, null, tally));
-            WaitPolicy policy = WaitPolicy.defaults();
-            BackoffIdler idler = new BackoffIdler(policy.backoff());
-            for (int i = 0; i < WARMUP; i++) {
-                HostMemops.execute(batch, policy, idler, () -> false);
-            }
-            long before = allocated();
-            for (int i = 0; i < MEASURED; i++) {
-                HostMemops.execute(batch, policy, idler, () -> false);
-            }
-            assertEquals(0, (allocated() - before) / MEASURED, "bytes allocated per batch");
-            assertEquals(WARMUP + MEASURED, tally.waits());
-        }
+    void theHotPathsAllocateNothingWhenARecordingLeavesTheEventsDisabled() {
+        // The JDK's own settings: a recording runs, and gdasync's events are disabled (their default).
+        assertNoAllocation(List.of("-XX:StartFlightRecording:settings=default,filename=" + tmp.resolve("default.jfr"),
+                "-Xlog:jfr+startup=error"));
+    }
+
+    private void assertNoAllocation(List<String> jvmOptions) {
+        FakeCuda.Child child = ChildJvm.run(ChildJvm.command(tmp, jvmOptions, AllocationProbe.class, tmp.toString()), tmp);
+        assertEquals(0, child.exitCode(), child.toString());
+        Matcher m = RESULT.matcher(child.stdout());
+        assertTrue(m.find(), child.toString());
+        assertEquals(0, Long.parseLong(m.group(1)), "bytes allocated per CPU round trip: " + child.stdout());
+        assertEquals(0, Long.parseLong(m.group(2)), "bytes allocated per host batch: " + child.stdout());
     }
 }
