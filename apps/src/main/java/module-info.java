@@ -1,6 +1,6 @@
 /**
  * The applications and benchmarks: the ping-pong in every model, the gdsync-layer ping-pong, GPU memop latencies,
- * JMH micro-benchmarks. Exports nothing: they run by name under {@code scripts/mprun}.
+ * JMH micro-benchmarks, and the timeline tool (scripts/trace). Exports nothing: they run by name under {@code scripts/mprun}.
  */
 module dev.gdasync.apps {
     requires dev.gdasync.libmp;
@@ -9,6 +9,8 @@ module dev.gdasync.apps {
     requires info.picocli;
     requires jmh.core;
     requires java.desktop;
+    requires jdk.jfr;
+    requires com.fasterxml.jackson.core;
 
     // The launcher starts applications by class name; picocli reads their options and JMH instantiates its
     // generated benchmarks reflectively.
@@ -18,4 +20,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.gpulatency;
     opens dev.gdasync.apps.hello;
     opens dev.gdasync.apps.jmh;
+    opens dev.gdasync.apps.trace;
 }

@@ -2,6 +2,7 @@ package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
 import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
@@ -42,6 +43,9 @@ import java.util.function.Consumer;
  * Rank 0 sends first, times, prints the table and the targets, and writes the CSV ({@link Csv}) and the
  * plot ({@link LatencyPlot}). One-way = round trip / 2, the median of {@code --reps} timed runs after a
  * time-based warm-up. The ranks meet through {@link EnvBootstrap} (set up by {@code scripts/mprun}).
+ *
+ * <p>{@code --jfr DIR} records each rank's gdasync events into {@code DIR/rank-N.jfr} ({@link FlightRecording});
+ * {@code --stats} prints each rank's NIC counters at the end ({@link Stats}).
  */
 public final class PingPong {
     private PingPong() {
@@ -125,9 +129,21 @@ public final class PingPong {
                 }
                 return 2;
             }
-            List<Result> rows = measure(boot, options, out);
+            List<String> stats = new ArrayList<>();
+            List<Result> rows;
+            // Recorded from the bootstrap on: the NICs' opening and the warm-ups are in the file too.
+            try (FlightRecording recording = options.jfr() == null ? null : FlightRecording.start(options.jfr(), rank)) {
+                rows = measure(boot, options, out, stats);
+                if (recording != null) {
+                    recording.close();
+                    out.println("rank " + rank + ": flight recording in " + recording.file());
+                }
+            }
             if (rank == 0) {
                 report(rows, options, out);
+            }
+            for (String line : stats) {
+                out.println(line);
             }
             return 0;
         } catch (BootstrapException e) {
@@ -155,7 +171,7 @@ public final class PingPong {
         }
     }
 
-    private static List<Result> measure(Bootstrap boot, PingPongOptions o, PrintStream out) throws Exception {
+    private static List<Result> measure(Bootstrap boot, PingPongOptions o, PrintStream out, List<String> stats) throws Exception {
         // Receives are posted far ahead in sa: deeper queues than LibMP's 512.
         MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
         List<Result> rows = new ArrayList<>();
@@ -215,6 +231,11 @@ public final class PingPong {
         }
         if (gpu != null) {
             gpu.close();
+        }
+        if (o.stats()) {
+            for (Pair p : pairs) {
+                stats.addAll(Stats.lines(p.rank, p.mp.nic()));
+            }
         }
         for (Pair p : pairs.reversed()) {
             p.close();

@@ -4,6 +4,7 @@ import dev.gdasync.apps.pingpong.PingPongOptions.Buffers;
 import dev.gdasync.apps.pingpong.PingPongOptions.KiExecutorChoice;
 import dev.gdasync.apps.pingpong.PingPongOptions.Mode;
 import dev.gdasync.gdsync.nic.NicProviders;
+import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.OutputFile;
 import dev.gdasync.libmp.cli.ProjectVersion;
@@ -89,6 +90,15 @@ final class PingPongCommand implements CommandLines.Checked {
                     + " more than one is given (default: GDASYNC_NIC, else swnic)")
     List<String> nics = List.of();
 
+    @Option(names = "--jfr", paramLabel = "DIR", converter = JfrFolder.class,
+            description = "record gdasync's flight-recorder events into DIR/rank-N.jfr, one file per rank (DIR is made if its"
+                    + " parent exists); scripts/trace DIR turns them into one timeline (docs/observability.md)")
+    Path jfr;
+
+    @Option(names = "--stats", description = "each rank prints its NIC's counters at the end: per NIC and per queue pair"
+            + " (work requests, bytes, doorbells inline/agent, RNR retries, stream waits, errors), every mode and warm-up included")
+    boolean stats;
+
     /** @return the command line with the project's settings */
     CommandLine commandLine() {
         return CommandLines.of(this);
@@ -128,7 +138,7 @@ final class PingPongCommand implements CommandLines.Checked {
     /** @return the options read */
     PingPongOptions options() {
         return new PingPongOptions(modes, sizes, iters, computeMicros, validate, csv, plot, reps, warmupSeconds, pin.equals("yes"),
-                kiExecutor, buffers, nics);
+                kiExecutor, buffers, nics, jfr, stats);
     }
 
     /** --nic: a comma-separated list of NIC providers. */
@@ -282,6 +292,18 @@ final class PingPongCommand implements CommandLines.Checked {
                 case "gpu" -> Buffers.GPU;
                 default -> throw new TypeConversionException("'" + v + "' is not host or gpu");
             };
+        }
+    }
+
+    /** --jfr: a folder, or a new one whose parent exists. */
+    static final class JfrFolder implements ITypeConverter<Path> {
+        @Override
+        public Path convert(String v) {
+            try {
+                return FlightRecording.checkFolder(Path.of(v));
+            } catch (IllegalArgumentException e) { // InvalidPathException included
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 

@@ -25,10 +25,36 @@ import java.util.Locale;
  * @param buffers       where the messages live: host memory, or GPU memory with CUDA streams
  * @param nics          the NIC providers to measure side by side ({@code swnic}, {@code mlx5}); empty for the default
  *                      provider ({@code GDASYNC_NIC}, else {@code swnic})
+ * @param jfr           the folder each rank records its flight recording into ({@code DIR/rank-N.jfr}), or null
+ * @param stats         whether each rank prints its NICs' counters at the end
  */
 public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, double computeMicros, boolean validate,
                               Path csv, Path plot, int reps, double warmupSeconds, boolean pin, KiExecutorChoice kiExecutor,
-                              Buffers buffers, List<String> nics) {
+                              Buffers buffers, List<String> nics, Path jfr, boolean stats) {
+
+    /**
+     * The options without a recording or counters.
+     *
+     * @param modes         the models to measure
+     * @param sizes         message sizes in bytes
+     * @param iters         round trips per timed run
+     * @param computeMicros length of the compute task between a receive and the reply
+     * @param validate      whether messages carry a pattern the receiver checks
+     * @param csv           where to write the CSV, or null
+     * @param plot          where to write the plot, or null
+     * @param reps          timed runs per size
+     * @param warmupSeconds warm-up of each mode's first size
+     * @param pin           whether the stream threads are pinned
+     * @param kiExecutor    where ki runs its kernels
+     * @param buffers       where the messages live
+     * @param nics          the NIC providers to measure side by side, or empty for the default one
+     */
+    public PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, double computeMicros, boolean validate,
+                           Path csv, Path plot, int reps, double warmupSeconds, boolean pin, KiExecutorChoice kiExecutor,
+                           Buffers buffers, List<String> nics) {
+        this(modes, sizes, iters, computeMicros, validate, csv, plot, reps, warmupSeconds, pin, kiExecutor, buffers, nics,
+                null, false);
+    }
 
     /**
      * The options with the default NIC provider.

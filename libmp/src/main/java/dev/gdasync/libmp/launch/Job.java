@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
 import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.libmp.bootstrap.JobIds;
 
 import java.io.IOException;
@@ -41,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  * then host 0's address (rank 0 runs there and listens on its namespace's interfaces), which every
  * namespace reaches over the bridge; each rank also gets {@code GDASYNC_NETNS} (its namespace) and
  * {@code GDASYNC_NETNS_ADDRESS} (its namespace's address).
+ *
+ * <p>With {@code --jfr DIR} rank r's JVM starts with {@link FlightRecording#jvmOption} ({@code DIR/rank-r.jfr}, the
+ * settings file the launcher wrote into DIR); the JVM writes the file when it exits.
  */
 final class Job {
     private static final Duration STOP_PATIENCE = Duration.ofSeconds(2);
@@ -125,7 +129,14 @@ final class Job {
                 env.put("GDASYNC_NETNS", NetNamespaces.name(h));
                 env.put("GDASYNC_NETNS_ADDRESS", NetNamespaces.address(h));
             }
-            command.addAll(jvm);
+            if (options.jfr() != null) {
+                // After the java binary: the rank's own recording file.
+                command.add(jvm.getFirst());
+                command.add(FlightRecording.jvmOption(options.jfr(), r));
+                command.addAll(jvm.subList(1, jvm.size()));
+            } else {
+                command.addAll(jvm);
+            }
             synchronized (lifecycle) {
                 if (finished) {
                     return false; // a signal arrived while starting

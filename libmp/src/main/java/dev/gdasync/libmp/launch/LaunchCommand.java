@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import picocli.CommandLine;
@@ -9,6 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.TypeConversionException;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +62,11 @@ final class LaunchCommand implements CommandLines.Checked {
                     + "made with scripts/netns up K when missing)")
     int netns;
 
+    @Option(names = "--jfr", paramLabel = "DIR", converter = JfrFolder.class,
+            description = "record every rank with the JDK Flight Recorder and gdasync's events into DIR/rank-N.jfr (DIR is made"
+                    + " if its parent exists); scripts/trace DIR turns them into one timeline")
+    Path jfr;
+
     @Option(names = "--list", description = "list the programs known by short name and exit")
     boolean list;
 
@@ -105,7 +112,21 @@ final class LaunchCommand implements CommandLines.Checked {
     LaunchOptions options() {
         List<String> jvm = new ArrayList<>(jvmOpts);
         ClassPath cp = ClassPath.choose(classpath, jvm, env);
-        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list);
+        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list, jfr);
+    }
+
+    /** --jfr: a folder, or a new one in an existing folder; no comma (the JVM option's separator). */
+    static final class JfrFolder implements ITypeConverter<Path> {
+        @Override
+        public Path convert(String s) {
+            try {
+                Path dir = FlightRecording.checkFolder(Path.of(s));
+                FlightRecording.jvmOption(dir, 0);
+                return dir;
+            } catch (IllegalArgumentException e) { // InvalidPathException included
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** -np: 1 to {@value #MAX_RANKS}. */

@@ -2,13 +2,14 @@ package dev.gdasync.libmp.launch;
 
 import dev.gdasync.libmp.cli.CommandLines;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The launcher's settings, read from its command line by {@link LaunchCommand}:
- * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] MAIN [ARGS...]}, or
+ * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] MAIN [ARGS...]}, or
  * {@code --list}.
  *
  * @param ranks     how many ranks to start (-np, default 1)
@@ -20,9 +21,11 @@ import java.util.Map;
  * @param app       the program: a short name or a main class (null with --list)
  * @param appArgs   the program's arguments
  * @param list      --list: print the registered short names and exit
+ * @param jfr       the folder every rank records its flight recording into ({@code DIR/rank-N.jfr}, --jfr), absolute,
+ *                  or null
  */
 record LaunchOptions(int ranks, int netns, Duration grace, List<String> jvmOpts, ClassPath classpath, String app,
-                     List<String> appArgs, boolean list) {
+                     List<String> appArgs, boolean list, Path jfr) {
     static final Duration DEFAULT_GRACE = Duration.ofSeconds(3);
 
     /**

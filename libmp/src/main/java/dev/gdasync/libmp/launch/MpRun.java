@@ -1,14 +1,17 @@
 package dev.gdasync.libmp.launch;
 
 import dev.gdasync.gdsync.memory.ShmDirectory;
+import dev.gdasync.gdsync.trace.TraceSettings;
 import dev.gdasync.libmp.cli.CommandLines;
 import picocli.CommandLine;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +23,7 @@ import java.util.OptionalInt;
  * {@link dev.gdasync.libmp.bootstrap.EnvBootstrap}.
  *
  * <pre>
- * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] MAIN [ARGS...]
+ * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] MAIN [ARGS...]
  * </pre>
  * MAIN is any main class (with or without a package) on CP or on the launcher's class path, or a short name from a
  * {@code META-INF/gdasync-apps.properties} there. The launcher runs as {@code scripts/mprun} (with the
@@ -93,6 +96,15 @@ public final class MpRun {
                 netnsExec = NetNamespaces.ensureUp(options.netns());
             } catch (IllegalStateException e) {
                 err.println("mprun: --netns " + options.netns() + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        if (options.jfr() != null) {
+            try {
+                Files.createDirectories(options.jfr());
+                TraceSettings.write(options.jfr());
+            } catch (IOException | UncheckedIOException e) {
+                err.println("mprun: --jfr " + options.jfr() + ": " + e.getMessage());
                 return 1;
             }
         }
