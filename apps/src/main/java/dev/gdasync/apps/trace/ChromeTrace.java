@@ -19,9 +19,9 @@ import java.util.Map;
 /**
  * Writes a {@link Timeline} as a Chrome trace-event JSON file, which Perfetto (ui.perfetto.dev) and chrome://tracing
  * open: one process per rank ({@code pid} = rank), one thread per track, an {@code "X"} complete event per span, a
- * thread-scoped {@code "i"} instant per instant, and each flow as an {@code "s"} event on its cause and an
- * {@code "f"} event ({@code "bp":"e"}: bound to the enclosing slice) on its effect, each written right after the
- * event it binds to and at its timestamp. Times are microseconds from the window's start, to the nanosecond.
+ * thread-scoped {@code "i"} instant per instant, and each flow as an {@code "s"} event at its cause's start, written
+ * right after it, and an {@code "f"} event ({@code "bp":"e"}: bound to the enclosing slice) within its effect
+ * ({@link #flowEnd}). Events are written by time, which is how Perfetto binds a flow's ends to slices. Times are microseconds from the window's start, to the nanosecond.
  * The events' own fields go into {@code args}.
  */
 final class ChromeTrace {
@@ -78,11 +78,11 @@ final class ChromeTrace {
         for (Timeline.Item item : t.items()) {
             long at = item.event().startNanos();
             entries.add(new Entry(at, entries.size(), item, null, false));
-            for (Timeline.Flow f : in.getOrDefault(item, List.of())) {
-                entries.add(new Entry(at, entries.size(), item, f, false));
-            }
             for (Timeline.Flow f : out.getOrDefault(item, List.of())) {
                 entries.add(new Entry(at, entries.size(), item, f, true));
+            }
+            for (Timeline.Flow f : in.getOrDefault(item, List.of())) {
+                entries.add(new Entry(flowEnd(item), entries.size(), item, f, false));
             }
         }
         entries.sort(Comparator.comparingLong(Entry::nanos).thenComparingInt(Entry::order));
@@ -155,6 +155,15 @@ final class ChromeTrace {
         g.writeEndObject();
     }
 
+    /**
+     * Where a flow ends on its effect: a span's last nanosecond (a stream wait began before the message was sent; it
+     * ends after, and a flow must not end before it starts), an instant's moment.
+     */
+    static long flowEnd(Timeline.Item item) {
+        TimelineEvent e = item.event();
+        return item.shape() == Timeline.Shape.SPAN && e.durationNanos() > 0 ? e.endNanos() - 1 : e.startNanos();
+    }
+
     private static void flow(JsonGenerator g, long origin, Timeline.Flow f, Timeline.Item at, boolean start) throws IOException {
         g.writeStartObject();
         g.writeStringField("name", f.kind());
@@ -164,7 +173,7 @@ final class ChromeTrace {
             g.writeStringField("bp", "e");
         }
         g.writeNumberField("id", f.id());
-        g.writeNumberField("ts", micros(at.event().startNanos(), origin));
+        g.writeNumberField("ts", micros(start ? at.event().startNanos() : flowEnd(at), origin));
         g.writeNumberField("pid", at.track().rank());
         g.writeNumberField("tid", at.track().id());
         g.writeEndObject();
