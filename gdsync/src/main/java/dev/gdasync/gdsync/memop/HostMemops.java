@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.memop;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.trace.MemopBatchEvent;
 import dev.gdasync.gdsync.trace.StreamWaitEvent;
+import dev.gdasync.gdsync.trace.TraceEvents;
 
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -22,6 +23,12 @@ import java.util.function.BooleanSupplier;
  */
 public final class HostMemops {
     private static final BooleanSupplier NEVER = () -> false;
+
+    static {
+        // The event classes' first use is slow: paid here, not in the first batch or ring (TraceEvents).
+        TraceEvents.preload();
+    }
+
     private static final int TIME_CHECK_MASK = 0x3ff;
 
     private HostMemops() {

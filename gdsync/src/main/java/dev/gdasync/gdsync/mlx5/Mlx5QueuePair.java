@@ -27,6 +27,7 @@ import dev.gdasync.gdsync.nic.TrafficMeter;
 import dev.gdasync.gdsync.nic.WaitRequest;
 import dev.gdasync.gdsync.nic.WqeTemplate;
 import dev.gdasync.gdsync.trace.FailureEvent;
+import dev.gdasync.gdsync.trace.TraceEvents;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -54,6 +55,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ({@link Mlx5Device#counters}): a ConnectX NIC's are not visible here.
  */
 final class Mlx5QueuePair implements QueuePair {
+    static {
+        // The event classes' first use is slow: paid here, not in the first ring (TraceEvents).
+        TraceEvents.preload();
+    }
+
     private final Mlx5Nic nic;
     private final Mlx5Device device;
     private final QueuePairConfig config;

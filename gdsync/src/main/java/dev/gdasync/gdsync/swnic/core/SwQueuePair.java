@@ -28,6 +28,7 @@ import dev.gdasync.gdsync.trace.DoorbellNoticedEvent;
 import dev.gdasync.gdsync.trace.DoorbellRungEvent;
 import dev.gdasync.gdsync.trace.FailureEvent;
 import dev.gdasync.gdsync.trace.RnrRetryEvent;
+import dev.gdasync.gdsync.trace.TraceEvents;
 import dev.gdasync.gdsync.trace.WorkRequestEvent;
 
 import java.io.IOException;
@@ -74,6 +75,8 @@ public final class SwQueuePair implements QueuePair {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        // Not on the first ring: that would outlast the doorbell's grace and hand the ring to the agent.
+        TraceEvents.preload();
     }
 
     private final NicCore nic;
