@@ -104,17 +104,23 @@ public final class ReceiveSlots {
         Cqes.write(seg, off, index, wrId, byteLength, imm, hasImm, qpn, opcode, status, detail, index);
         CompletionWrittenEvent event = new CompletionWrittenEvent();
         if (event.shouldCommit()) {
-            event.provider = "swnic";
-            event.queuePair = qpn;
-            event.queuePairToken = seg.get(JAVA_LONG, Layouts.Qp.OFF_TOKEN);
-            event.queue = "recv";
-            event.index = index;
-            event.opcode = opcode.name();
-            event.status = status.name();
-            event.bytes = byteLength;
-            event.wrId = wrId;
-            event.commit();
+            written(event, index, wrId, byteLength, opcode, status);
         }
+    }
+
+    /** Fills and commits the event, off {@link #complete}: its bytecode would count against the JIT's inlining budget. */
+    private void written(CompletionWrittenEvent event, long index, long wrId, int byteLength, CompletionOpcode opcode,
+                         CompletionStatus status) {
+        event.provider = "swnic";
+        event.queuePair = qpn;
+        event.queuePairToken = seg.get(JAVA_LONG, Layouts.Qp.OFF_TOKEN);
+        event.queue = "recv";
+        event.index = index;
+        event.opcode = opcode.name();
+        event.status = status.name();
+        event.bytes = byteLength;
+        event.wrId = wrId;
+        event.commit();
     }
 
     private long entry(long index) {

@@ -152,18 +152,23 @@ final class SwCompletionQueue implements CompletionQueue {
         }
         CompletionReapedEvent event = new CompletionReapedEvent();
         if (event.shouldCommit()) {
-            event.provider = "swnic";
-            event.queuePair = identity.qpn();
-            event.queuePairToken = identity.token();
-            event.queue = identity.receive() ? "recv" : "send";
-            event.index = index;
-            event.opcode = out.opcode().name();
-            event.status = out.status().name();
-            event.bytes = out.byteLength();
-            event.wrId = out.wrId();
-            event.commit();
+            reaped(event, index, out);
         }
         return 1;
+    }
+
+    /** Fills and commits the event, off {@link #poll}: its bytecode would count against the JIT's inlining budget. */
+    private void reaped(CompletionReapedEvent event, long index, Completion out) {
+        event.provider = "swnic";
+        event.queuePair = identity.qpn();
+        event.queuePairToken = identity.token();
+        event.queue = identity.receive() ? "recv" : "send";
+        event.index = index;
+        event.opcode = out.opcode().name();
+        event.status = out.status().name();
+        event.bytes = out.byteLength();
+        event.wrId = out.wrId();
+        event.commit();
     }
 
     @Override

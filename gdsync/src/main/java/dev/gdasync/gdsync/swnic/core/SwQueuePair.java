@@ -515,13 +515,20 @@ public final class SwQueuePair implements QueuePair {
     public void ring() {
         DoorbellRungEvent event = new DoorbellRungEvent();
         if (event.shouldCommit()) {
-            event.provider = "swnic";
-            event.queuePair = qpn;
-            event.queuePairToken = token;
-            event.producerIndex = dbrecWord.getAcquire32() & 0xffffffffL;
-            event.commit();
+            rung(event);
         }
         runRung(false);
+    }
+
+    // The events' fields are filled in methods of their own, off the hot methods: their bytecode would count against
+    // the JIT's inlining budget of every caller even when the event is disabled.
+
+    private void rung(DoorbellRungEvent event) {
+        event.provider = "swnic";
+        event.queuePair = qpn;
+        event.queuePairToken = token;
+        event.producerIndex = dbrecWord.getAcquire32() & 0xffffffffL;
+        event.commit();
     }
 
     /**
@@ -624,16 +631,20 @@ public final class SwQueuePair implements QueuePair {
         if (handed > 0) {
             meter.doorbell(byAgent);
             if (event.shouldCommit()) {
-                event.provider = "swnic";
-                event.queuePair = qpn;
-                event.queuePairToken = token;
-                event.firstRequest = first;
-                event.requests = handed;
-                event.noticedBy = byAgent ? "agent" : "inline";
-                event.commit();
+                noticed(event, first, byAgent);
             }
         }
         return stuck;
+    }
+
+    private void noticed(DoorbellNoticedEvent event, long first, boolean byAgent) {
+        event.provider = "swnic";
+        event.queuePair = qpn;
+        event.queuePairToken = token;
+        event.firstRequest = first;
+        event.requests = handed;
+        event.noticedBy = byAgent ? "agent" : "inline";
+        event.commit();
     }
 
     /**
@@ -650,19 +661,23 @@ public final class SwQueuePair implements QueuePair {
             handed++;
         }
         if (event.shouldCommit()) {
-            long w = wqe(index);
-            event.queuePair = qpn;
-            event.queuePairToken = token;
-            event.sequence = index;
-            event.opcode = opcodeName(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
-            event.bytes = seg.get(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH);
-            event.transport = transportName;
-            event.outcome = outcome.name();
-            event.peerToken = peerToken;
-            event.peerReceive = outcome == Connection.Outcome.STALLED ? -1 : c.lastPeerReceive();
-            event.commit();
+            executed(event, c, index, outcome);
         }
         return outcome;
+    }
+
+    private void executed(WorkRequestEvent event, Connection c, long index, Connection.Outcome outcome) {
+        long w = wqe(index);
+        event.queuePair = qpn;
+        event.queuePairToken = token;
+        event.sequence = index;
+        event.opcode = opcodeName(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
+        event.bytes = seg.get(JAVA_INT, w + Layouts.Wqe.OFF_LENGTH);
+        event.transport = transportName;
+        event.outcome = outcome.name();
+        event.peerToken = peerToken;
+        event.peerReceive = outcome == Connection.Outcome.STALLED ? -1 : c.lastPeerReceive();
+        event.commit();
     }
 
     private static String opcodeName(int code) {
@@ -754,17 +769,21 @@ public final class SwQueuePair implements QueuePair {
         sendCq.write(cqe, wrId, byteLength, 0, false, qpn, CompletionOpcode.of(op), status, detail, index);
         CompletionWrittenEvent event = new CompletionWrittenEvent();
         if (event.shouldCommit()) {
-            event.provider = "swnic";
-            event.queuePair = qpn;
-            event.queuePairToken = token;
-            event.queue = "send";
-            event.index = cqe;
-            event.opcode = CompletionOpcode.of(op).name();
-            event.status = status.name();
-            event.bytes = byteLength;
-            event.wrId = wrId;
-            event.commit();
+            written(event, cqe, op, status, byteLength, wrId);
         }
+    }
+
+    private void written(CompletionWrittenEvent event, long cqe, Opcode op, CompletionStatus status, int byteLength, long wrId) {
+        event.provider = "swnic";
+        event.queuePair = qpn;
+        event.queuePairToken = token;
+        event.queue = "send";
+        event.index = cqe;
+        event.opcode = CompletionOpcode.of(op).name();
+        event.status = status.name();
+        event.bytes = byteLength;
+        event.wrId = wrId;
+        event.commit();
     }
 
     /**
