@@ -101,8 +101,10 @@ public final class ReceiveSlots {
     public void complete(long index, long wrId, int byteLength, int imm, boolean hasImm, CompletionOpcode opcode,
                          CompletionStatus status, ErrorDetail detail) {
         long off = layout.recvCq + (index & mask) * Layouts.Cqe.SIZE;
-        Cqes.write(seg, off, index, wrId, byteLength, imm, hasImm, qpn, opcode, status, detail, index);
+        // Begun before the write: the event's time is the moment the CQE became visible, not when it was committed.
         CompletionWrittenEvent event = new CompletionWrittenEvent();
+        event.begin();
+        Cqes.write(seg, off, index, wrId, byteLength, imm, hasImm, qpn, opcode, status, detail, index);
         if (event.shouldCommit()) {
             written(event, index, wrId, byteLength, opcode, status);
         }

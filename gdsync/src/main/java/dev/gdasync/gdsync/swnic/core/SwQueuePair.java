@@ -766,8 +766,10 @@ public final class SwQueuePair implements QueuePair {
         long cqe = sendCqProduced++;
         Opcode op = Opcode.ofCode(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
         long wrId = seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID);
-        sendCq.write(cqe, wrId, byteLength, 0, false, qpn, CompletionOpcode.of(op), status, detail, index);
+        // Begun before the write: the event's time is the moment the CQE became visible, not when it was committed.
         CompletionWrittenEvent event = new CompletionWrittenEvent();
+        event.begin();
+        sendCq.write(cqe, wrId, byteLength, 0, false, qpn, CompletionOpcode.of(op), status, detail, index);
         if (event.shouldCommit()) {
             written(event, cqe, op, status, byteLength, wrId);
         }
