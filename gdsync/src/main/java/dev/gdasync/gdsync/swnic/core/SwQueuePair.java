@@ -544,11 +544,25 @@ public final class SwQueuePair implements QueuePair {
             if (!LOCK.compareAndSet(this, 0, 1)) {
                 return ran;
             }
+            // The drain counted and recorded here, not in a method of its own: one more call level kept the JIT from
+            // inlining the drain into this loop.
+            DoorbellNoticedEvent event = new DoorbellNoticedEvent();
+            event.begin();
+            long first = (long) EXECUTED.getOpaque(this);
             boolean stuck;
+            int took;
             try {
-                stuck = noticed(byAgent);
+                handed = 0;
+                stuck = drain();
+                took = handed;
             } finally {
                 LOCK.setRelease(this, 0);
+            }
+            if (took > 0) {
+                meter.doorbell(byAgent);
+                if (event.shouldCommit()) {
+                    noticed(event, first, took, byAgent);
+                }
             }
             if (stuck) {
                 return 0;
@@ -615,55 +629,14 @@ public final class SwQueuePair implements QueuePair {
         return stalled || storeRingExpected > (long) EXECUTED.getAcquire(this);
     }
 
-    /**
-     * Drains, counting the doorbell and recording the drain when it took work: {@link #drain()} with its counts.
-     * Caller holds the lock.
-     *
-     * @param byAgent whether the caller is the NIC's agent
-     * @return as {@link #drain()}
-     */
-    private boolean noticed(boolean byAgent) {
-        DoorbellNoticedEvent event = new DoorbellNoticedEvent();
-        event.begin();
-        long first = (long) EXECUTED.getOpaque(this);
-        handed = 0;
-        boolean stuck = drain();
-        if (handed > 0) {
-            meter.doorbell(byAgent);
-            if (event.shouldCommit()) {
-                noticed(event, first, byAgent);
-            }
-        }
-        return stuck;
-    }
-
-    private void noticed(DoorbellNoticedEvent event, long first, boolean byAgent) {
+    private void noticed(DoorbellNoticedEvent event, long first, int took, boolean byAgent) {
         event.provider = "swnic";
         event.queuePair = qpn;
         event.queuePairToken = token;
         event.firstRequest = first;
-        event.requests = handed;
+        event.requests = took;
         event.noticedBy = byAgent ? "agent" : "inline";
         event.commit();
-    }
-
-    /**
-     * Hands request {@code index} to the connection, counting a stall and recording the execution. Caller holds the
-     * lock.
-     */
-    private Connection.Outcome execute(Connection c, long index) {
-        WorkRequestEvent event = new WorkRequestEvent();
-        event.begin();
-        Connection.Outcome outcome = c.execute(index);
-        if (outcome == Connection.Outcome.STALLED) {
-            rnrRetry(index);
-        } else {
-            handed++;
-        }
-        if (event.shouldCommit()) {
-            executed(event, c, index, outcome);
-        }
-        return outcome;
     }
 
     private void executed(WorkRequestEvent event, Connection c, long index, Connection.Outcome outcome) {
@@ -715,11 +688,18 @@ public final class SwQueuePair implements QueuePair {
                 if (state != QpState.READY) {
                     flushWqe(index);
                 } else {
-                    Connection.Outcome outcome = execute(c, index);
+                    WorkRequestEvent event = new WorkRequestEvent();
+                    event.begin();
+                    Connection.Outcome outcome = c.execute(index);
+                    if (event.shouldCommit()) {
+                        executed(event, c, index, outcome);
+                    }
                     if (outcome == Connection.Outcome.STALLED) {
+                        rnrRetry(index);
                         stalled = true;
                         return true;
                     }
+                    handed++;
                     if (outcome == Connection.Outcome.IN_FLIGHT) {
                         if (stalled) {
                             stalled = false;
