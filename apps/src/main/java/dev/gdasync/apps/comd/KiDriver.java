@@ -11,19 +11,23 @@ import dev.gdasync.libmp.MpRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code ki}, the kernel-initiated model: each axis exchange is one launch of the fused exchange kernel
  * ({@code gds_ki_exchange}, docs/ki.md) on the host KI executor. The CPU prepares both sends (at the face's capacity:
  * the size is known only once the kernel packed) and exports them with the waits for the two receives posted a round
  * ahead; in the kernel a pack block packs each face and rings its send, the receiver block waits for both receives,
- * and an unpack block takes them in once the receiver opened the barrier. The CPU joins the launch and reaps.
+ * and an unpack block takes them in once the receiver opened the barrier and both faces are packed (the unpack
+ * fills cells the pack reads). The CPU joins the launch and reaps.
  */
 final class KiDriver extends SyncDriver {
     /** Blocks that pack and ring: one per rank is enough on a small machine (two faces per launch). */
     static final int PACK_BLOCKS = 1;
     /** Blocks that unpack. */
     static final int UNPACK_BLOCKS = 1;
+
+    private static final int PACK_FAILED = Integer.MIN_VALUE;
 
     private final Mp mp;
     private final MpSlots slots;
@@ -67,13 +71,22 @@ final class KiDriver extends SyncDriver {
         KiTable table = ki.writeTo(s.table);
         MemorySegment inM = s.recvM[par];
         MemorySegment inP = s.recvP[par];
+        // The unpack blocks pass the barrier once both receives completed, which may be before this rank's pack blocks
+        // are done reading the cells the unpack fills: they also wait until both faces are packed.
+        AtomicInteger packed = new AtomicInteger();
         KiExchangeWork work = new KiExchangeWork() {
             @Override
             public void pack(int sendIndex) {
-                if (sendIndex == 0) {
-                    halo.load(faceM, s.sendM);
-                } else {
-                    halo.load(faceP, s.sendP);
+                try {
+                    if (sendIndex == 0) {
+                        halo.load(faceM, s.sendM);
+                    } else {
+                        halo.load(faceP, s.sendP);
+                    }
+                    packed.incrementAndGet();
+                } catch (RuntimeException | Error e) {
+                    packed.set(PACK_FAILED);
+                    throw e;
                 }
             }
 
@@ -94,6 +107,7 @@ final class KiDriver extends SyncDriver {
 
             @Override
             public void unpack(int index) {
+                awaitPacked(packed);
                 if (index == 0) {
                     halo.unload(faceM, inM);
                 } else {
@@ -105,6 +119,23 @@ final class KiDriver extends SyncDriver {
         launch.join();
         mp.waitAll(recvP, recvM, sendM, sendP);
         return true;
+    }
+
+    /** Spins, then yields, until both faces are packed; bounded by the wait timeout. */
+    private void awaitPacked(AtomicInteger packed) {
+        long deadline = System.nanoTime() + timeoutNs;
+        for (int spins = 0; packed.get() < 2; spins++) {
+            if (packed.get() == PACK_FAILED) {
+                throw new IllegalStateException("not unpacking: packing this exchange failed");
+            }
+            if (spins < 1000) {
+                Thread.onSpinWait();
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the pack blocks did not finish within " + timeoutNs / 1_000_000 + " ms");
+            } else {
+                Thread.yield();
+            }
+        }
     }
 
     @Override
