@@ -161,7 +161,7 @@ public final class Comd {
         return results;
     }
 
-    private static Function<Simulation, Function<Integer, StepDriver>> driverOf(Mode m, Mp mp, KiExecutor ki) {
+    static Function<Simulation, Function<Integer, StepDriver>> driverOf(Mode m, Mp mp, KiExecutor ki) {
         return sim -> rounds -> switch (m) {
             case HOST -> new HostDriver(mp, sim.halos(), rounds);
             case SA -> new StreamDriver(mp, sim.halos(), rounds);

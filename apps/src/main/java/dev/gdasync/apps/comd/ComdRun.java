@@ -14,6 +14,26 @@ final class ComdRun {
     private ComdRun() {
     }
 
+    /** What a test may do to a run: change the initial state, look at the final one. */
+    interface Hooks {
+        /** No hooks. */
+        Hooks NONE = new Hooks() {
+        };
+
+        /** Called after the initial lattice, temperature and displacements, before the first redistribution. */
+        default void afterSetup(Simulation sim, Collectives coll) {
+        }
+
+        /** Called after the last step, on every rank. */
+        default void atEnd(Simulation sim) {
+        }
+    }
+
+    static RunResult run(ComdOptions o, Potential pot, Collectives coll, Function<Simulation, Function<Integer, StepDriver>> drivers,
+                         String label, PrintStream out) {
+        return run(o, pot, coll, drivers, label, out, Hooks.NONE);
+    }
+
     /**
      * @param o       the run
      * @param pot     the potential
@@ -21,10 +41,11 @@ final class ComdRun {
      * @param drivers opens the mode's driver for a simulation, given its number of exchange rounds
      * @param label   the mode's label
      * @param out     where rank 0 prints CoMD's output, or null to stay quiet
+     * @param hooks   what a test does to the run
      * @return the result (its times and energies are rank 0's view)
      */
     static RunResult run(ComdOptions o, Potential pot, Collectives coll, Function<Simulation, Function<Integer, StepDriver>> drivers,
-                         String label, PrintStream out) {
+                         String label, PrintStream out, Hooks hooks) {
         double lattice = o.lat() < 0 ? pot.lattice() : o.lat();
         Simulation sim = new Simulation(o, pot, lattice, coll.rank());
         PrintStream p = coll.rank() == 0 ? out : null;
@@ -36,6 +57,7 @@ final class ComdRun {
         }
         sim.setTemperature(o.temperature(), coll);
         sim.randomDisplacements(o.delta());
+        hooks.afterSetup(sim, coll);
         int intervals = o.stepsRun() / o.printRate();
         int rounds = 1 + o.stepsRun();
         try (StepDriver d = drivers.apply(sim).apply(rounds)) {
@@ -87,6 +109,7 @@ final class ComdRun {
             coll.barrier();
             long loopNs = System.nanoTime() - timedStart;
             int timedSteps = iStep - timedFrom;
+            hooks.atEnd(sim);
             double eFinal = (sim.ePotential + sim.eKinetic) / nGlobalNow;
             if (p != null) {
                 validation(p, eTot0, eFinal, atoms0, nGlobalNow);

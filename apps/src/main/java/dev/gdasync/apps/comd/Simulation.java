@@ -125,7 +125,8 @@ final class Simulation {
         kineticEnergy(coll);
     }
 
-    private void setVcm(double[] newVcm, Collectives coll) {
+    /** Shifts every momentum so that the center of mass moves at {@code newVcm} (Angstrom/fs). */
+    void setVcm(double[] newVcm, Collectives coll) {
         double[] local = new double[4];
         for (int b = 0; b < boxes.nLocalBoxes; b++) {
             for (int off = b * LinkCells.MAXATOMS, i = 0; i < boxes.nAtoms[b]; i++, off++) {
