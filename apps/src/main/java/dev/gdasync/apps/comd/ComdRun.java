@@ -151,9 +151,9 @@ final class ComdRun {
         double temp = (s.eKinetic / nGlobal) / (Units.KB_EV * 1.5);
         double perAtom = 1.0e6 * (elapsedNs / 1e9) / ((double) nEval * nLocal);
         if (p != null) {
-            p.println(" " + String.format("%6d", iStep) + " " + Text.fixed(time, 10, 2) + " " + Text.fixed(eTotal, 18, 12) + " "
+            p.println(" " + String.format(java.util.Locale.ROOT, "%6d", iStep) + " " + Text.fixed(time, 10, 2) + " " + Text.fixed(eTotal, 18, 12) + " "
                     + Text.fixed(eU, 18, 12) + " " + Text.fixed(eK, 18, 12) + " " + Text.fixed(temp, 12, 4) + " "
-                    + Text.fixed(perAtom, 10, 4) + " " + String.format("%12d", nGlobal));
+                    + Text.fixed(perAtom, 10, 4) + " " + String.format(java.util.Locale.ROOT, "%12d", nGlobal));
             p.flush();
         }
         return new RunResult.EnergyLine(iStep, time, eTotal, eU, eK, temp, nGlobal);
@@ -189,8 +189,8 @@ final class ComdRun {
                 + Text.fixed(d.globalMax[2], 14, 10) + " ]");
         p.println();
         p.println("Decomposition data: ");
-        p.println("  Processors         : " + String.format("%6d,%6d,%6d", d.procGrid[0], d.procGrid[1], d.procGrid[2]));
-        p.println("  Local boxes        : " + String.format("%6d,%6d,%6d = %8d", b.gridSize[0], b.gridSize[1], b.gridSize[2],
+        p.println("  Processors         : " + String.format(java.util.Locale.ROOT, "%6d,%6d,%6d", d.procGrid[0], d.procGrid[1], d.procGrid[2]));
+        p.println("  Local boxes        : " + String.format(java.util.Locale.ROOT, "%6d,%6d,%6d = %8d", b.gridSize[0], b.gridSize[1], b.gridSize[2],
                 b.nLocalBoxes));
         p.println("  Box size           : [ " + Text.fixed(b.boxSize[0], 14, 10) + ", " + Text.fixed(b.boxSize[1], 14, 10) + ", "
                 + Text.fixed(b.boxSize[2], 14, 10) + " ]");
@@ -215,7 +215,7 @@ final class ComdRun {
             p.println("  Final atom count : " + atoms + ", no atoms lost");
         } else {
             p.println("#############################");
-            p.println("# WARNING: " + String.format("%6d", delta) + " atoms lost #");
+            p.println("# WARNING: " + String.format(java.util.Locale.ROOT, "%6d", delta) + " atoms lost #");
             p.println("#############################");
         }
         p.println();

@@ -26,7 +26,10 @@ import java.util.Map;
  * Java2D into a PNG, headless, as the ping-pong's plot.
  */
 final class StepPlot {
+    /** The width of a plot of few cases; more cases widen it. */
     static final int WIDTH = 1000;
+    /** The least width of a case's group of bars. */
+    private static final int MIN_GROUP = 120;
     static final int HEIGHT = 560;
     private static final int LEFT = 70;
     private static final int RIGHT = 150;
@@ -51,10 +54,11 @@ final class StepPlot {
             c.removeIf(x -> x.mode().equals(r.mode())); // a later run of a case replaces the earlier one
             c.add(r);
         }
-        BufferedImage img = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        int width = width(cases.size());
+        BufferedImage img = new BufferedImage(width, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         try {
-            draw(g, cases);
+            draw(g, cases, width);
         } finally {
             g.dispose();
         }
@@ -65,15 +69,20 @@ final class StepPlot {
         }
     }
 
-    private static void draw(Graphics2D g, Map<String, List<ComdCsv.Row>> cases) {
+    /** @return the image width for this many cases */
+    static int width(int cases) {
+        return Math.max(WIDTH, LEFT + RIGHT + cases * MIN_GROUP);
+    }
+
+    private static void draw(Graphics2D g, Map<String, List<ComdCsv.Row>> cases, int width) {
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
         g.setColor(Color.WHITE);
-        g.fillRect(0, 0, WIDTH, HEIGHT);
+        g.fillRect(0, 0, width, HEIGHT);
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-        center(g, "CoMD time per step by communication model (100 % = the case's mpj step)", WIDTH / 2, 28);
-        int plotW = WIDTH - LEFT - RIGHT;
+        center(g, "CoMD time per step by communication model (100 % = the case's mpj step)", width / 2, 28);
+        int plotW = width - LEFT - RIGHT;
         int plotH = HEIGHT - TOP - BOTTOM;
         double max = 100;
         for (List<ComdCsv.Row> c : cases.values()) {
@@ -101,7 +110,7 @@ final class StepPlot {
         for (Map.Entry<String, List<ComdCsv.Row>> e : cases.entrySet()) {
             List<ComdCsv.Row> c = e.getValue();
             double base = base(c);
-            double barW = Math.min(34, groupW * 0.8 / c.size());
+            double barW = Math.min(34, groupW * 0.85 / c.size());
             double x0 = LEFT + gi * groupW + (groupW - barW * c.size()) / 2;
             for (int k = 0; k < c.size(); k++) {
                 ComdCsv.Row r = c.get(k);
@@ -132,9 +141,9 @@ final class StepPlot {
         int ly = TOP + 10;
         for (int p = 0; p < PARTS.length; p++) {
             g.setColor(PARTS[p]);
-            g.fillRect(WIDTH - RIGHT + 16, ly + 22 * p, 14, 14);
+            g.fillRect(width - RIGHT + 16, ly + 22 * p, 14, 14);
             g.setColor(Color.BLACK);
-            g.drawString(PART_NAMES[p], WIDTH - RIGHT + 36, ly + 22 * p + 12);
+            g.drawString(PART_NAMES[p], width - RIGHT + 36, ly + 22 * p + 12);
         }
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         center(g, "case: potential, ranks, unit cells (4 atoms each); bars: mpj, host, sa, ki as run", LEFT + plotW / 2, HEIGHT - 20);
