@@ -13,6 +13,7 @@ module dev.gdasync.apps {
     // The launcher starts applications by class name; picocli reads their options and JMH instantiates its
     // generated benchmarks reflectively.
     opens dev.gdasync.apps.bench;
+    opens dev.gdasync.apps.comd;
     opens dev.gdasync.apps.pingpong;
     opens dev.gdasync.apps.gdsyncpingpong;
     opens dev.gdasync.apps.gpulatency;
