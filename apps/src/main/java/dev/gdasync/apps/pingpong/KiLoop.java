@@ -87,7 +87,7 @@ final class KiLoop implements Loop {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         int batch = validate ? (int) Math.max(1, Math.min(BATCH, VALIDATE_BYTES / Math.max(1, bytes))) : BATCH;
         Buffers buf = new Buffers(bytes, validate ? batch : 1);
         MemorySegment[] tables = new MemorySegment[LAUNCHES_AHEAD];

@@ -148,15 +148,35 @@ final class MpjMode {
         }
     }
 
+    /**
+     * @param line a result line of {@link #format}, or of its older four-field form (without the distribution)
+     * @return the row it carries
+     */
     static Result parse(String line) {
         String[] f = line.split(" ");
-        if (f.length != 4) {
+        if (f.length != 4 && f.length != 14) {
             throw new IllegalArgumentException("malformed MPJ result line: " + line);
         }
-        return new Result("mpj", Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]));
+        Result r = new Result("mpj", Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]));
+        if (f.length == 4) {
+            return r;
+        }
+        Latencies l = new Latencies(Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]));
+        RunSpread s = new RunSpread(Integer.parseInt(f[10]), Double.parseDouble(f[11]), Double.parseDouble(f[12]),
+                Double.parseDouble(f[13]));
+        return new Result(r.mode(), r.bytes(), r.iters(), r.oneWayMicros(), l, s);
     }
 
+    /**
+     * @param r a row
+     * @return {@code MPJ-PINGPONG-RESULT bytes iters oneway_us count min p50 p99 p99.9 max runs run_min run_max spread_pct}
+     */
     static String format(Result r) {
-        return String.format(Locale.ROOT, "%s %d %d %.6f", MpjPingPong.RESULT, r.bytes(), r.iters(), r.oneWayMicros());
+        Latencies l = r.latencies();
+        RunSpread s = r.runs();
+        return String.format(Locale.ROOT, "%s %d %d %.6f %d %.6f %.6f %.6f %.6f %.6f %d %.6f %.6f %.4f", MpjPingPong.RESULT,
+                r.bytes(), r.iters(), r.oneWayMicros(), l.count(), l.min(), l.p50(), l.p99(), l.p999(), l.max(), s.runs(),
+                s.min(), s.max(), s.percent());
     }
 }

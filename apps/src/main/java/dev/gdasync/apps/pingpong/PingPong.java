@@ -125,9 +125,9 @@ public final class PingPong {
                 }
                 return 2;
             }
-            List<Result> rows = measure(boot, options, out);
+            Measured measured = measure(boot, options, out);
             if (rank == 0) {
-                report(rows, options, out);
+                report(measured, options, out);
             }
             return 0;
         } catch (BootstrapException e) {
@@ -155,7 +155,11 @@ public final class PingPong {
         }
     }
 
-    private static List<Result> measure(Bootstrap boot, PingPongOptions o, PrintStream out) throws Exception {
+    /** The rows, and what else ran on the machine while the side-by-side modes were measured. */
+    record Measured(List<Result> rows, LoadSeen load) {
+    }
+
+    private static Measured measure(Bootstrap boot, PingPongOptions o, PrintStream out) throws Exception {
         // Receives are posted far ahead in sa: deeper queues than LibMP's 512.
         MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
         List<Result> rows = new ArrayList<>();
@@ -184,6 +188,8 @@ public final class PingPong {
         // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement); modes that do
         // not use the NIC (jucx) once.
         List<Measurement.Mode> open = new ArrayList<>();
+        List<Long> pids = jobPids(boot);
+        LoadSeen load = LoadSeen.UNKNOWN;
         try {
             for (int k = 0; k < pairs.size(); k++) {
                 for (PingPongOptions.Mode mode : o.modes()) {
@@ -203,7 +209,9 @@ public final class PingPong {
                 }
                 MeasurementProgress progress = speak ? MeasurementProgress.toStandardError(o, open.stream().map(Measurement.Mode::label).toList())
                         : MeasurementProgress.silent(o);
+                LoadSample before = LoadSample.take(pids);
                 rows.addAll(Measurement.runSideBySide(pair, open, o, rowDone, progress));
+                load = LoadSeen.between(before, LoadSample.take(pids));
             }
         } finally {
             for (Measurement.Mode m : open.reversed()) {
@@ -219,7 +227,17 @@ public final class PingPong {
         for (Pair p : pairs.reversed()) {
             p.close();
         }
-        return rows;
+        return new Measured(rows, load);
+    }
+
+    /** @return the process ids of the job's ranks (a collective): their CPU time is the job's own load */
+    static List<Long> jobPids(Bootstrap boot) {
+        byte[] mine = Long.toString(ProcessHandle.current().pid()).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        List<Long> pids = new ArrayList<>();
+        for (byte[] b : boot.allGather(mine)) {
+            pids.add(Long.parseLong(new String(b, java.nio.charset.StandardCharsets.US_ASCII)));
+        }
+        return pids;
     }
 
     /** Opens one mode's loop (with its buffers); {@code out} is rank 0's, null on rank 1. */
@@ -252,8 +270,9 @@ public final class PingPong {
         };
     }
 
-    private static void report(List<Result> rows, PingPongOptions o, PrintStream out) {
-        Report.print(rows, o, machine(), out);
+    private static void report(Measured measured, PingPongOptions o, PrintStream out) {
+        List<Result> rows = measured.rows();
+        Report.print(rows, o, machine(), measured.load(), out);
         if (o.csv() != null) {
             Csv.write(rows, o.csv());
             out.println("wrote " + o.csv());

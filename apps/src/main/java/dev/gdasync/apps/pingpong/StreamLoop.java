@@ -60,6 +60,8 @@ final class StreamLoop implements Loop {
     private final Stream stream;
     private final String where;
     private final int cpu;
+    /** Whether the initiator's stream times each round trip: host streams do; a CUDA stream's host function costs microseconds. */
+    private final boolean lapOnStream;
 
     StreamLoop(Pair pair, Messages messages, PingPongOptions options) {
         this.pair = pair;
@@ -70,6 +72,7 @@ final class StreamLoop implements Loop {
         this.stream = messages.newStream("pingpong-sa-rank" + pair.rank);
         // A host stream runs on a thread of its own, which sa pins; a CUDA stream runs on the GPU.
         this.cpu = stream instanceof HostStream ? cpuFor(pair.rank, options.pin()) : -1;
+        this.lapOnStream = stream instanceof HostStream;
         if (cpu >= 0) {
             int c = cpu;
             // A task on the stream pins the stream's own thread.
@@ -96,7 +99,7 @@ final class StreamLoop implements Loop {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         MemorySegment out = messages.send(bytes);
         MemorySegment in = messages.recv(bytes);
         int peer = pair.peer;
@@ -111,10 +114,11 @@ final class StreamLoop implements Loop {
         recvPosted = postReceives(posted, in, recvPosted, reaped, iters);
         pair.barrier();
         long start = System.nanoTime();
+        trips.begin(start);
         while (reaped < iters) {
             recvPosted = postReceives(posted, in, recvPosted, reaped, iters);
             try {
-                queued = queueWindows(posted, windows, queue, out, bytes, queued, iters);
+                queued = queueWindows(posted, windows, queue, out, bytes, queued, iters, trips);
             } catch (StreamFailedException e) {
                 // The stream failed while this thread queued more work on it (a check of an earlier window).
                 throw failure(e, windows.peek());
@@ -141,7 +145,7 @@ final class StreamLoop implements Loop {
 
     /** Queues windows of iterations on the stream until {@link #WINDOWS_AHEAD} are queued; returns the new count. */
     private int queueWindows(ArrayDeque<MpRequest> posted, ArrayDeque<Window> windows, MpDescQueue queue,
-                             MemorySegment out, int bytes, int queued, int iters) {
+                             MemorySegment out, int bytes, int queued, int iters, RoundTrips trips) {
         int peer = pair.peer;
         boolean initiator = pair.initiator;
         while (queued < iters && windows.size() < WINDOWS_AHEAD) {
@@ -155,6 +159,11 @@ final class StreamLoop implements Loop {
                     messages.produceOn(queue, stream, bytes, i);
                     queue.addSend(send).addWaitRecv(recv);
                     messages.consumeOn(queue, stream, bytes, i);
+                    if (lapOnStream) {
+                        // The stream's thread marks the end of each round trip: a host task, a clock read and a store.
+                        Messages.flush(queue, stream);
+                        stream.launch(trips.lapTask());
+                    }
                 } else {
                     queue.addWaitRecv(recv);
                     messages.consumeOn(queue, stream, bytes, i);

@@ -106,8 +106,11 @@ class PingPongLaunchTest {
             for (int size : new int[]{8, 4096, 65536}) {
                 String prefix = mode + "," + size + ",300,";
                 assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
-                assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+")),
+                assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+ \\|.*")),
                         "a table row for " + mode + " " + size + " in\n" + r.out());
+                // Every mode but ki (its round trips run in a kernel) times each round trip: p50 is there.
+                String row = rows.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+                assertEquals(!mode.equals("ki"), !row.split(",", -1)[6].isEmpty(), "p50 in " + row);
             }
         }
         BufferedImage img = ImageIO.read(png.toFile());
