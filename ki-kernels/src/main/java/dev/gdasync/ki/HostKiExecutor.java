@@ -91,7 +91,23 @@ public final class HostKiExecutor implements KiExecutor {
     @Override
     public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
         KiLaunchChecks.pingPong(table, count, computeNs, timeoutNs);
-        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs));
+        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs, null));
+    }
+
+    @Override
+    public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs, long[] waitEnds) {
+        KiLaunchChecks.pingPong(table, count, computeNs, timeoutNs);
+        if (waitEnds.length < count) {
+            throw new IllegalArgumentException("waitEnds holds " + waitEnds.length + " entries, fewer than the " + count
+                    + " iterations");
+        }
+        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs, waitEnds));
+    }
+
+    /** @return true: the block threads are Java threads, they read {@link System#nanoTime()} */
+    @Override
+    public boolean timesWaits() {
+        return true;
     }
 
     @Override

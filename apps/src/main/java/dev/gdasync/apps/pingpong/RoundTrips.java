@@ -7,7 +7,8 @@ import org.HdrHistogram.Histogram;
  * of each round trip with {@link #lap()}, which records the time since the previous mark.
  *
  * <p>One thread records at a time: the initiator's CPU thread in {@code host} and {@code jucx}, its stream's
- * thread in {@code sa} (a host task per iteration, {@link #lapTask()}). {@link #begin(long)} runs on the CPU
+ * thread in {@code sa} (a host task per iteration, {@link #lapTask()}); in {@code ki} the host KI executor's kernel
+ * thread stores each wait's end and the CPU thread records them after the launch ({@link #lapAt(long)}). {@link #begin(long)} runs on the CPU
  * thread before the run's first iteration is queued, and the histogram is read after the run ended (after the
  * stream's last event), so each hand-over is ordered by the stream's queue or its event.
  */
@@ -33,6 +34,17 @@ final class RoundTrips {
         long now = System.nanoTime();
         histogram.recordValue(Math.max(0, now - last));
         last = now;
+    }
+
+    /**
+     * Ends a round trip at a time another thread read (a kernel thread's store): records the time since the
+     * previous mark.
+     *
+     * @param nanos the end, from {@link System#nanoTime()}
+     */
+    void lapAt(long nanos) {
+        histogram.recordValue(Math.max(0, nanos - last));
+        last = nanos;
     }
 
     /** @return {@link #lap()} as a task, made once, for a stream to run after each receive */

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -108,9 +109,11 @@ class PingPongLaunchTest {
                 assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
                 assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+ \\|.*")),
                         "a table row for " + mode + " " + size + " in\n" + r.out());
-                // Every mode but ki (its round trips run in a kernel) times each round trip: p50 is there.
+                // Every mode times each round trip (ki where its kernel runs on the host KI executor): p50 is there.
                 String row = rows.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
-                assertEquals(!mode.equals("ki"), !row.split(",", -1)[6].isEmpty(), "p50 in " + row);
+                if (!mode.equals("ki") || r.out().contains("host KI executor")) {
+                    assertFalse(row.split(",", -1)[6].isEmpty(), "p50 in " + row);
+                }
             }
         }
         BufferedImage img = ImageIO.read(png.toFile());
