@@ -3,6 +3,7 @@ package dev.gdasync.ki;
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
@@ -196,7 +197,7 @@ public final class HostKiExecutor implements KiExecutor {
     private void pin(int block) {
         int[] cpus = options.cpus();
         if (cpus.length > 0 && ThreadAffinity.isSupported()) {
-            ThreadAffinity.pinCurrentThread(cpus[block % cpus.length]);
+            CpuShare.pinCurrentThread(cpus[block % cpus.length]); // recorded, so that other jobs leave the CPU alone
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.gdasync.apps.pingpong;
 
-import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.ki.KiExecutor;
@@ -71,17 +70,14 @@ final class KiLoop implements Loop {
     }
 
     /**
-     * @param rank this rank
+     * @param pair the ranks
      * @param pin  whether to pin
      * @return the CPUs the rank's kernel thread should run on (rank 0 the first allowed CPU, rank 1 the
-     * second), or none
+     * second, as {@link StreamLoop#cpuFor} decides), or none
      */
-    static int[] cpusFor(int rank, boolean pin) {
-        if (!pin || !ThreadAffinity.isSupported()) {
-            return new int[0];
-        }
-        List<Integer> cpus = ThreadAffinity.allowedCpus();
-        return cpus.size() < 2 ? new int[0] : new int[]{cpus.get(rank % cpus.size())};
+    static int[] cpusFor(Pair pair, boolean pin) {
+        int cpu = StreamLoop.cpuFor(pair, pin);
+        return cpu < 0 ? new int[0] : new int[]{cpu};
     }
 
     /** One launch: its requests, its iterations and its table slot. */

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
@@ -156,7 +157,7 @@ public final class PingPong {
     }
 
     /** The rows, and what else ran on the machine while the side-by-side modes were measured. */
-    record Measured(List<Result> rows, LoadSeen load) {
+    record Measured(List<Result> rows, LoadSeen load, String cpuShare) {
     }
 
     private static Measured measure(Bootstrap boot, PingPongOptions o, PrintStream out) throws Exception {
@@ -182,6 +183,7 @@ public final class PingPong {
                     + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
             out.println(machine());
             out.println("nic: " + String.join(", ", pairs.stream().map(p -> p.mp.nic().name()).toList()));
+            out.println(CpuShare.describe());
         }
         Consumer<Result> rowDone = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
@@ -190,6 +192,7 @@ public final class PingPong {
         List<Measurement.Mode> open = new ArrayList<>();
         List<Long> pids = jobPids(boot);
         LoadSeen load = LoadSeen.UNKNOWN;
+        String cpuShare = CpuShare.describe();
         try {
             for (int k = 0; k < pairs.size(); k++) {
                 for (PingPongOptions.Mode mode : o.modes()) {
@@ -212,6 +215,7 @@ public final class PingPong {
                 LoadSample before = LoadSample.take(pids);
                 rows.addAll(Measurement.runSideBySide(pair, open, o, rowDone, progress));
                 load = LoadSeen.between(before, LoadSample.take(pids));
+                cpuShare = CpuShare.describe();
             }
         } finally {
             for (Measurement.Mode m : open.reversed()) {
@@ -227,7 +231,7 @@ public final class PingPong {
         for (Pair p : pairs.reversed()) {
             p.close();
         }
-        return new Measured(rows, load);
+        return new Measured(rows, load, cpuShare);
     }
 
     /** @return the process ids of the job's ranks (a collective): their CPU time is the job's own load */
@@ -258,7 +262,7 @@ public final class PingPong {
                 yield loop;
             }
             case KI -> new KiLoop(pair, o, KiExecutors.open(o.kiExecutor(), "pingpong-ki-rank" + pair.rank,
-                    KiLoop.cpusFor(pair.rank, o.pin()), pair.mp::progressStoreRings, out));
+                    KiLoop.cpusFor(pair, o.pin()), pair.mp::progressStoreRings, out));
             case JUCX -> {
                 JucxPeer peer = JucxPeer.open(pair, o.maxBytes(), pair.mp.config().waitTimeout());
                 if (out != null) {
@@ -272,7 +276,8 @@ public final class PingPong {
 
     private static void report(Measured measured, PingPongOptions o, PrintStream out) {
         List<Result> rows = measured.rows();
-        Report.print(rows, o, machine(), measured.load(), out);
+        Report.print(rows, o, machine() + "\n" + measured.cpuShare() + " (at the end of the side-by-side runs)",
+                measured.load(), out);
         if (o.csv() != null) {
             Csv.write(rows, o.csv());
             out.println("wrote " + o.csv());

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.stream.Event;
@@ -35,7 +36,8 @@ import java.util.concurrent.locks.LockSupport;
  *     being woken by the stream (on a 2-CPU machine either would take a core from the streams, which play
  *     the ping-pong), and reaps and releases its requests with {@code waitAll}.</li>
  * </ul>
- * Each rank's host stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second).
+ * Each rank's host stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second), unless
+ * the host's CPUs are shared with more ranks than they number or another job pinned them ({@link CpuShare}).
  */
 final class StreamLoop implements Loop {
     /**
@@ -71,12 +73,12 @@ final class StreamLoop implements Loop {
         this.where = "sa mode, rank " + pair.rank;
         this.stream = messages.newStream("pingpong-sa-rank" + pair.rank);
         // A host stream runs on a thread of its own, which sa pins; a CUDA stream runs on the GPU.
-        this.cpu = stream instanceof HostStream ? cpuFor(pair.rank, options.pin()) : -1;
+        this.cpu = stream instanceof HostStream ? cpuFor(pair, options.pin()) : -1;
         this.lapOnStream = stream instanceof HostStream;
         if (cpu >= 0) {
             int c = cpu;
-            // A task on the stream pins the stream's own thread.
-            stream.launch(() -> ThreadAffinity.pinCurrentThread(c));
+            // A task on the stream pins the stream's own thread (and records the pin for other jobs to see).
+            stream.launch(() -> CpuShare.pinCurrentThread(c));
             stream.synchronize();
         }
     }
@@ -86,12 +88,15 @@ final class StreamLoop implements Loop {
         return cpu;
     }
 
-    private static int cpuFor(int rank, boolean pin) {
-        if (!pin || !ThreadAffinity.isSupported()) {
+    /**
+     * @return the CPU this rank's stream thread is pinned to: the rank's own free CPU of the host's CPU share (none
+     * when the job's ranks and other jobs' outnumber the CPUs, or another job pinned them), or -1
+     */
+    static int cpuFor(Pair pair, boolean pin) {
+        if (!pin || !ThreadAffinity.isSupported() || ThreadAffinity.allowedCpus().size() < 2) {
             return -1;
         }
-        List<Integer> cpus = ThreadAffinity.allowedCpus();
-        return cpus.size() < 2 ? -1 : cpus.get(rank % cpus.size());
+        return CpuShare.cpuFor(pair.bootstrap.jobId(), pair.rank);
     }
 
     /** A window's requests and the event recorded after it. */
