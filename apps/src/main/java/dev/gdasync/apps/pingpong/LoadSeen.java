@@ -54,10 +54,22 @@ public record LoadSeen(double othersCpus, double stealPercent, double loadAverag
      * @return the reasons, empty for a quiet run
      */
     List<String> noise(RunSpread runs) {
+        boolean known = runs.isKnown() && runs.runs() > 1;
+        return noise(known ? runs.percent() : 0, known ? String.format(Locale.ROOT, "its runs spread %.0f %% (%.3f to %.3f us)",
+                runs.percent(), runs.min(), runs.max()) : "");
+    }
+
+    /**
+     * Why a figure whose runs spread so far cannot be trusted on this machine.
+     *
+     * @param spreadPercent how far the runs spread, relative to their median
+     * @param spreadWords   the spread in words, for the reason
+     * @return the reasons, empty for a quiet run
+     */
+    List<String> noise(double spreadPercent, String spreadWords) {
         List<String> why = new ArrayList<>();
-        if (runs.isKnown() && runs.runs() > 1 && runs.percent() > MAX_SPREAD_PERCENT) {
-            why.add(String.format(Locale.ROOT, "its runs spread %.0f %% (%.3f to %.3f us)", runs.percent(), runs.min(),
-                    runs.max()));
+        if (spreadPercent > MAX_SPREAD_PERCENT) {
+            why.add(spreadWords);
         }
         if (isKnown() && othersCpus > MAX_OTHERS_CPUS) {
             why.add(String.format(Locale.ROOT, "other processes kept %.2f of %d CPUs busy (load average %.2f)", othersCpus,

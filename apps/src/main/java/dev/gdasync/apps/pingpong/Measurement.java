@@ -1,5 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import org.HdrHistogram.Histogram;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -38,6 +40,37 @@ final class Measurement {
      */
     static List<Result> runSideBySide(Pair pair, List<Mode> modes, PingPongOptions options, Consumer<Result> onRow,
                                       MeasurementProgress progress) {
+        return runSideBySide(pair, modes, options, Result::of, onRow, progress);
+    }
+
+    /** Makes a row from a mode's timed runs at one size. */
+    interface RowMaker<R> {
+        /**
+         * @param mode     the mode's label
+         * @param bytes    the size
+         * @param iters    iterations per run
+         * @param runNanos each run's time
+         * @param trips    every timed iteration, nanoseconds
+         * @return the row
+         */
+        R row(String mode, int bytes, int iters, long[] runNanos, Histogram trips);
+    }
+
+    /**
+     * Measures modes side by side, as {@link #runSideBySide(Pair, List, PingPongOptions, Consumer, MeasurementProgress)},
+     * with rows of another kind (the message rate's).
+     *
+     * @param pair     the ranks
+     * @param modes    the modes, in the order each round runs them
+     * @param options  sizes, iterations, repetitions, warm-up
+     * @param rowMaker makes each row
+     * @param onRow    told of every row as soon as it is measured (rank 0)
+     * @param progress told of every step, for the progress lines
+     * @param <R>      the rows' type
+     * @return the rows, mode by mode, each mode's sizes in order (rank 0; rank 1 gets an empty list)
+     */
+    static <R> List<R> runSideBySide(Pair pair, List<Mode> modes, PingPongOptions options, RowMaker<R> rowMaker,
+                                     Consumer<R> onRow, MeasurementProgress progress) {
         int iters = options.iters();
         int first = options.sizes().getFirst();
         // Warm-ups record their round trips too (the timed path, the same code), then forget them.
@@ -46,7 +79,7 @@ final class Measurement {
             progress.warming(k, 0, true);
             warm(pair, modes.get(k).loop, first, Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos(), progress, warmTrips);
         }
-        List<List<Result>> byMode = new ArrayList<>();
+        List<List<R>> byMode = new ArrayList<>();
         for (int k = 0; k < modes.size(); k++) {
             byMode.add(new ArrayList<>());
         }
@@ -70,13 +103,13 @@ final class Measurement {
             }
             if (pair.initiator) {
                 for (int k = 0; k < modes.size(); k++) {
-                    Result row = Result.of(modes.get(k).label, bytes, iters, runs[k], trips[k].histogram());
+                    R row = rowMaker.row(modes.get(k).label, bytes, iters, runs[k], trips[k].histogram());
                     byMode.get(k).add(row);
                     onRow.accept(row);
                 }
             }
         }
-        List<Result> rows = new ArrayList<>();
+        List<R> rows = new ArrayList<>();
         byMode.forEach(rows::addAll);
         return rows;
     }

@@ -35,13 +35,13 @@ class PingPongLaunchTest {
     Path dir;
 
     /** A finished child process: status and output. */
-    private record Run(int status, String out, String err) {
+    record Run(int status, String out, String err) {
         String all() {
             return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
         }
     }
 
-    private static Run mprun(Map<String, String> env, String... args) throws Exception {
+    static Run mprun(Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
@@ -82,7 +82,7 @@ class PingPongLaunchTest {
     }
 
     /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
-    private static String mpjHome() {
+    static String mpjHome() {
         for (String home : new String[]{System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
             if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
                 return home;
@@ -185,7 +185,7 @@ class PingPongLaunchTest {
     }
 
     /** @return why UCX cannot be used here, printed as the reason for skipping, or null when it can */
-    private static String noUcx(String what) {
+    static String noUcx(String what) {
         java.util.Optional<String> reason = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
         reason.ifPresent(r -> System.out.println("PingPongLaunchTest: skipping " + what + ": " + r));
         return reason.orElse(null);
