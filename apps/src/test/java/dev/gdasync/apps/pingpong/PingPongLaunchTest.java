@@ -42,6 +42,12 @@ class PingPongLaunchTest {
     }
 
     static Run mprun(Map<String, String> env, String... args) throws Exception {
+        return mprun(env, line -> {
+        }, args);
+    }
+
+    /** As {@link #mprun(Map, String...)}, telling {@code onLine} of every line of standard output as it comes. */
+    static Run mprun(Map<String, String> env, java.util.function.Consumer<String> onLine, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
@@ -52,7 +58,7 @@ class PingPongLaunchTest {
         Process p = pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread a = Thread.ofPlatform().daemon().start(() -> copy(p.getInputStream(), out));
+        Thread a = Thread.ofPlatform().daemon().start(() -> copyLines(p.getInputStream(), out, onLine));
         Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
         try {
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -71,6 +77,19 @@ class PingPongLaunchTest {
     private static void copy(InputStream in, ByteArrayOutputStream to) {
         try (in) {
             in.transferTo(to);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void copyLines(InputStream in, ByteArrayOutputStream to, java.util.function.Consumer<String> onLine) {
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                synchronized (to) {
+                    to.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                }
+                onLine.accept(line);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -357,6 +376,51 @@ class PingPongLaunchTest {
                         + " optionally with K or M)", "[0] Run 'scripts/mprun -np 2 pingpong --help' for the options.",
                 "mprun: ranks 0 and 1 exited with status 2"), r.err().lines().toList(),
                 "rank 0 explains, rank 1 stays quiet, the launcher speaks last:\n" + r.all());
+    }
+
+    /**
+     * Two 2-rank jobs at once on a machine of fewer than 4 CPUs: the second job sees the first's ranks in the CPU share
+     * registry, says both are oversubscribed and that its waits yield, and both jobs finish with every payload checked.
+     */
+    @Test
+    void twoJobsAtOnceBothFinishValidatedAndTheSecondYields() throws Exception {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpus >= 4) {
+            System.out.println("PingPongLaunchTest: skipping the two-jobs check: " + cpus + " CPUs are enough for both jobs");
+        }
+        Assumptions.assumeTrue(cpus < 4, cpus + " CPUs");
+        // The first job warms up long enough for the second to start and register beside it.
+        java.util.concurrent.CompletableFuture<Run> first = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CountDownLatch firstRegistered = new java.util.concurrent.CountDownLatch(1);
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                first.complete(mprun(Map.of(), line -> {
+                    if (line.startsWith("[0] cpu share: ")) {
+                        firstRegistered.countDown();
+                    }
+                }, "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000", "--reps", "2",
+                        "--warmup", "12", "--validate"));
+            } catch (Throwable t) {
+                first.completeExceptionally(t);
+            }
+        });
+        if (!firstRegistered.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            fail("the first job never printed its CPU share: " + first.getNow(null));
+        }
+        Run second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000",
+                "--reps", "2", "--warmup", "0", "--validate");
+        Run one = first.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(0, second.status(), second.all());
+        assertEquals(0, one.status(), one.all());
+        String share = second.out().lines().filter(l -> l.startsWith("[0] cpu share: ")).findFirst().orElse("");
+        assertTrue(share.contains("of 2 gdasync jobs") || share.matches(".* of [3-9] gdasync jobs.*"),
+                "the second job counts the first's ranks: " + share + "\n" + second.all());
+        assertTrue(share.contains(": oversubscribed, waits yield and no thread is pinned") && share.endsWith("; waits yield"),
+                "the second job yields and pins nothing: " + share);
+        assertTrue(second.out().contains("[0] sa: stream threads not pinned"), second.all());
+        for (Run r : List.of(one, second)) {
+            assertTrue(r.out().contains("8 B one-way, host:"), r.all());
+        }
     }
 
     @Test
