@@ -49,6 +49,8 @@ public final class CpuShare {
     private static CpuRegistry registry;
     private static final List<CpuShareEntry.Rank> ranks = new ArrayList<>();
     private static final Map<Thread, Integer> pins = new LinkedHashMap<>();
+    /** The kernel thread ids of the pinned threads, to unpin them from the watcher. */
+    private static final Map<Thread, Integer> pinnedTids = new LinkedHashMap<>();
     private static List<Integer> allowed = List.of();
     private static CpuShareEntry written;
     private static CpuShareDecision decision;
@@ -123,9 +125,11 @@ public final class CpuShare {
         if (!ThreadAffinity.pinCurrentThread(cpu)) {
             return false;
         }
+        int tid = ThreadAffinity.currentThreadId();
         synchronized (LOCK) {
             pins.keySet().removeIf(t -> !t.isAlive());
             pins.put(Thread.currentThread(), cpu);
+            pinnedTids.put(Thread.currentThread(), tid);
             if (registry != null) {
                 refreshLocked();
             }
@@ -170,11 +174,27 @@ public final class CpuShare {
     /** Rewrites this process's entry if it changed, re-reads the others and decides again. */
     private static void refreshLocked() {
         pins.keySet().removeIf(t -> !t.isAlive());
+        pinnedTids.keySet().retainAll(pins.keySet());
         List<CpuShareEntry> entries = entriesLocked();
         String job = ranks.isEmpty() ? "" : ranks.getFirst().job();
         decision = CpuShareDecision.decide(allowed, entries, job);
+        if (!pins.isEmpty() && (decision.oversubscribed() || !java.util.Collections.disjoint(pins.values(), decision.pinnedByOthers()))) {
+            // A job arrived after this one pinned: a pinned spinning thread would hold its CPU against the newcomer's
+            // (which pins nothing then), so let the pinned threads float again and say so in the registry.
+            unpinLocked();
+            entries = entriesLocked();
+            decision = CpuShareDecision.decide(allowed, entries, job);
+        }
         YieldMode mode = yieldMode();
         yielding = mode == YieldMode.ALWAYS || (mode == YieldMode.AUTO && decision.oversubscribed());
+    }
+
+    private static void unpinLocked() {
+        for (Map.Entry<Thread, Integer> e : pinnedTids.entrySet()) {
+            ThreadAffinity.setAffinity(e.getValue(), allowed);
+        }
+        pins.clear();
+        pinnedTids.clear();
     }
 
     /** @return the live entries, this process's written first when it changed */

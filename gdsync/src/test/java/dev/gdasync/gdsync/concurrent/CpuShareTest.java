@@ -148,4 +148,57 @@ class CpuShareTest {
             }
         }
     }
+
+    @Test
+    void aPinnedThreadFloatsAgainWhenAnotherJobArrives() throws Exception {
+        List<Integer> allowed = CpuShare.processAllowedCpus();
+        String skip = !ThreadAffinity.isSupported() ? "no sched_setaffinity" : allowed.size() != 2 ? allowed.size() + " CPUs, not 2" : null;
+        if (skip != null) {
+            System.out.println("CpuShareTest: skipping the unpin check: " + skip);
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(skip == null, skip);
+        String before = System.getProperty(CpuShare.YIELD_PROPERTY);
+        System.setProperty(CpuShare.YIELD_PROPERTY, "auto");
+        Path regDir = dir.resolve("cpu-share");
+        CpuShare.Seat seat = CpuShare.join(regDir, "first", 0);
+        Process other = new ProcessBuilder("sleep", "60").start();
+        java.util.concurrent.SynchronousQueue<List<Integer>> seen = new java.util.concurrent.SynchronousQueue<>();
+        java.util.concurrent.CountDownLatch ask = new java.util.concurrent.CountDownLatch(1);
+        Thread pinned = Thread.ofPlatform().start(() -> {
+            try {
+                assertTrue(CpuShare.pinCurrentThread(allowed.get(1)));
+                seen.put(ThreadAffinity.allowedCpus());
+                ask.await();
+                seen.put(ThreadAffinity.allowedCpus());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertEquals(List.of(allowed.get(1)), seen.take(), "pinned while its job is alone");
+            assertFalse(CpuShare.yielding());
+            // A second job of three ranks on the same CPUs arrives: 4 ranks on 2 CPUs.
+            long start = other.toHandle().info().startInstant().orElseThrow().toEpochMilli();
+            new CpuRegistry(regDir).write(new CpuShareEntry(other.pid(), start,
+                    List.of(r("second", 0), r("second", 1), r("second", 2)), allowed, List.of()));
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!CpuShare.yielding() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(CpuShare.yielding(), "the watcher saw the second job: " + CpuShare.describe());
+            ask.countDown();
+            assertEquals(allowed, seen.take(), "the pinned thread may run on every allowed CPU again");
+            assertTrue(new CpuRegistry(regDir).read().stream().filter(e -> e.pid() == ProcessHandle.current().pid())
+                    .allMatch(e -> e.pinned().isEmpty()), "the registry no longer lists the pin");
+        } finally {
+            pinned.join(5000);
+            other.destroyForcibly();
+            seat.close();
+            if (before == null) {
+                System.clearProperty(CpuShare.YIELD_PROPERTY);
+            } else {
+                System.setProperty(CpuShare.YIELD_PROPERTY, before);
+            }
+        }
+    }
 }
