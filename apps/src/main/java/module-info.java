@@ -8,6 +8,7 @@ module dev.gdasync.apps {
     requires static mpj;
     requires info.picocli;
     requires jmh.core;
+    requires HdrHistogram;
     requires java.desktop;
 
     // The launcher starts applications by class name; picocli reads their options and JMH instantiates its
