@@ -28,8 +28,8 @@ final class Summary {
             String[] f = row.split(" ");
             String mode = f[0];
             double h = Double.parseDouble(f[1]), dof = Double.parseDouble(f[2]), sec = Double.parseDouble(f[3]);
-            out.printf(Locale.ROOT, "  [%s] h=%.15e  DOF=%.15e  time=%.6f  DOF/s=%.3e  MPI=%d  OMP=1%n",
-                    mode, h, dof, sec, dof / sec, ranks);
+            out.printf(Locale.ROOT, "  [%s] h=%.15e  DOF=%.15e  time=%.6f  DOF/s=%.3e  MPI=%d  OMP=1  norm=%.15e%n",
+                    mode, h, dof, sec, dof / sec, ranks, Double.parseDouble(f[4]));
             perMode.computeIfAbsent(mode, k -> new LinkedHashMap<>()).put(f[1], sec);
             csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%s,%.0f,%.9f,%.6e,%s,%s", mode, ranks, size.log2BoxDim(),
                     size.boxes(), f[1], dof, sec, dof / sec, f[4], f[5]));
