@@ -67,8 +67,8 @@ public final class Hpgmg {
             }
             List<HpgmgCommand.Mode> libmp = modes.stream().filter(m -> m != HpgmgCommand.Mode.MPJ).toList();
             if (!libmp.isEmpty()) {
-                try (Mp mp = Mp.init(boot, MpConfig.defaults()); Comm comm = Comm.init(mp)) {
-                    summary.addAll(runLibmp(mp, comm, libmp, o, size, rank == 0 ? out : null));
+                try (Mp mp = Mp.init(boot, MpConfig.defaults())) {
+                    summary.addAll(runLibmp(mp, libmp, o, size, rank == 0 ? out : null));
                 }
             }
             if (rank == 0) {
@@ -105,7 +105,7 @@ public final class Hpgmg {
         out.println("===== Benchmark setup ==========================================================");
     }
 
-    static List<String> runLibmp(Mp mp, Comm comm, List<HpgmgCommand.Mode> modes, HpgmgCommand o, ProblemSize size,
+    static List<String> runLibmp(Mp mp, List<HpgmgCommand.Mode> modes, HpgmgCommand o, ProblemSize size,
                                  PrintStream out) {
         List<Run> runs = new ArrayList<>();
         Operators ops = new HostOperators();
@@ -114,6 +114,8 @@ public final class Hpgmg {
                 header(out, mp.size());
             }
             for (HpgmgCommand.Mode m : modes) {
+                // A comm layer (ready table) per mode: each mode's handshakes count on their own.
+                Comm comm = Comm.init(mp);
                 Transport t = switch (m) {
                     case HOST -> new HostTransport(mp, comm);
                     case SA -> new StreamTransport(mp, comm, HostStream.create("hpgmg-sa-" + mp.rank()));
