@@ -22,6 +22,7 @@ public final class MpjHpgmg {
 
     /**
      * @param args MPJ's arguments, then the hpgmg command line
+     * @throws Exception if MPJ Express cannot start or end
      */
     public static void main(String[] args) throws Exception {
         String[] mine = MPI.Init(args);
