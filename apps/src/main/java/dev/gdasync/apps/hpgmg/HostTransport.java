@@ -44,12 +44,28 @@ class HostTransport implements Transport {
         work.run();
     }
 
-    /** @return the registered memory of a message, made on first use */
+    /**
+     * The registered memory of a message, made on first use. Call it on the rank's own thread only: the Mp is
+     * driven by one thread, and a kernel that ran it on a stream or executor thread would race with the CPU's
+     * first use of the same message (two allocations, the kernel packing one while the send rings the other).
+     * Kernels take the segments from {@link #segments}, resolved before they are queued.
+     *
+     * @return the registered memory of a message
+     */
     MemorySegment segment(CommPlan.Message m) {
         if (m.state == null) {
             m.state = mp.allocate(Math.max(8L, 8L * m.count()));
         }
         return (MemorySegment) m.state;
+    }
+
+    /** @return the registered memory of each message, made now on this (the rank's) thread where missing */
+    MemorySegment[] segments(CommPlan.Message[] messages) {
+        MemorySegment[] out = new MemorySegment[messages.length];
+        for (int i = 0; i < messages.length; i++) {
+            out[i] = segment(messages[i]);
+        }
+        return out;
     }
 
     static void toSegment(CommPlan.Message m, MemorySegment seg) {

@@ -58,9 +58,13 @@ final class KiTransport extends HostTransport {
             Transport.runLocal(plan, local);
             return;
         }
+        // Resolved on this thread: the executor's blocks must not make the registered memory (see segment).
+        MemorySegment[] sendBufs = segments(plan.sends);
+        MemorySegment[] recvBufs = segments(plan.recvs);
         List<MpRequest> recvs = new ArrayList<>(plan.recvs.length);
-        for (CommPlan.Message m : plan.recvs) {
-            recvs.add(comm.irecv(segment(m), m.count(), Datatype.DOUBLE, m.peer));
+        for (int i = 0; i < plan.recvs.length; i++) {
+            CommPlan.Message m = plan.recvs[i];
+            recvs.add(comm.irecv(recvBufs[i], m.count(), Datatype.DOUBLE, m.peer));
             comm.sendReady(m.peer);
         }
         for (CommPlan.Message m : plan.sends) {
@@ -68,8 +72,9 @@ final class KiTransport extends HostTransport {
         }
         MpKiExport export = mp.kiExport(executor);
         List<MpRequest> all = new ArrayList<>(recvs);
-        for (CommPlan.Message m : plan.sends) {
-            all.add(comm.prepareIsend(export, segment(m), m.count(), Datatype.DOUBLE, m.peer));
+        for (int i = 0; i < plan.sends.length; i++) {
+            CommPlan.Message m = plan.sends[i];
+            all.add(comm.prepareIsend(export, sendBufs[i], m.count(), Datatype.DOUBLE, m.peer));
         }
         comm.prepareWaitAll(export, recvs);
         KiTable t = export.writeTo(table(plan.sends.length, recvs.size()));
@@ -78,7 +83,7 @@ final class KiTransport extends HostTransport {
             public void pack(int sendIndex) {
                 CommPlan.Message m = plan.sends[sendIndex];
                 HostTransport.pack(m, pack);
-                toSegment(m, segment(m));
+                toSegment(m, sendBufs[sendIndex]);
             }
 
             @Override
@@ -99,7 +104,7 @@ final class KiTransport extends HostTransport {
             @Override
             public void unpack(int index) {
                 CommPlan.Message m = plan.recvs[index];
-                fromSegment(segment(m), m);
+                fromSegment(recvBufs[index], m);
                 HostTransport.unpack(m, unpack);
             }
         };

@@ -141,19 +141,6 @@ final class MultiGrid {
         say("\n");
         t.sync();
         buildTime = LevelTimers.now() - start;
-        if (System.getenv("GDASYNC_HPGMG_DEBUG") != null && out != null) {
-            for (Level l : levels) {
-                out.printf("DBG level %d dinv %.17e bi %.17e bj %.17e bk %.17e dinvdot %.17e%n", l.index, norm(l, Level.VECTOR_DINV),
-                        dot(l, Level.VECTOR_BETA_I, Level.VECTOR_BETA_I), dot(l, Level.VECTOR_BETA_J, Level.VECTOR_BETA_J),
-                        dot(l, Level.VECTOR_BETA_K, Level.VECTOR_BETA_K), dot(l, Level.VECTOR_DINV, Level.VECTOR_DINV));
-            }
-            Level l0 = levels.getFirst();
-            t.compute(() -> ops.zero(l0, Level.VECTOR_U));
-            smooth(l0, Level.VECTOR_U, Level.VECTOR_F);
-            out.printf("DBG smooth %.17e%n", dot(l0, Level.VECTOR_U, Level.VECTOR_U));
-            residual(l0, Level.VECTOR_TEMP, Level.VECTOR_U, Level.VECTOR_F);
-            out.printf("DBG res %.17e%n", dot(l0, Level.VECTOR_TEMP, Level.VECTOR_TEMP));
-        }
     }
 
     private static int lo(int a, int b) {

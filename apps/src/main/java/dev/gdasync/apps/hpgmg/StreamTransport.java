@@ -6,6 +6,7 @@ import dev.gdasync.libmp.MpRequest;
 import dev.gdasync.libmp.comm.Comm;
 import dev.gdasync.libmp.comm.Datatype;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,30 +42,35 @@ final class StreamTransport extends HostTransport {
             stream.launch(() -> Transport.runLocal(plan, local));
             return;
         }
+        // Resolved here, before anything is queued: the stream's kernels must not make the registered memory.
+        MemorySegment[] sendBufs = segments(plan.sends);
+        MemorySegment[] recvBufs = segments(plan.recvs);
         List<MpRequest> recvs = new ArrayList<>(plan.recvs.length);
         List<MpRequest> sends = new ArrayList<>(plan.sends.length);
-        for (CommPlan.Message m : plan.recvs) {
-            recvs.add(comm.irecv(segment(m), m.count(), Datatype.DOUBLE, m.peer));
+        for (int i = 0; i < plan.recvs.length; i++) {
+            CommPlan.Message m = plan.recvs[i];
+            recvs.add(comm.irecv(recvBufs[i], m.count(), Datatype.DOUBLE, m.peer));
             comm.sendReadyOnStream(m.peer, stream);
         }
         stream.launch(() -> {
-            for (CommPlan.Message m : plan.sends) {
-                pack(m, pack);
-                toSegment(m, segment(m));
+            for (int i = 0; i < plan.sends.length; i++) {
+                pack(plan.sends[i], pack);
+                toSegment(plan.sends[i], sendBufs[i]);
             }
         });
-        for (CommPlan.Message m : plan.sends) {
+        for (int i = 0; i < plan.sends.length; i++) {
+            CommPlan.Message m = plan.sends[i];
             comm.waitReadyOnStream(m.peer, stream);
-            sends.add(comm.isendOnStream(segment(m), m.count(), Datatype.DOUBLE, m.peer, stream));
+            sends.add(comm.isendOnStream(sendBufs[i], m.count(), Datatype.DOUBLE, m.peer, stream));
         }
         stream.launch(() -> Transport.runLocal(plan, local));
         if (!recvs.isEmpty()) {
             comm.waitAllOnStream(recvs, stream);
         }
         stream.launch(() -> {
-            for (CommPlan.Message m : plan.recvs) {
-                fromSegment(segment(m), m);
-                unpack(m, unpack);
+            for (int i = 0; i < plan.recvs.length; i++) {
+                fromSegment(recvBufs[i], plan.recvs[i]);
+                unpack(plan.recvs[i], unpack);
             }
         });
         if (!sends.isEmpty()) {
