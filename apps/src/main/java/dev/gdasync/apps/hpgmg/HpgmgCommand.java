@@ -37,6 +37,10 @@ final class HpgmgCommand implements CommandLines.Checked {
     @Option(names = "--csv", paramLabel = "FILE", description = "append one row per mode and size: mode,ranks,log2_box,boxes,dof,seconds_per_solve,dof_per_s,norm")
     Path csv;
 
+    @Option(names = "--plot", paramLabel = "FILE", description = "after appending to --csv, draw every row of that file "
+            + "(time per solve vs box size, a panel per rank count, a line per mode) into this PNG")
+    Path plot;
+
     @Option(names = "--quiet", description = "print the summary only, not upstream's per-solve lines and tables")
     boolean quiet;
 
@@ -78,6 +82,15 @@ final class HpgmgCommand implements CommandLines.Checked {
         }
         if (levels < 1 || levels > 3) {
             throw new IllegalArgumentException("--levels must be 1, 2 or 3, got " + levels);
+        }
+        if (plot != null && csv == null) {
+            throw new IllegalArgumentException("--plot draws the rows of the --csv file: give --csv FILE too");
+        }
+        for (Path p : new Path[]{csv, plot}) {
+            Path parent = p == null ? null : p.toAbsolutePath().getParent();
+            if (parent != null && !java.nio.file.Files.isDirectory(parent)) {
+                throw new IllegalArgumentException("cannot write " + p + ": folder " + parent + " does not exist");
+            }
         }
         parsedModes();
     }

@@ -66,6 +66,14 @@ final class Summary {
             } catch (IOException e) {
                 throw new UncheckedIOException("could not write " + o.csv + ": " + e, e);
             }
+            if (o.plot != null) {
+                try {
+                    SolvePlot.write(SolvePlot.read(o.csv), o.plot);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not read " + o.csv + " back for the plot: " + e, e);
+                }
+                out.println("plot of every row of " + o.csv + " written to " + o.plot);
+            }
         }
     }
 }
