@@ -19,5 +19,6 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.gdsyncpingpong;
     opens dev.gdasync.apps.gpulatency;
     opens dev.gdasync.apps.hello;
+    opens dev.gdasync.apps.hpgmg;
     opens dev.gdasync.apps.jmh;
 }
