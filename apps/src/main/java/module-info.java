@@ -8,6 +8,7 @@ module dev.gdasync.apps {
     requires static mpj;
     requires info.picocli;
     requires jmh.core;
+    requires HdrHistogram;
     requires java.desktop;
     requires jdk.jfr;
     requires com.fasterxml.jackson.core;
@@ -15,10 +16,12 @@ module dev.gdasync.apps {
     // The launcher starts applications by class name; picocli reads their options and JMH instantiates its
     // generated benchmarks reflectively.
     opens dev.gdasync.apps.bench;
+    opens dev.gdasync.apps.comd;
     opens dev.gdasync.apps.pingpong;
     opens dev.gdasync.apps.gdsyncpingpong;
     opens dev.gdasync.apps.gpulatency;
     opens dev.gdasync.apps.hello;
+    opens dev.gdasync.apps.hpgmg;
     opens dev.gdasync.apps.jmh;
     opens dev.gdasync.apps.trace;
 }

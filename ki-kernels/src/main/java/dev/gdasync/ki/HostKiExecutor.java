@@ -3,6 +3,7 @@ package dev.gdasync.ki;
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
@@ -91,7 +92,23 @@ public final class HostKiExecutor implements KiExecutor {
     @Override
     public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
         KiLaunchChecks.pingPong(table, count, computeNs, timeoutNs);
-        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs));
+        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs, null));
+    }
+
+    @Override
+    public KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs, long[] waitEnds) {
+        KiLaunchChecks.pingPong(table, count, computeNs, timeoutNs);
+        if (waitEnds.length < count) {
+            throw new IllegalArgumentException("waitEnds holds " + waitEnds.length + " entries, fewer than the " + count
+                    + " iterations");
+        }
+        return submit(new PingPongKernel(table, count, initiator, computeNs, timeoutNs, waitEnds));
+    }
+
+    /** @return true: the block threads are Java threads, they read {@link System#nanoTime()} */
+    @Override
+    public boolean timesWaits() {
+        return true;
     }
 
     @Override
@@ -180,7 +197,7 @@ public final class HostKiExecutor implements KiExecutor {
     private void pin(int block) {
         int[] cpus = options.cpus();
         if (cpus.length > 0 && ThreadAffinity.isSupported()) {
-            ThreadAffinity.pinCurrentThread(cpus[block % cpus.length]);
+            CpuShare.pinCurrentThread(cpus[block % cpus.length]); // recorded, so that other jobs leave the CPU alone
         }
     }
 

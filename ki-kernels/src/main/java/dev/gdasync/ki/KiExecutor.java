@@ -42,6 +42,35 @@ public interface KiExecutor extends KiTableExecutor, AutoCloseable {
     KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs);
 
     /**
+     * Launches the ping-pong kernel as {@link #pingPong(KiTable, int, boolean, long, long)} does, and where the
+     * kernel can read the host's clock ({@link #timesWaits()}), has it store {@link System#nanoTime()} into
+     * {@code waitEnds[i]} as iteration {@code i}'s wait ends: a benchmark's per-iteration timing, one store per
+     * iteration. Elsewhere {@code waitEnds} is left untouched.
+     *
+     * @param table     sends and waits, at least {@code count} of each
+     * @param count     iterations
+     * @param initiator whether this side sends first
+     * @param computeNs busy work between a receive and the next send
+     * @param timeoutNs the bound of each wait
+     * @param waitEnds  at least {@code count} entries; read them after the launch was joined
+     * @return the launch
+     * @throws IllegalArgumentException if the table has fewer than {@code count} sends or waits, or
+     *                                  {@code waitEnds} fewer than {@code count} entries
+     */
+    default KiLaunch pingPong(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs, long[] waitEnds) {
+        if (waitEnds.length < count) {
+            throw new IllegalArgumentException("waitEnds holds " + waitEnds.length + " entries, fewer than the " + count
+                    + " iterations");
+        }
+        return pingPong(table, count, initiator, computeNs, timeoutNs);
+    }
+
+    /** @return whether the ping-pong kernel stores each wait's end in host clock time (the host executor's threads do) */
+    default boolean timesWaits() {
+        return false;
+    }
+
+    /**
      * Launches the exchange template: 1 receiver block, N pack-and-send blocks, M unpack blocks, interior
      * work spread over all, roles handed out by an atomic counter.
      *

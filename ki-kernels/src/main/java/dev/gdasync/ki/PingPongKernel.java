@@ -10,13 +10,16 @@ final class PingPongKernel implements HostKernel {
     private final boolean initiator;
     private final long computeNs;
     private final long timeoutNs;
+    /** Where iteration i's wait end is stored (System.nanoTime()), or null. */
+    private final long[] waitEnds;
 
-    PingPongKernel(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs) {
+    PingPongKernel(KiTable table, int count, boolean initiator, long computeNs, long timeoutNs, long[] waitEnds) {
         this.table = table;
         this.count = count;
         this.initiator = initiator;
         this.computeNs = computeNs;
         this.timeoutNs = timeoutNs;
+        this.waitEnds = waitEnds;
     }
 
     @Override
@@ -50,6 +53,9 @@ final class PingPongKernel implements HostKernel {
                 return;
             }
             KiDevice.signal(w);
+            if (waitEnds != null) {
+                waitEnds[i] = System.nanoTime();
+            }
             KiDevice.spin(computeNs);
             if (!initiator) {
                 ctx.send(table.send(i));

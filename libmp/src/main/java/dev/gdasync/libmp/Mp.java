@@ -2,6 +2,7 @@ package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.DescriptorFlags;
 import dev.gdasync.gdsync.descriptor.Descriptors;
@@ -14,6 +15,7 @@ import dev.gdasync.gdsync.memop.WaitPolicy;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.memory.RegionKind;
+import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
@@ -70,6 +72,8 @@ public final class Mp implements AutoCloseable {
     private final WaitPolicy cpuWaits;
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
     private final RequestPool pool;
+    /** This rank's place among the ranks sharing the host's CPUs (oversubscribed: waits yield). */
+    private final CpuShare.Seat cpuSeat;
     private boolean closed;
     /** Why the job failed (a rank gone, an abort), set by the bootstrap's thread; null while it is healthy. */
     /** How long a wait whose request has no completion yet goes on after the job failed. */
@@ -91,9 +95,12 @@ public final class Mp implements AutoCloseable {
         this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
         this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
+        // Before connecting: once every rank connected, every rank of the job is in the CPU share registry.
+        this.cpuSeat = CpuShare.join(cpuShareRegistry(), bootstrap.jobId(), bootstrap.rank());
         try {
             connect();
         } catch (RuntimeException e) {
+            cpuSeat.close();
             nic.close();
             throw e;
         }
@@ -1144,6 +1151,7 @@ public final class Mp implements AutoCloseable {
         }
         closed = true;
         if (jobFailure != null) {
+            cpuSeat.close();
             nic.close();
             return;
         }
@@ -1154,8 +1162,14 @@ public final class Mp implements AutoCloseable {
                 throw e;
             }
         } finally {
+            cpuSeat.close();
             nic.close();
         }
+    }
+
+    /** @return the CPU share registry of this user's shared-memory base, beside the jobs' directories */
+    private static java.nio.file.Path cpuShareRegistry() {
+        return ShmDirectory.userRoot(ShmDirectory.defaultBase()).resolve("cpu-share");
     }
 
     // ---- internals ----

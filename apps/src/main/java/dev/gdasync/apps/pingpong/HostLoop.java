@@ -32,7 +32,7 @@ final class HostLoop implements Loop {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         MemorySegment out = messages.send(bytes);
         MemorySegment in = messages.recv(bytes);
         int peer = pair.peer;
@@ -40,6 +40,7 @@ final class HostLoop implements Loop {
             MpRequest recv = mp.irecv(in, peer, reg);
             pair.barrier(); // the responder's first receives are posted
             long start = System.nanoTime();
+            trips.begin(start);
             for (int i = 0; i < iters; i++) {
                 messages.produce(bytes, i);
                 MpRequest send = mp.isend(out, peer, reg);
@@ -49,6 +50,7 @@ final class HostLoop implements Loop {
                 mp.wait(send);
                 mp.wait(recv);
                 messages.consume(bytes, i, recv.byteCount());
+                trips.lap();
                 recv = next;
             }
             return System.nanoTime() - start;

@@ -36,19 +36,20 @@ final class JucxLoop implements Loop {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         running = true;
-        long elapsed = pair.initiator ? initiate(bytes, iters) : respond(bytes, iters);
+        long elapsed = pair.initiator ? initiate(bytes, iters, trips) : respond(bytes, iters);
         running = false;
         return elapsed;
     }
 
-    private long initiate(int bytes, int iters) {
+    private long initiate(int bytes, int iters, RoundTrips trips) {
         MemorySegment out = peer.send(bytes);
         MemorySegment in = peer.recv(bytes);
         UcpRequest recv = peer.irecv(bytes);
         pair.barrier(); // the responder's first receives are posted
         long start = System.nanoTime();
+        trips.begin(start);
         for (int i = 0; i < iters; i++) {
             produce(out, i);
             UcpRequest send = peer.isend(bytes);
@@ -57,6 +58,7 @@ final class JucxLoop implements Loop {
             peer.await(send, "send", i);
             peer.await(recv, "receive", i);
             consume(in, i, recv.getRecvSize());
+            trips.lap();
             recv = next;
         }
         return System.nanoTime() - start;

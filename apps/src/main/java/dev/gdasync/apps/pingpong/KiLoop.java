@@ -1,6 +1,5 @@
 package dev.gdasync.apps.pingpong;
 
-import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.ki.KiExecutor;
@@ -32,7 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  * <li>checks the oldest launch every {@link #POLL_PARK_NANOS} ns of sleep, joins it (a failed wait names its
  *     descriptor), and reaps its requests with {@code waitAll}.</li>
  * </ul>
- * With {@code --validate} each iteration of a batch has its own send and receive slot: the CPU fills the
+ * On the host KI executor the initiator's kernel stores the clock as each wait ends ({@link KiExecutor#timesWaits()}),
+ * and the CPU records those round trips after joining the launch; a GPU kernel's are not timed one by one.
+ *
+ * <p>With {@code --validate} each iteration of a batch has its own send and receive slot: the CPU fills the
  * sends before the launch and checks the receives after it (the kernel has no host tasks), so a batch
  * holds at most {@link #VALIDATE_BYTES} of messages, and receives are posted only one batch beyond the
  * queued launches.
@@ -68,26 +70,23 @@ final class KiLoop implements Loop {
     }
 
     /**
-     * @param rank this rank
+     * @param pair the ranks
      * @param pin  whether to pin
      * @return the CPUs the rank's kernel thread should run on (rank 0 the first allowed CPU, rank 1 the
-     * second), or none
+     * second, as {@link StreamLoop#cpuFor} decides), or none
      */
-    static int[] cpusFor(int rank, boolean pin) {
-        if (!pin || !ThreadAffinity.isSupported()) {
-            return new int[0];
-        }
-        List<Integer> cpus = ThreadAffinity.allowedCpus();
-        return cpus.size() < 2 ? new int[0] : new int[]{cpus.get(rank % cpus.size())};
+    static int[] cpusFor(Pair pair, boolean pin) {
+        int cpu = StreamLoop.cpuFor(pair, pin);
+        return cpu < 0 ? new int[0] : new int[]{cpu};
     }
 
     /** One launch: its requests, its iterations and its table slot. */
     private record Batch(List<MpRequest> requests, List<MpRequest> recvs, int first, int iterations, KiLaunch launch,
-                         int slot) {
+                         int slot, long[] waitEnds) {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         int batch = validate ? (int) Math.max(1, Math.min(BATCH, VALIDATE_BYTES / Math.max(1, bytes))) : BATCH;
         Buffers buf = new Buffers(bytes, validate ? batch : 1);
         MemorySegment[] tables = new MemorySegment[LAUNCHES_AHEAD];
@@ -96,7 +95,7 @@ final class KiLoop implements Loop {
             tables[i] = mp.allocate(tableBytes);
         }
         try {
-            return run(bytes, iters, batch, buf, tables);
+            return run(bytes, iters, batch, buf, tables, trips);
         } finally {
             for (MemorySegment t : tables) {
                 mp.free(t);
@@ -105,8 +104,11 @@ final class KiLoop implements Loop {
         }
     }
 
-    private long run(int bytes, int iters, int batch, Buffers buf, MemorySegment[] tables) {
+    private long run(int bytes, int iters, int batch, Buffers buf, MemorySegment[] tables, RoundTrips trips) {
         boolean initiator = pair.initiator;
+        // The initiator's kernel stores when each wait ended, where it runs on a host thread: one array per table slot.
+        boolean timed = initiator && executor.timesWaits();
+        long[][] waitEnds = new long[tables.length][timed ? batch : 0];
         ArrayDeque<MpRequest> posted = new ArrayDeque<>();
         ArrayDeque<Batch> launches = new ArrayDeque<>();
         int recvAhead = validate ? (LAUNCHES_AHEAD + 1) * batch : RECV_AHEAD;
@@ -116,6 +118,7 @@ final class KiLoop implements Loop {
         int nextSlot = 0;
         pair.barrier();
         long start = System.nanoTime();
+        trips.begin(start);
         while (reaped < iters) {
             recvPosted = postReceives(posted, buf, recvPosted, reaped, iters, recvAhead);
             while (queued < iters && launches.size() < LAUNCHES_AHEAD) {
@@ -138,8 +141,9 @@ final class KiLoop implements Loop {
                     recvs.add(recv);
                 }
                 KiTable table = ki.writeTo(tables[nextSlot]);
-                KiLaunch launch = executor.pingPong(table, n, initiator, computeNs, timeoutNs);
-                launches.add(new Batch(reqs, recvs, queued, n, launch, nextSlot));
+                KiLaunch launch = timed ? executor.pingPong(table, n, initiator, computeNs, timeoutNs, waitEnds[nextSlot])
+                        : executor.pingPong(table, n, initiator, computeNs, timeoutNs);
+                launches.add(new Batch(reqs, recvs, queued, n, launch, nextSlot, waitEnds[nextSlot]));
                 nextSlot = (nextSlot + 1) % tables.length;
                 queued += n;
             }
@@ -152,6 +156,11 @@ final class KiLoop implements Loop {
                 }
             }
             b.launch.join();
+            if (timed) {
+                for (int k = 0; k < b.iterations; k++) {
+                    trips.lapAt(b.waitEnds[k]);
+                }
+            }
             mp.waitAll(b.requests);
             if (validate) {
                 for (int k = 0; k < b.iterations; k++) {

@@ -25,7 +25,8 @@ import java.util.Map;
 
 /**
  * The latency-vs-size plot of {@code --plot}: one line per mode, one-way latency against message size,
- * both axes logarithmic, with a legend and axis labels. Drawn with Java2D into a PNG, headless.
+ * both axes logarithmic, with a legend and axis labels. Drawn with Java2D into a PNG, headless. The message rate's
+ * plot is the same drawing of other values ({@link #write(List, String, String, Path)}).
  */
 public final class LatencyPlot {
     /** Width of the image in pixels. */
@@ -38,8 +39,8 @@ public final class LatencyPlot {
     private static final int TOP = 44;
     private static final int BOTTOM = 62;
     private static final Map<String, Color> COLORS = Map.of(
-            "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c));
-    private static final Color[] OTHER = {new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b)};
+            "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd));
+    private static final Color[] OTHER = {new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf)};
 
     static {
         // No display is needed (or wanted) to draw into an image.
@@ -58,7 +59,32 @@ public final class LatencyPlot {
      * @param file where
      */
     public static void write(List<Result> rows, Path file) {
-        BufferedImage img = render(rows, WIDTH, HEIGHT);
+        writePng(render(rows, WIDTH, HEIGHT), file);
+    }
+
+    /**
+     * One point of a curve.
+     *
+     * @param line  the curve (a mode)
+     * @param bytes the message size (x)
+     * @param value the value (y), positive
+     */
+    record Point(String line, int bytes, double value) {
+    }
+
+    /**
+     * Draws curves of any positive value against message size and writes them as a PNG.
+     *
+     * @param points the points (those of one line form it, in size order)
+     * @param title  the plot's title
+     * @param yLabel the y axis's label
+     * @param file   where; its folder must exist
+     */
+    static void write(List<Point> points, String title, String yLabel, Path file) {
+        writePng(render(points, WIDTH, HEIGHT, title, yLabel), file);
+    }
+
+    private static void writePng(BufferedImage img, Path file) {
         // Through a stream of our own: ImageIO's own file handling says only "Can't create an ImageOutputStream!".
         try (OutputStream out = Files.newOutputStream(file)) {
             if (!ImageIO.write(img, "png", out)) {
@@ -79,21 +105,31 @@ public final class LatencyPlot {
      * @throws IllegalArgumentException if there is nothing to plot
      */
     public static BufferedImage render(List<Result> rows, int width, int height) {
-        if (rows.isEmpty()) {
-            throw new IllegalArgumentException("no results to plot");
-        }
-        Map<String, List<Result>> byMode = new LinkedHashMap<>();
         for (Result r : rows) {
             if (!(r.oneWayMicros() > 0)) {
                 throw new IllegalArgumentException("cannot plot a latency of " + r.oneWayMicros() + " us on a log axis (" + r + ")");
             }
-            byMode.computeIfAbsent(r.mode(), k -> new ArrayList<>()).add(r);
         }
-        byMode.values().forEach(l -> l.sort(Comparator.comparingInt(Result::bytes)));
-        double minB = rows.stream().mapToInt(Result::bytes).min().orElseThrow();
-        double maxB = rows.stream().mapToInt(Result::bytes).max().orElseThrow();
-        double minL = rows.stream().mapToDouble(Result::oneWayMicros).min().orElseThrow();
-        double maxL = rows.stream().mapToDouble(Result::oneWayMicros).max().orElseThrow();
+        return render(rows.stream().map(r -> new Point(r.mode(), r.bytes(), r.oneWayMicros())).toList(), width, height,
+                "pingpong: one-way latency vs message size", "one-way latency (\u00b5s, log scale)");
+    }
+
+    static BufferedImage render(List<Point> rows, int width, int height, String title, String yLabel) {
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("no results to plot");
+        }
+        Map<String, List<Point>> byMode = new LinkedHashMap<>();
+        for (Point r : rows) {
+            if (!(r.value() > 0)) {
+                throw new IllegalArgumentException("cannot plot " + r.value() + " on a log axis (" + r + ")");
+            }
+            byMode.computeIfAbsent(r.line(), k -> new ArrayList<>()).add(r);
+        }
+        byMode.values().forEach(l -> l.sort(Comparator.comparingInt(Point::bytes)));
+        double minB = rows.stream().mapToInt(Point::bytes).min().orElseThrow();
+        double maxB = rows.stream().mapToInt(Point::bytes).max().orElseThrow();
+        double minL = rows.stream().mapToDouble(Point::value).min().orElseThrow();
+        double maxL = rows.stream().mapToDouble(Point::value).max().orElseThrow();
         int x0 = (int) Math.floor(log2(minB));
         int x1 = (int) Math.ceil(log2(maxB));
         if (x1 - x0 < 2) {
@@ -118,7 +154,7 @@ public final class LatencyPlot {
             Map<String, Color> palette = palette(byMode.keySet());
             drawLines(g, ax, byMode, palette);
             drawLegend(g, ax, palette);
-            drawLabels(g, ax, width, height);
+            drawLabels(g, ax, width, height, title, yLabel);
         } catch (Error e) {
             // Headless JDKs without any font installed fail here, not earlier.
             throw new IllegalStateException("drawing the plot failed (" + e + "); text needs a font: install fontconfig"
@@ -183,15 +219,15 @@ public final class LatencyPlot {
         g.drawRect(a.x, a.y, a.w, a.h);
     }
 
-    private static void drawLines(Graphics2D g, Axes a, Map<String, List<Result>> byMode, Map<String, Color> palette) {
+    private static void drawLines(Graphics2D g, Axes a, Map<String, List<Point>> byMode, Map<String, Color> palette) {
         g.setStroke(new BasicStroke(2.2f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
-        for (Map.Entry<String, List<Result>> e : byMode.entrySet()) {
+        for (Map.Entry<String, List<Point>> e : byMode.entrySet()) {
             g.setColor(palette.get(e.getKey()));
             Path2D.Double line = new Path2D.Double();
             boolean first = true;
-            for (Result r : e.getValue()) {
+            for (Point r : e.getValue()) {
                 double px = a.px(r.bytes());
-                double py = a.py(r.oneWayMicros());
+                double py = a.py(r.value());
                 if (first) {
                     line.moveTo(px, py);
                     first = false;
@@ -200,8 +236,8 @@ public final class LatencyPlot {
                 }
             }
             g.draw(line);
-            for (Result r : e.getValue()) {
-                g.fill(new Ellipse2D.Double(a.px(r.bytes()) - 4, a.py(r.oneWayMicros()) - 4, 8, 8));
+            for (Point r : e.getValue()) {
+                g.fill(new Ellipse2D.Double(a.px(r.bytes()) - 4, a.py(r.value()) - 4, 8, 8));
             }
         }
         g.setStroke(new BasicStroke(1f));
@@ -233,17 +269,15 @@ public final class LatencyPlot {
         }
     }
 
-    private static void drawLabels(Graphics2D g, Axes a, int width, int height) {
+    private static void drawLabels(Graphics2D g, Axes a, int width, int height, String title, String yl) {
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         FontMetrics fm = g.getFontMetrics();
-        String title = "pingpong: one-way latency vs message size";
         g.drawString(title, a.x + (a.w - fm.stringWidth(title)) / 2, 28);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         fm = g.getFontMetrics();
         String xl = "message size (bytes, log scale)";
         g.drawString(xl, a.x + (a.w - fm.stringWidth(xl)) / 2, height - 14);
-        String yl = "one-way latency (\u00b5s, log scale)";
         AffineTransform saved = g.getTransform();
         g.rotate(-Math.PI / 2);
         g.drawString(yl, -(a.y + (a.h + fm.stringWidth(yl)) / 2), 20);

@@ -7,9 +7,12 @@ interface Loop extends AutoCloseable {
      *
      * @param bytes the message size
      * @param iters the round trips
+     * @param trips where rank 0 records each round trip ({@link RoundTrips#begin} at the start, a
+     *              {@link RoundTrips#lap} after each reply), where the mode can time them one by one; rank 1
+     *              records nothing
      * @return on rank 0, the nanoseconds from the first send to the last reply; on rank 1, 0
      */
-    long run(int bytes, int iters);
+    long run(int bytes, int iters, RoundTrips trips);
 
     @Override
     default void close() {

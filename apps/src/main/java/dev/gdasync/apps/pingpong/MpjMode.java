@@ -60,6 +60,26 @@ final class MpjMode {
      * @return the rows (rank 0; rank 1 gets an empty list)
      */
     static List<Result> run(Pair pair, PingPongOptions options, Consumer<Result> onRow) throws IOException, InterruptedException {
+        return run(pair, MpjPingPong.class.getName(), options.measurementArgs(), options.sizes().size(), MpjPingPong.RESULT,
+                MpjMode::parse, onRow);
+    }
+
+    /**
+     * Runs an MPJ Express program on both ranks: rank 0 starts it and reads its result lines.
+     *
+     * @param pair       the ranks (for the heartbeat)
+     * @param mainClass  the MPJ program ({@link MpjPingPong}, {@link MpjMessageRate})
+     * @param args       its arguments
+     * @param rowsWanted how many result lines it must print
+     * @param resultTag  the first word of its result lines
+     * @param parse      reads a result line
+     * @param onRow      told of every row as it arrives (rank 0)
+     * @param <R>        the rows' type
+     * @return the rows (rank 0; rank 1 gets an empty list)
+     */
+    static <R> List<R> run(Pair pair, String mainClass, List<String> args, int rowsWanted, String resultTag,
+                           java.util.function.Function<String, R> parse, Consumer<R> onRow)
+            throws IOException, InterruptedException {
         if (!pair.initiator) {
             while (pair.decide(false)) {
                 // rank 0 says the MPJ run goes on
@@ -68,17 +88,17 @@ final class MpjMode {
         }
         Process child;
         try {
-            child = start(options);
+            child = start(mainClass, args);
         } catch (IOException | RuntimeException e) {
             pair.decide(false);
             throw e;
         }
-        List<Result> rows = Collections.synchronizedList(new ArrayList<>());
+        List<R> rows = Collections.synchronizedList(new ArrayList<>());
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
         Thread out = Thread.ofPlatform().daemon().name("mpj-stdout")
-                .start(() -> pump(child, false, System.out, rows, errors, onRow));
+                .start(() -> pump(child, false, System.out, resultTag, parse, rows, errors, onRow));
         Thread err = Thread.ofPlatform().daemon().name("mpj-stderr")
-                .start(() -> pump(child, true, System.err, rows, errors, onRow));
+                .start(() -> pump(child, true, System.err, resultTag, parse, rows, errors, onRow));
         try {
             while (!child.waitFor(HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS)) {
                 pair.decide(true);
@@ -94,25 +114,30 @@ final class MpjMode {
         err.join(5000);
         int status = child.exitValue();
         if (!errors.isEmpty()) {
-            throw new IllegalStateException("the MPJ Express ping-pong failed: " + String.join("; ", errors));
+            throw new IllegalStateException("the MPJ Express " + what(mainClass) + " failed: " + String.join("; ", errors));
         }
         if (status != 0) {
-            throw new IllegalStateException("the MPJ Express ping-pong exited with status " + status + " (its output is above)");
+            throw new IllegalStateException("the MPJ Express " + what(mainClass) + " exited with status " + status + " (its output is above)");
         }
-        if (rows.size() != options.sizes().size()) {
-            throw new IllegalStateException("the MPJ Express ping-pong reported " + rows.size() + " of "
-                    + options.sizes().size() + " sizes (its output is above)");
+        if (rows.size() != rowsWanted) {
+            throw new IllegalStateException("the MPJ Express " + what(mainClass) + " reported " + rows.size() + " of "
+                    + rowsWanted + " sizes (its output is above)");
         }
         return List.copyOf(rows);
     }
 
-    private static Process start(PingPongOptions options) throws IOException {
+    /** @return what an MPJ program is, for messages: "ping-pong" or "message rate" */
+    private static String what(String mainClass) {
+        return mainClass.equals(MpjPingPong.class.getName()) ? "ping-pong" : "message rate";
+    }
+
+    private static Process start(String mainClass, List<String> args) throws IOException {
         Path starter = starter(System.getenv(MPJ_HOME));
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>(List.of(java, "-jar", starter.toString(), "-np", "2", "-dev", "multicore",
-                "-cp", System.getProperty("java.class.path"), MpjPingPong.class.getName()));
-        cmd.addAll(options.measurementArgs());
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         // The starter runs the ranks' JVM as plain "java" from PATH: make that this JVM's java, which can
         // load the classes this build compiled.
@@ -128,13 +153,14 @@ final class MpjMode {
     }
 
     /** Copies the child's output, prefixed, and picks out result and error lines. */
-    private static void pump(Process child, boolean stderr, PrintStream to, List<Result> rows, List<String> errors,
-                             Consumer<Result> onRow) {
+    private static <R> void pump(Process child, boolean stderr, PrintStream to, String resultTag,
+                                 java.util.function.Function<String, R> parse, List<R> rows, List<String> errors,
+                                 Consumer<R> onRow) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(
                 stderr ? child.getErrorStream() : child.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {
-                if (line.startsWith(MpjPingPong.RESULT + " ")) {
-                    Result row = parse(line);
+                if (line.startsWith(resultTag + " ")) {
+                    R row = parse.apply(line);
                     rows.add(row);
                     onRow.accept(row);
                 } else if (line.startsWith(MpjPingPong.ERROR + " ")) {
@@ -148,15 +174,35 @@ final class MpjMode {
         }
     }
 
+    /**
+     * @param line a result line of {@link #format}, or of its older four-field form (without the distribution)
+     * @return the row it carries
+     */
     static Result parse(String line) {
         String[] f = line.split(" ");
-        if (f.length != 4) {
+        if (f.length != 4 && f.length != 14) {
             throw new IllegalArgumentException("malformed MPJ result line: " + line);
         }
-        return new Result("mpj", Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]));
+        Result r = new Result("mpj", Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]));
+        if (f.length == 4) {
+            return r;
+        }
+        Latencies l = new Latencies(Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]));
+        RunSpread s = new RunSpread(Integer.parseInt(f[10]), Double.parseDouble(f[11]), Double.parseDouble(f[12]),
+                Double.parseDouble(f[13]));
+        return new Result(r.mode(), r.bytes(), r.iters(), r.oneWayMicros(), l, s);
     }
 
+    /**
+     * @param r a row
+     * @return {@code MPJ-PINGPONG-RESULT bytes iters oneway_us count min p50 p99 p99.9 max runs run_min run_max spread_pct}
+     */
     static String format(Result r) {
-        return String.format(Locale.ROOT, "%s %d %d %.6f", MpjPingPong.RESULT, r.bytes(), r.iters(), r.oneWayMicros());
+        Latencies l = r.latencies();
+        RunSpread s = r.runs();
+        return String.format(Locale.ROOT, "%s %d %d %.6f %d %.6f %.6f %.6f %.6f %.6f %d %.6f %.6f %.4f", MpjPingPong.RESULT,
+                r.bytes(), r.iters(), r.oneWayMicros(), l.count(), l.min(), l.p50(), l.p99(), l.p999(), l.max(), s.runs(),
+                s.min(), s.max(), s.percent());
     }
 }

@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * The {@code mpj} reference: the same ping-pong with MPJ Express's blocking {@code Send}/{@code Recv} on
  * byte arrays, run by {@link MpjMode} under MPJ's starter ({@code -dev multicore}: both ranks are threads
  * of one JVM). Same sizes, iterations, repetitions, warm-up, compute task and validation as the other
- * modes. Rank 0 prints one {@value #RESULT} line per size ({@code bytes iters oneway_us}); on failure a
+ * modes. Rank 0 prints one {@value #RESULT} line per size ({@link MpjMode#format}: the size, the median, the
+ * distribution of every timed round trip and the runs' spread); on failure a
  * rank prints {@value #ERROR} and the message, and exits the JVM with status 3 (with the multicore
  * device a rank that merely threw would leave its peer blocked in {@code Recv}).
  */
@@ -43,15 +44,17 @@ public final class MpjPingPong {
             throw new IllegalStateException("the MPJ ping-pong runs with 2 ranks, not " + world.Size());
         }
         Side s = new Side(world, o);
-        s.warm(o.sizes().getFirst(), Math.min(o.iters(), Measurement.WARMUP_CHUNK), o.firstWarmupNanos());
+        RoundTrips warmTrips = new RoundTrips();
+        s.warm(o.sizes().getFirst(), Math.min(o.iters(), Measurement.WARMUP_CHUNK), o.firstWarmupNanos(), warmTrips);
         for (int bytes : o.sizes()) {
-            s.warm(bytes, Math.min(o.iters(), Measurement.WARMUP_CHUNK), o.sizeWarmupNanos());
+            s.warm(bytes, Math.min(o.iters(), Measurement.WARMUP_CHUNK), o.sizeWarmupNanos(), warmTrips);
             long[] runs = new long[o.reps()];
+            RoundTrips trips = new RoundTrips();
             for (int r = 0; r < runs.length; r++) {
-                runs[r] = s.run(bytes, o.iters());
+                runs[r] = s.run(bytes, o.iters(), trips);
             }
             if (s.rank == 0) {
-                Result row = Result.of("mpj", bytes, o.iters(), runs);
+                Result row = Result.of("mpj", bytes, o.iters(), runs, trips.histogram());
                 System.out.println(MpjMode.format(row));
                 System.out.flush();
             }
@@ -79,7 +82,7 @@ public final class MpjPingPong {
             this.computeNanos = Math.round(o.computeMicros() * 1000);
         }
 
-        void warm(int bytes, int iters, long nanos) throws Exception {
+        void warm(int bytes, int iters, long nanos, RoundTrips trips) throws Exception {
             long start = System.nanoTime();
             for (;;) {
                 decision[0] = System.nanoTime() - start < nanos ? 1 : 0;
@@ -87,16 +90,18 @@ public final class MpjPingPong {
                 if (decision[0] == 0) {
                     return;
                 }
-                run(bytes, iters);
+                run(bytes, iters, trips);
+                trips.reset();
             }
         }
 
-        long run(int bytes, int iters) throws Exception {
+        long run(int bytes, int iters, RoundTrips trips) throws Exception {
             MemorySegment outSeg = MemorySegment.ofArray(out).asSlice(0, bytes);
             MemorySegment inSeg = MemorySegment.ofArray(in).asSlice(0, bytes);
             String where = "mpj mode, rank " + rank;
             world.Barrier();
             long start = System.nanoTime();
+            trips.begin(start);
             for (int i = 0; i < iters; i++) {
                 if (rank == 0) {
                     if (validate) {
@@ -108,6 +113,7 @@ public final class MpjPingPong {
                         Pattern.check(inSeg, i, peer, st.Get_count(MPI.BYTE), where);
                     }
                     Compute.spin(computeNanos);
+                    trips.lap();
                 } else {
                     Status st = world.Recv(in, 0, bytes, MPI.BYTE, peer, TAG);
                     if (validate) {

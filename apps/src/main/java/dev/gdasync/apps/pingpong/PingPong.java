@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.trace.FlightRecording;
@@ -130,17 +131,17 @@ public final class PingPong {
                 return 2;
             }
             List<String> stats = new ArrayList<>();
-            List<Result> rows;
+            Measured measured;
             // Recorded from the bootstrap on: the NICs' opening and the warm-ups are in the file too.
             try (FlightRecording recording = options.jfr() == null ? null : FlightRecording.start(options.jfr(), rank)) {
-                rows = measure(boot, options, out, stats);
+                measured = measure(boot, options, out, stats);
                 if (recording != null) {
                     recording.close();
                     out.println("rank " + rank + ": flight recording in " + recording.file());
                 }
             }
             if (rank == 0) {
-                report(rows, options, out);
+                report(measured, options, out);
             }
             for (String line : stats) {
                 out.println(line);
@@ -171,7 +172,12 @@ public final class PingPong {
         }
     }
 
-    private static List<Result> measure(Bootstrap boot, PingPongOptions o, PrintStream out, List<String> stats) throws Exception {
+    /** The rows, and what else ran on the machine while the side-by-side modes were measured. */
+    record Measured(List<Result> rows, LoadSeen load, String cpuShare) {
+    }
+
+    private static Measured measure(Bootstrap boot, PingPongOptions o, PrintStream out, List<String> stats)
+            throws Exception {
         // Receives are posted far ahead in sa: deeper queues than LibMP's 512.
         MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
         List<Result> rows = new ArrayList<>();
@@ -194,12 +200,16 @@ public final class PingPong {
                     + (o.computeMicros() > 0 ? String.format(Locale.ROOT, ", %.1f us compute per receive", o.computeMicros()) : ""));
             out.println(machine());
             out.println("nic: " + String.join(", ", pairs.stream().map(p -> p.mp.nic().name()).toList()));
+            out.println(CpuShare.describe());
         }
         Consumer<Result> rowDone = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
         // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement); modes that do
         // not use the NIC (jucx) once.
         List<Measurement.Mode> open = new ArrayList<>();
+        List<Long> pids = jobPids(boot);
+        LoadSeen load = LoadSeen.UNKNOWN;
+        String cpuShare = CpuShare.describe();
         try {
             for (int k = 0; k < pairs.size(); k++) {
                 for (PingPongOptions.Mode mode : o.modes()) {
@@ -219,7 +229,10 @@ public final class PingPong {
                 }
                 MeasurementProgress progress = speak ? MeasurementProgress.toStandardError(o, open.stream().map(Measurement.Mode::label).toList())
                         : MeasurementProgress.silent(o);
+                LoadSample before = LoadSample.take(pids);
                 rows.addAll(Measurement.runSideBySide(pair, open, o, rowDone, progress));
+                load = LoadSeen.between(before, LoadSample.take(pids));
+                cpuShare = CpuShare.describe();
             }
         } finally {
             for (Measurement.Mode m : open.reversed()) {
@@ -240,7 +253,17 @@ public final class PingPong {
         for (Pair p : pairs.reversed()) {
             p.close();
         }
-        return rows;
+        return new Measured(rows, load, cpuShare);
+    }
+
+    /** @return the process ids of the job's ranks (a collective): their CPU time is the job's own load */
+    static List<Long> jobPids(Bootstrap boot) {
+        byte[] mine = Long.toString(ProcessHandle.current().pid()).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        List<Long> pids = new ArrayList<>();
+        for (byte[] b : boot.allGather(mine)) {
+            pids.add(Long.parseLong(new String(b, java.nio.charset.StandardCharsets.US_ASCII)));
+        }
+        return pids;
     }
 
     /** Opens one mode's loop (with its buffers); {@code out} is rank 0's, null on rank 1. */
@@ -261,7 +284,7 @@ public final class PingPong {
                 yield loop;
             }
             case KI -> new KiLoop(pair, o, KiExecutors.open(o.kiExecutor(), "pingpong-ki-rank" + pair.rank,
-                    KiLoop.cpusFor(pair.rank, o.pin()), pair.mp::progressStoreRings, out));
+                    KiLoop.cpusFor(pair, o.pin()), pair.mp::progressStoreRings, out));
             case JUCX -> {
                 JucxPeer peer = JucxPeer.open(pair, o.maxBytes(), pair.mp.config().waitTimeout());
                 if (out != null) {
@@ -273,8 +296,10 @@ public final class PingPong {
         };
     }
 
-    private static void report(List<Result> rows, PingPongOptions o, PrintStream out) {
-        Report.print(rows, o, machine(), out);
+    private static void report(Measured measured, PingPongOptions o, PrintStream out) {
+        List<Result> rows = measured.rows();
+        Report.print(rows, o, machine() + "\n" + measured.cpuShare() + " (at the end of the side-by-side runs)",
+                measured.load(), out);
         if (o.csv() != null) {
             Csv.write(rows, o.csv());
             out.println("wrote " + o.csv());

@@ -31,7 +31,8 @@ import java.util.Locale;
                         + " Express Send/Recv, multicore device), jucx (raw JUCX tagged send/receive between two UCP"
                         + " workers; UCX_TLS=tcp forces TCP)."},
         optionListHeading = "%nOptions:%n",
-        footer = {"", "One-way = round trip / 2, the median of the runs. Rank 0 prints the table; progress lines go to"
+        footer = {"", "One-way = round trip / 2: the median of the runs, and the percentiles of every round trip (HdrHistogram)."
+                + " A target is reported NOT met only on a quiet run. Rank 0 prints the table; progress lines go to"
                 + " standard error every few seconds (-Dgdasync.progress.seconds=S through --jvm-opt changes how often)."})
 final class PingPongCommand implements CommandLines.Checked {
     @Option(names = "--mode", paramLabel = "M[,M...]", converter = ModesConverter.class,
@@ -55,7 +56,8 @@ final class PingPongCommand implements CommandLines.Checked {
     boolean validate;
 
     @Option(names = "--csv", paramLabel = "FILE", converter = OutputFile.class,
-            description = "write mode,bytes,iters,oneway_us,mbps rows to FILE (its folder must exist)")
+            description = "write mode,bytes,iters,oneway_us,mbps rows, then the distribution (min_us,p50_us,p99_us,p99_9_us,"
+                    + "max_us) and the runs' spread (run_min_us,run_max_us,spread_pct), to FILE (its folder must exist)")
     Path csv;
 
     @Option(names = "--plot", paramLabel = "FILE.png", converter = PlotFile.class,

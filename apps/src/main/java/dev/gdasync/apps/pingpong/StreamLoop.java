@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.stream.Event;
@@ -35,7 +36,8 @@ import java.util.concurrent.locks.LockSupport;
  *     being woken by the stream (on a 2-CPU machine either would take a core from the streams, which play
  *     the ping-pong), and reaps and releases its requests with {@code waitAll}.</li>
  * </ul>
- * Each rank's host stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second).
+ * Each rank's host stream thread is pinned to its own CPU (rank 0 the first allowed CPU, rank 1 the second), unless
+ * the host's CPUs are shared with more ranks than they number or another job pinned them ({@link CpuShare}).
  */
 final class StreamLoop implements Loop {
     /**
@@ -60,6 +62,8 @@ final class StreamLoop implements Loop {
     private final Stream stream;
     private final String where;
     private final int cpu;
+    /** Whether the initiator's stream times each round trip: host streams do; a CUDA stream's host function costs microseconds. */
+    private final boolean lapOnStream;
 
     StreamLoop(Pair pair, Messages messages, PingPongOptions options) {
         this.pair = pair;
@@ -69,11 +73,12 @@ final class StreamLoop implements Loop {
         this.where = "sa mode, rank " + pair.rank;
         this.stream = messages.newStream("pingpong-sa-rank" + pair.rank);
         // A host stream runs on a thread of its own, which sa pins; a CUDA stream runs on the GPU.
-        this.cpu = stream instanceof HostStream ? cpuFor(pair.rank, options.pin()) : -1;
+        this.cpu = stream instanceof HostStream ? cpuFor(pair, options.pin()) : -1;
+        this.lapOnStream = stream instanceof HostStream;
         if (cpu >= 0) {
             int c = cpu;
-            // A task on the stream pins the stream's own thread.
-            stream.launch(() -> ThreadAffinity.pinCurrentThread(c));
+            // A task on the stream pins the stream's own thread (and records the pin for other jobs to see).
+            stream.launch(() -> CpuShare.pinCurrentThread(c));
             stream.synchronize();
         }
     }
@@ -83,12 +88,15 @@ final class StreamLoop implements Loop {
         return cpu;
     }
 
-    private static int cpuFor(int rank, boolean pin) {
-        if (!pin || !ThreadAffinity.isSupported()) {
+    /**
+     * @return the CPU this rank's stream thread is pinned to: the rank's own free CPU of the host's CPU share (none
+     * when the job's ranks and other jobs' outnumber the CPUs, or another job pinned them), or -1
+     */
+    static int cpuFor(Pair pair, boolean pin) {
+        if (!pin || !ThreadAffinity.isSupported() || ThreadAffinity.allowedCpus().size() < 2) {
             return -1;
         }
-        List<Integer> cpus = ThreadAffinity.allowedCpus();
-        return cpus.size() < 2 ? -1 : cpus.get(rank % cpus.size());
+        return CpuShare.cpuFor(pair.bootstrap.jobId(), pair.rank);
     }
 
     /** A window's requests and the event recorded after it. */
@@ -96,7 +104,7 @@ final class StreamLoop implements Loop {
     }
 
     @Override
-    public long run(int bytes, int iters) {
+    public long run(int bytes, int iters, RoundTrips trips) {
         MemorySegment out = messages.send(bytes);
         MemorySegment in = messages.recv(bytes);
         int peer = pair.peer;
@@ -111,10 +119,11 @@ final class StreamLoop implements Loop {
         recvPosted = postReceives(posted, in, recvPosted, reaped, iters);
         pair.barrier();
         long start = System.nanoTime();
+        trips.begin(start);
         while (reaped < iters) {
             recvPosted = postReceives(posted, in, recvPosted, reaped, iters);
             try {
-                queued = queueWindows(posted, windows, queue, out, bytes, queued, iters);
+                queued = queueWindows(posted, windows, queue, out, bytes, queued, iters, trips);
             } catch (StreamFailedException e) {
                 // The stream failed while this thread queued more work on it (a check of an earlier window).
                 throw failure(e, windows.peek());
@@ -141,7 +150,7 @@ final class StreamLoop implements Loop {
 
     /** Queues windows of iterations on the stream until {@link #WINDOWS_AHEAD} are queued; returns the new count. */
     private int queueWindows(ArrayDeque<MpRequest> posted, ArrayDeque<Window> windows, MpDescQueue queue,
-                             MemorySegment out, int bytes, int queued, int iters) {
+                             MemorySegment out, int bytes, int queued, int iters, RoundTrips trips) {
         int peer = pair.peer;
         boolean initiator = pair.initiator;
         while (queued < iters && windows.size() < WINDOWS_AHEAD) {
@@ -155,6 +164,11 @@ final class StreamLoop implements Loop {
                     messages.produceOn(queue, stream, bytes, i);
                     queue.addSend(send).addWaitRecv(recv);
                     messages.consumeOn(queue, stream, bytes, i);
+                    if (lapOnStream) {
+                        // The stream's thread marks the end of each round trip: a host task, a clock read and a store.
+                        Messages.flush(queue, stream);
+                        stream.launch(trips.lapTask());
+                    }
                 } else {
                     queue.addWaitRecv(recv);
                     messages.consumeOn(queue, stream, bytes, i);

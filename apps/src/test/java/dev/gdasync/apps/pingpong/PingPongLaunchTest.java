@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -34,13 +35,19 @@ class PingPongLaunchTest {
     Path dir;
 
     /** A finished child process: status and output. */
-    private record Run(int status, String out, String err) {
+    record Run(int status, String out, String err) {
         String all() {
             return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
         }
     }
 
-    private static Run mprun(Map<String, String> env, String... args) throws Exception {
+    static Run mprun(Map<String, String> env, String... args) throws Exception {
+        return mprun(env, line -> {
+        }, args);
+    }
+
+    /** As {@link #mprun(Map, String...)}, telling {@code onLine} of every line of standard output as it comes. */
+    static Run mprun(Map<String, String> env, java.util.function.Consumer<String> onLine, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
@@ -51,7 +58,7 @@ class PingPongLaunchTest {
         Process p = pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread a = Thread.ofPlatform().daemon().start(() -> copy(p.getInputStream(), out));
+        Thread a = Thread.ofPlatform().daemon().start(() -> copyLines(p.getInputStream(), out, onLine));
         Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
         try {
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -75,13 +82,26 @@ class PingPongLaunchTest {
         }
     }
 
+    private static void copyLines(InputStream in, ByteArrayOutputStream to, java.util.function.Consumer<String> onLine) {
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                synchronized (to) {
+                    to.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                }
+                onLine.accept(line);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
     /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
-    private static String mpjHome() {
+    static String mpjHome() {
         for (String home : new String[]{System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
             if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
                 return home;
@@ -106,8 +126,13 @@ class PingPongLaunchTest {
             for (int size : new int[]{8, 4096, 65536}) {
                 String prefix = mode + "," + size + ",300,";
                 assertTrue(rows.stream().anyMatch(l -> l.startsWith(prefix)), "a row " + prefix + "... in " + rows);
-                assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+")),
+                assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] " + mode + " +" + size + " +300 +[0-9.]+ +[0-9.]+ \\|.*")),
                         "a table row for " + mode + " " + size + " in\n" + r.out());
+                // Every mode times each round trip (ki where its kernel runs on the host KI executor): p50 is there.
+                String row = rows.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+                if (!mode.equals("ki") || r.out().contains("host KI executor")) {
+                    assertFalse(row.split(",", -1)[6].isEmpty(), "p50 in " + row);
+                }
             }
         }
         BufferedImage img = ImageIO.read(png.toFile());
@@ -179,7 +204,7 @@ class PingPongLaunchTest {
     }
 
     /** @return why UCX cannot be used here, printed as the reason for skipping, or null when it can */
-    private static String noUcx(String what) {
+    static String noUcx(String what) {
         java.util.Optional<String> reason = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
         reason.ifPresent(r -> System.out.println("PingPongLaunchTest: skipping " + what + ": " + r));
         return reason.orElse(null);
@@ -351,6 +376,51 @@ class PingPongLaunchTest {
                         + " optionally with K or M)", "[0] Run 'scripts/mprun -np 2 pingpong --help' for the options.",
                 "mprun: ranks 0 and 1 exited with status 2"), r.err().lines().toList(),
                 "rank 0 explains, rank 1 stays quiet, the launcher speaks last:\n" + r.all());
+    }
+
+    /**
+     * Two 2-rank jobs at once on a machine of fewer than 4 CPUs: the second job sees the first's ranks in the CPU share
+     * registry, says both are oversubscribed and that its waits yield, and both jobs finish with every payload checked.
+     */
+    @Test
+    void twoJobsAtOnceBothFinishValidatedAndTheSecondYields() throws Exception {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpus >= 4) {
+            System.out.println("PingPongLaunchTest: skipping the two-jobs check: " + cpus + " CPUs are enough for both jobs");
+        }
+        Assumptions.assumeTrue(cpus < 4, cpus + " CPUs");
+        // The first job warms up long enough for the second to start and register beside it.
+        java.util.concurrent.CompletableFuture<Run> first = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CountDownLatch firstRegistered = new java.util.concurrent.CountDownLatch(1);
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                first.complete(mprun(Map.of(), line -> {
+                    if (line.startsWith("[0] cpu share: ")) {
+                        firstRegistered.countDown();
+                    }
+                }, "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000", "--reps", "2",
+                        "--warmup", "12", "--validate"));
+            } catch (Throwable t) {
+                first.completeExceptionally(t);
+            }
+        });
+        if (!firstRegistered.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            fail("the first job never printed its CPU share: " + first.getNow(null));
+        }
+        Run second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000",
+                "--reps", "2", "--warmup", "0", "--validate");
+        Run one = first.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(0, second.status(), second.all());
+        assertEquals(0, one.status(), one.all());
+        String share = second.out().lines().filter(l -> l.startsWith("[0] cpu share: ")).findFirst().orElse("");
+        assertTrue(share.contains("of 2 gdasync jobs") || share.matches(".* of [3-9] gdasync jobs.*"),
+                "the second job counts the first's ranks: " + share + "\n" + second.all());
+        assertTrue(share.contains(": oversubscribed, waits yield and no thread is pinned") && share.endsWith("; waits yield"),
+                "the second job yields and pins nothing: " + share);
+        assertTrue(second.out().contains("[0] sa: stream threads not pinned"), second.all());
+        for (Run r : List.of(one, second)) {
+            assertTrue(r.out().contains("8 B one-way, host:"), r.all());
+        }
     }
 
     @Test

@@ -17,8 +17,16 @@ import java.util.concurrent.locks.LockSupport;
  * cycles ({@link #idle(int)}), and a wait inside a duty cycle idles with another instance
  * ({@link #idle()} and {@link #reset()}). Given a {@link Wakeup}, its parks go through it, so that the
  * threads that post work wake a parked owner at once instead of after the park time.
+ *
+ * <p>When the process shares its CPUs with more ranks than there are CPUs ({@link CpuShare#yielding()}), the spin
+ * phase stops after {@link #SHARED_SPINS} spins and the rest of it is spent yielding: a thread that spins there
+ * holds a CPU the thread it waits for may need (MPI libraries' yield-when-oversubscribed). The polls before the first
+ * park stay as many, so a background poller still parks as soon as before.
  */
 public final class BackoffIdler implements IdleStrategy {
+    /** Spins before yielding while the CPUs are oversubscribed: a reply already on its way is still caught. */
+    public static final long SHARED_SPINS = Long.getLong("gdasync.yield.spins", 50);
+
     private final long spins;
     private final long yields;
     private final long minParkNanos;
@@ -61,7 +69,7 @@ public final class BackoffIdler implements IdleStrategy {
     /** Idles once: a spin-wait hint, a yield or a park, depending on how long this thread has idled. */
     @Override
     public void idle() {
-        if (count < spins) {
+        if (count < spinLimit()) {
             count++;
             Thread.onSpinWait();
         } else if (count < spins + yields) {
@@ -93,7 +101,12 @@ public final class BackoffIdler implements IdleStrategy {
 
     /** @return whether this thread is still in the spin phase */
     public boolean isSpinning() {
-        return count < spins;
+        return count < spinLimit();
+    }
+
+    /** @return the spins of this policy, or fewer while the CPUs are oversubscribed (then the others yield) */
+    private long spinLimit() {
+        return CpuShare.yielding() ? Math.min(spins, SHARED_SPINS) : spins;
     }
 
     /** @return whether this thread has reached the park phase */

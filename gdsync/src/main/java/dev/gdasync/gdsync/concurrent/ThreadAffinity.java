@@ -24,10 +24,12 @@ public final class ThreadAffinity {
     private static final int CPU_SET_BYTES = 128; // glibc's cpu_set_t: 1024 CPUs
     private static final MethodHandle SET;
     private static final MethodHandle GET;
+    private static final MethodHandle GETTID;
 
     static {
         MethodHandle set = null;
         MethodHandle get = null;
+        MethodHandle gettid = null;
         try {
             Linker linker = Linker.nativeLinker();
             SymbolLookup libc = linker.defaultLookup();
@@ -39,11 +41,16 @@ public final class ThreadAffinity {
                 set = linker.downcallHandle(s.get(), fd);
                 get = linker.downcallHandle(g.get(), fd);
             }
+            Optional<MemorySegment> t = libc.find("gettid");
+            if (t.isPresent()) {
+                gettid = linker.downcallHandle(t.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            }
         } catch (RuntimeException | LinkageError e) {
             // not Linux, or native access unavailable: pinning is unsupported
         }
         SET = set;
         GET = get;
+        GETTID = gettid;
     }
 
     private ThreadAffinity() {
@@ -98,6 +105,45 @@ public final class ThreadAffinity {
             mask.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
             VarHandle.releaseFence();
             return (int) SET.invokeExact(0, (long) CPU_SET_BYTES, mask) == 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_setaffinity failed", t);
+        }
+    }
+
+    /**
+     * @return the calling thread's kernel thread id, for {@link #setAffinity(int, List)} from another thread; 0 (the
+     * calling thread, wherever it is used) where unknown
+     */
+    public static int currentThreadId() {
+        if (GETTID == null) {
+            return 0;
+        }
+        try {
+            return (int) GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException("gettid failed", t);
+        }
+    }
+
+    /**
+     * Lets a thread run on a set of CPUs again (unpins it), from any thread of the process.
+     *
+     * @param threadId the thread's kernel id, from {@link #currentThreadId()} (not 0)
+     * @param cpus     the CPUs it may run on
+     * @return whether the kernel took the mask
+     */
+    public static boolean setAffinity(int threadId, List<Integer> cpus) {
+        if (SET == null || threadId <= 0 || cpus.isEmpty()) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(CPU_SET_BYTES, 8);
+            for (int cpu : cpus) {
+                if (cpu >= 0 && cpu < CPU_SET_BYTES * 8) {
+                    mask.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (mask.get(ValueLayout.JAVA_BYTE, cpu / 8) | (1 << (cpu % 8))));
+                }
+            }
+            return (int) SET.invokeExact(threadId, (long) CPU_SET_BYTES, mask) == 0;
         } catch (Throwable t) {
             throw new IllegalStateException("sched_setaffinity failed", t);
         }

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.stream;
 
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.SenderReceiver;
 import dev.gdasync.gdsync.memop.Memop;
@@ -416,7 +417,10 @@ class HostStreamTest {
 
     @Test
     void closeAbandonsABlockedWaitWithoutHanging() throws Exception {
-        HostStream s = stream("closing", PATIENT);
+        // Few spins and yields, so the wait reaches its parks soon even on a loaded machine (a yield there can take
+        // a whole time slice), and a long timeout, so it is still parked when the stream closes.
+        HostStream s = stream("closing", new WaitPolicy(new BackoffPolicy(1_000, 10, 1_000, 50_000),
+                Duration.ofSeconds(60).toNanos()));
         MemoryWord never = word32(0, "never written");
         CountDownLatch started = new CountDownLatch(1);
         s.launch(started::countDown);
@@ -427,7 +431,7 @@ class HostStreamTest {
         assertTrue(started.await(10, TimeUnit.SECONDS));
         // Blocked: past its spin and yield phases, parked inside the wait (abort is noticed at each park).
         assertTrue(SenderReceiver.within(() -> isIn("gdasync-stream-closing", "await32")
-                        && isIn("gdasync-stream-closing", "parkNanos"), 10_000),
+                        && isIn("gdasync-stream-closing", "parkNanos"), 20_000),
                 "the stream never blocked in its wait");
 
         long t0 = System.nanoTime();

@@ -124,9 +124,10 @@ public class QueuePairOpcodeTest {
         for (int i = 0; i < 5; i++) {
             p.qb.postRecv(new RecvWorkRequest().wrId(100 + i).sge(p.mb, i * 64L, 64));
         }
+        // A source buffer per send: as on an RDMA NIC, a send's buffer may be reused only after its completion.
         for (int i = 0; i < 5; i++) {
-            p.sa().set(JAVA_LONG, 0, i);
-            p.qa.postSend(new SendWorkRequest().wrId(i).sge(p.ma, 0, 8));
+            p.sa().set(JAVA_LONG, i * 64L, i);
+            p.qa.postSend(new SendWorkRequest().wrId(i).sge(p.ma, i * 64L, 8));
         }
         for (int i = 0; i < 5; i++) {
             Completion r = awaitOne(p.qb.recvCq());
@@ -225,8 +226,8 @@ public class QueuePairOpcodeTest {
             p.qb.postRecv(new RecvWorkRequest().wrId(i).sge(p.mb, i * 8L, 8));
         }
         for (int i = 0; i < 6; i++) {
-            p.sa().set(JAVA_LONG, 0, i * 10);
-            p.qa.postSend(new SendWorkRequest().wrId(i).flags(i % 3 == 2 ? SendFlags.SIGNALED : 0).sge(p.ma, 0, 8));
+            p.sa().set(JAVA_LONG, i * 8L, i * 10); // a buffer per send: an unsignaled one never says it is done
+            p.qa.postSend(new SendWorkRequest().wrId(i).flags(i % 3 == 2 ? SendFlags.SIGNALED : 0).sge(p.ma, i * 8L, 8));
         }
         assertEquals(2, awaitOne(p.qa.sendCq()).wrId());
         assertEquals(5, awaitOne(p.qa.sendCq()).wrId());

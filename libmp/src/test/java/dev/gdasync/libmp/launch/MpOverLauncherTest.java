@@ -27,6 +27,19 @@ class MpOverLauncherTest {
                 String ok = "[" + r + "] OK rank " + r + " of " + ranks;
                 assertTrue(mprun.stdout().contains(ok), "missing '" + ok + "': " + mprun.describe());
             }
+            // More ranks than CPUs (-np 4 on this 2-CPU machine): every rank's waits yield instead of spinning.
+            int cpus = Runtime.getRuntime().availableProcessors();
+            if (ranks > cpus) {
+                for (int r = 0; r < ranks; r++) {
+                    String prefix = "[" + r + "] cpu share: ";
+                    String line = mprun.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
+                    assertTrue(line != null && line.contains(": oversubscribed, waits yield") && line.endsWith("; waits yield"),
+                            "rank " + r + " of " + ranks + " on " + cpus + " CPUs yields: " + line + "\n" + mprun.describe());
+                }
+            } else {
+                System.out.println("MpOverLauncherTest: not checking the oversubscribed decision: " + ranks + " ranks on "
+                        + cpus + " CPUs");
+            }
         }
     }
 

@@ -63,6 +63,8 @@ public final class MpExerciseMain {
                 return;
             }
             new MpExerciseMain().exercise(mp);
+            // Every rank has connected by now, so every rank of the job is in the CPU share registry.
+            System.out.println(dev.gdasync.gdsync.concurrent.CpuShare.describe());
             System.out.println("OK rank " + mp.rank() + " of " + mp.size());
         }
     }

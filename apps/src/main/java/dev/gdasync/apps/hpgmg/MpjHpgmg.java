@@ -1,0 +1,53 @@
+package dev.gdasync.apps.hpgmg;
+
+import dev.gdasync.libmp.cli.CommandLines;
+import mpi.MPI;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code mpj} mode's program, run by {@link MpjRunner} under MPJ Express's starter with the multicore
+ * device (the ranks are threads of one JVM): the same solver and benchmark with {@link MpjTransport}. Rank 0
+ * prints upstream's output and one {@value #RESULT} line per problem size; a failure prints {@value #ERROR}
+ * and exits the JVM with status 3 (a rank that merely threw would leave its peers blocked).
+ */
+public final class MpjHpgmg {
+    static final String RESULT = "HPGMG-MPJ-RESULT";
+    static final String ERROR = "HPGMG-MPJ-ERROR";
+
+    private MpjHpgmg() {
+    }
+
+    /**
+     * @param args MPJ's arguments, then the hpgmg command line
+     * @throws Exception if MPJ Express cannot start or end
+     */
+    public static void main(String[] args) throws Exception {
+        String[] mine = MPI.Init(args);
+        try {
+            HpgmgCommand o = new HpgmgCommand();
+            CommandLines.parseOrThrow(CommandLines.of(o), mine);
+            MpjTransport t = new MpjTransport(MPI.COMM_WORLD);
+            ProblemSize size = ProblemSize.of(o.log2Box, o.boxesPerRank, t.size());
+            PrintStream out = t.rank() == 0 ? System.out : null;
+            MultiGrid mg = new MultiGrid(t, new HostOperators(), out);
+            mg.build(size.boxesIn(), size.boxDim());
+            List<Hpgmg.Run> runs = List.of(new Hpgmg.Run("mpj", t, mg, new ArrayList<>()));
+            List<String> rows = Bench.run(runs, o, out);
+            if (out != null) {
+                for (String r : rows) {
+                    out.println(RESULT + " " + r);
+                }
+                out.flush();
+            }
+            t.barrier();
+        } catch (Throwable e) {
+            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + e);
+            System.err.flush();
+            System.exit(3);
+        }
+        MPI.Finalize();
+    }
+}

@@ -1,0 +1,27 @@
+package dev.gdasync.apps.pingpong;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class MpjModeTest {
+    @Test
+    void aResultLineCarriesTheDistributionAndTheSpread() {
+        Result r = new Result("mpj", 8, 10000, 20.5, new Latencies(50000, 18.0, 20.25, 31.5, 80.0, 900.0),
+                new RunSpread(5, 19.75, 22.0, 11.0));
+        String line = MpjMode.format(r);
+        assertEquals("MPJ-PINGPONG-RESULT 8 10000 20.500000 50000 18.000000 20.250000 31.500000 80.000000 900.000000 5"
+                + " 19.750000 22.000000 11.0000", line);
+        assertEquals(r, MpjMode.parse(line));
+    }
+
+    @Test
+    void theOlderFourFieldLineStillReads() {
+        Result r = MpjMode.parse("MPJ-PINGPONG-RESULT 4096 100 19.738");
+        assertEquals(new Result("mpj", 4096, 100, 19.738), r);
+        assertFalse(r.latencies().isKnown());
+        assertThrows(IllegalArgumentException.class, () -> MpjMode.parse("MPJ-PINGPONG-RESULT 8 1"));
+    }
+}
