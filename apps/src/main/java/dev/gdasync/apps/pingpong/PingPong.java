@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.concurrent.CpuShare;
+import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.trace.FlightRecording;
@@ -131,6 +132,9 @@ public final class PingPong {
                 return 2;
             }
             List<String> stats = new ArrayList<>();
+            if (options.stats()) {
+                WaitTally.timeWaits(true); // asked for: the clock reads of each stream wait are worth it
+            }
             Measured measured;
             // Recorded from the bootstrap on: the NICs' opening and the warm-ups are in the file too.
             try (FlightRecording recording = options.jfr() == null ? null : FlightRecording.start(options.jfr(), rank)) {

@@ -112,7 +112,7 @@ public final class HostMemops {
         StreamWaitEvent event = new StreamWaitEvent();
         event.begin();
         WaitTally tally = w.tally();
-        long waited = await(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress(), tally != null);
+        long waited = await(w.target(), w.value(), w.condition(), policy, idler, aborted, w.progress(), tally != null && WaitTally.timesWaits());
         if (tally != null) {
             tally.record(waited);
         }

@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.nic;
 
+import dev.gdasync.gdsync.memop.WaitTally;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -101,7 +102,9 @@ public record TrafficCounters(long workRequests, long bytesSent, long receives, 
                 .append(receives).append(" receives (").append(bytesReceived).append(" B), doorbells ")
                 .append(doorbellsInline).append(" inline / ").append(doorbellsAgent).append(" agent, ")
                 .append(rnrRetries).append(" RNR retries, ").append(streamWaits).append(" stream waits");
-        if (streamWaits > 0) {
+        if (streamWaits > 0 && streamWaitNanos == 0 && !WaitTally.timesWaits()) {
+            s.append(" (not timed: -Dgdasync.counters.waitTime=true)");
+        } else if (streamWaits > 0) {
             s.append(String.format(Locale.ROOT, " (%.3f ms, %.3f us each)", streamWaitNanos / 1e6,
                     streamWaitNanos / 1e3 / streamWaits));
         }

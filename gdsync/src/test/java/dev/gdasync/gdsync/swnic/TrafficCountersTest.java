@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.swnic;
 
 import dev.gdasync.gdsync.descriptor.Descriptor;
+import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
@@ -82,7 +83,30 @@ public class TrafficCountersTest {
     }
 
     @Test
-    void streamWaitsAreCountedWithTheirTime() throws InterruptedException {
+    void streamWaitsAreCountedWithTheirTimeWhenTimed() throws InterruptedException {
+        WaitTally.timeWaits(true);
+        try {
+            oneStreamWait();
+        } finally {
+            WaitTally.timeWaits(false);
+        }
+        TrafficCounters b = p.qb.counters();
+        assertEquals(1, b.streamWaits(), b.toString());
+        assertTrue(b.streamWaitNanos() > 0, "the wait was posted before the message existed: " + b);
+        assertEquals(0, p.qa.counters().streamWaits());
+    }
+
+    @Test
+    void streamWaitsAreCountedButNotTimedByDefault() throws InterruptedException {
+        oneStreamWait();
+        TrafficCounters b = p.qb.counters();
+        assertEquals(1, b.streamWaits(), b.toString());
+        assertEquals(0, b.streamWaitNanos(), b.toString());
+        assertTrue(b.toString().contains("1 stream waits (not timed: -Dgdasync.counters.waitTime=true)"), b.toString());
+    }
+
+    /** A stream waits for a receive posted 20 ms before the message is sent. */
+    private void oneStreamWait() throws InterruptedException {
         try (HostStream stream = HostStream.create("counted")) {
             p.qb.postRecv(new RecvWorkRequest().sge(p.mb, 0, 64));
             WaitRequest arrived = p.qb.prepareWaitCq(p.qb.recvCq());
@@ -92,10 +116,6 @@ public class TrafficCountersTest {
             stream.synchronize();
             assertTrue(awaitOne(p.qb.recvCq()).isSuccess());
         }
-        TrafficCounters b = p.qb.counters();
-        assertEquals(1, b.streamWaits(), b.toString());
-        assertTrue(b.streamWaitNanos() > 0, "the wait was posted before the message existed: " + b);
-        assertEquals(0, p.qa.counters().streamWaits());
     }
 
     @Test
