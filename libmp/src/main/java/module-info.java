@@ -13,6 +13,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.bootstrap;
     exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.comm;
+    exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.launch;
 
     // picocli reads the launcher's options and sets the version provider's command by reflection.
