@@ -19,4 +19,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.gpulatency;
     opens dev.gdasync.apps.hello;
     opens dev.gdasync.apps.jmh;
+    opens dev.gdasync.apps.spmv;
 }
