@@ -116,6 +116,7 @@ class GlobalArrayTest {
             MemorySegment all = MemorySegment.ofArray(new int[12]);
             a.get(new int[] {0}, new int[] {11}, all, null);
             assertTrue(Arrays.stream(all.toArray(JAVA_INT)).allMatch(v -> v == 7), Arrays.toString(all.toArray(JAVA_INT)));
+            ga.sync(); // every rank has read before any changes its block
             LocalBlock block = a.access();
             assertEquals(mine.elements() * 4, block.data().byteSize());
             if (!mine.isEmpty()) {
