@@ -54,6 +54,10 @@ public final class GaBench {
                     + " (default: ${DEFAULT-VALUE})")
     int reps;
 
+    @Option(names = "--warmup-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "how long every method first runs untimed at the smallest size (default: ${DEFAULT-VALUE})")
+    long warmupMillis;
+
     @Option(names = "--no-mpj", description = "leave out the MPJ Express baseline")
     boolean noMpj;
 
@@ -100,7 +104,7 @@ public final class GaBench {
 
     /** @return the plan of the options, checked */
     Plan plan() {
-        Plan p = new Plan(sizes, runBytes, iters, repBytes, reps);
+        Plan p = new Plan(sizes, runBytes, iters, repBytes, reps, warmupMillis);
         for (Path f : new Path[] {csv, plot}) {
             if (f != null && f.toAbsolutePath().getParent() != null && !Files.isDirectory(f.toAbsolutePath().getParent())) {
                 throw new IllegalArgumentException("the folder of " + f + " does not exist");
@@ -151,6 +155,20 @@ public final class GaBench {
         Geometry geo = plan.geometry();
         List<Row> rows = new ArrayList<>();
         long generation = 1;
+        long warmupEnd = System.nanoTime() + plan.warmupMillis() * 1_000_000;
+        int first = plan.sizes().getFirst();
+        while (System.nanoTime() - warmupEnd < 0) {
+            decide(boot, true);
+            for (String method : ONE_SIDED) {
+                for (String layout : LAYOUTS) {
+                    one.prepare(method, first, generation++);
+                    one.time(method, layout, "put", first, plan.iters(first));
+                    one.verifyPut(method, layout, first);
+                    one.time(method, layout, "get", first, plan.iters(first));
+                    one.verifyGet(method, layout, first);
+                }
+            }
+        }
         for (int bytes : plan.sizes()) {
             int iters = plan.iters(bytes);
             double[][][][] us = new double[ONE_SIDED.size()][LAYOUTS.size()][2][plan.reps()];

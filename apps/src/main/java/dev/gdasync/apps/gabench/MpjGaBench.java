@@ -66,6 +66,20 @@ public final class MpjGaBench {
         }
 
         void run() throws Exception {
+            int first = plan.sizes().getFirst();
+            long start = System.nanoTime();
+            int[] going = new int[1];
+            for (;;) {
+                going[0] = System.nanoTime() - start < plan.warmupMillis() * 1_000_000 ? 1 : 0;
+                world.Bcast(going, 0, 1, MPI.INT, 0);
+                if (going[0] == 0) {
+                    break;
+                }
+                for (boolean strided : new boolean[] {false, true}) {
+                    time(true, strided, first, plan.iters(first));
+                    time(false, strided, first, plan.iters(first));
+                }
+            }
             int sizeIndex = 0;
             for (int bytes : plan.sizes()) {
                 int iters = plan.iters(bytes);

@@ -12,8 +12,10 @@ import java.util.List;
  * @param iters    operations per rep for small patches
  * @param repBytes the most bytes one rep moves (above the minimum of 2 operations)
  * @param reps     timed reps per size and method, after one untimed warm-up rep
+ * @param warmupMillis how long every method first runs untimed at the smallest size (so that the JIT has compiled
+ *                 the paths before the first size is timed)
  */
-record Plan(List<Integer> sizes, int runBytes, int iters, long repBytes, int reps) {
+record Plan(List<Integer> sizes, int runBytes, int iters, long repBytes, int reps, long warmupMillis) {
     static final int MIN_ITERS = 2;
 
     Plan {
@@ -21,8 +23,8 @@ record Plan(List<Integer> sizes, int runBytes, int iters, long repBytes, int rep
         if (sizes.isEmpty()) {
             throw new IllegalArgumentException("--sizes must name at least one size");
         }
-        if (iters < 1 || reps < 1 || repBytes < 1) {
-            throw new IllegalArgumentException("--iters, --reps and --rep-bytes must be >= 1");
+        if (iters < 1 || reps < 1 || repBytes < 1 || warmupMillis < 0) {
+            throw new IllegalArgumentException("--iters, --reps and --rep-bytes must be >= 1 and --warmup-ms >= 0");
         }
         Geometry.of(sizes, runBytes);
     }
@@ -48,18 +50,20 @@ record Plan(List<Integer> sizes, int runBytes, int iters, long repBytes, int rep
         out.add(String.valueOf(iters));
         out.add(String.valueOf(repBytes));
         out.add(String.valueOf(reps));
+        out.add(String.valueOf(warmupMillis));
         return out;
     }
 
     /** @return the plan from {@link #args} */
     static Plan parse(String[] a) {
-        if (a.length != 5) {
-            throw new IllegalArgumentException("expected sizes run-bytes iters rep-bytes reps, got " + a.length + " arguments");
+        if (a.length != 6) {
+            throw new IllegalArgumentException("expected sizes run-bytes iters rep-bytes reps warmup-ms, got " + a.length + " arguments");
         }
         List<Integer> sizes = new ArrayList<>();
         for (String s : a[0].split(",")) {
             sizes.add(Integer.parseInt(s.trim()));
         }
-        return new Plan(sizes, Integer.parseInt(a[1]), Integer.parseInt(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]));
+        return new Plan(sizes, Integer.parseInt(a[1]), Integer.parseInt(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]),
+                Long.parseLong(a[5]));
     }
 }

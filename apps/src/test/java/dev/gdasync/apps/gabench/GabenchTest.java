@@ -40,10 +40,10 @@ class GabenchTest {
 
     @Test
     void largePatchesGetFewerOperationsAndThePlanRoundTrips() {
-        Plan p = new Plan(List.of(8, 1 << 20), 512, 100, 4 << 20, 3);
+        Plan p = new Plan(List.of(8, 1 << 20), 512, 100, 4 << 20, 3, 0);
         assertEquals(100, p.iters(8));
         assertEquals(4, p.iters(1 << 20));
-        assertEquals(2, new Plan(List.of(8 << 20), 512, 100, 4 << 20, 3).iters(8 << 20));
+        assertEquals(2, new Plan(List.of(8 << 20), 512, 100, 4 << 20, 3, 0).iters(8 << 20));
         assertEquals(p, Plan.parse(p.args().toArray(String[]::new)));
     }
 
@@ -71,7 +71,7 @@ class GabenchTest {
         Path png = dir.resolve("ga.png");
         String home = mpjHome();
         String out = mprun(home == null ? Map.of() : Map.of("MPJ_HOME", home), "-np", "2", "gabench", "--sizes", "8,256,2048",
-                "--run-bytes", "256", "--iters", "20", "--reps", "2", "--csv", csv.toString(), "--plot", png.toString());
+                "--run-bytes", "256", "--iters", "20", "--reps", "2", "--warmup-ms", "100", "--csv", csv.toString(), "--plot", png.toString());
         assertTrue(out.contains("[0] gabench: all data checks passed"), out);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(Report.CSV_HEADER, lines.getFirst());
