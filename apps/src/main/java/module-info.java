@@ -24,4 +24,6 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.hpgmg;
     opens dev.gdasync.apps.jmh;
     opens dev.gdasync.apps.trace;
+    opens dev.gdasync.apps.spmv;
+    opens dev.gdasync.apps.gabench;
 }

@@ -1001,6 +1001,81 @@ public final class Mp implements AutoCloseable {
         isendPostAllOnStream(requests, stream);
     }
 
+    /**
+     * Atomically adds to a 64-bit word of a peer's window and returns the word's previous value, rung by the CPU now
+     * (the NIC's fetch-and-add; LibMP has no such call). The NIC applies it with a hardware atomic at the target, so
+     * it is atomic with respect to every other atomic on that word, from any rank.
+     *
+     * @param result       8 bytes of registered host memory that receive the word's value before the add
+     * @param reg          a registration containing {@code result}
+     * @param peer         the target rank (not this rank: update the own window with a CPU atomic)
+     * @param displacement byte offset of the word in the peer's window, a multiple of 8
+     * @param addend       what is added (two's complement: a negative addend subtracts)
+     * @param window       the window
+     * @return the request, PENDING_NOWAIT; {@code result} holds the old value once it completed
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code result} is not 8 bytes or not inside {@code reg}, the displacement is
+     *                                  not 8-aligned or the word is past the window, or the peer is unknown or this rank
+     * @throws IllegalStateException    if the window was destroyed or this Mp is closed
+     */
+    public MpRequest ifetchAdd(MemorySegment result, MpRegistration reg, int peer, long displacement, long addend,
+                               MpWindow window) {
+        Objects.requireNonNull(result, "result must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
+        MpRequest r = atomicPrepare(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
+        postOnCpu(r);
+        return r;
+    }
+
+    /**
+     * Atomically replaces a 64-bit word of a peer's window by {@code swap} if it equals {@code compare}, and returns
+     * the word's previous value, rung by the CPU now (the NIC's compare-and-swap). The swap happened exactly when the
+     * returned value equals {@code compare}.
+     *
+     * @param result       8 bytes of registered host memory that receive the word's value before the operation
+     * @param reg          a registration containing {@code result}
+     * @param peer         the target rank (not this rank)
+     * @param displacement byte offset of the word in the peer's window, a multiple of 8
+     * @param compare      the expected value
+     * @param swap         the value stored when the word equals {@code compare}
+     * @param window       the window
+     * @return the request, PENDING_NOWAIT; {@code result} holds the old value once it completed
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code result} is not 8 bytes or not inside {@code reg}, the displacement is
+     *                                  not 8-aligned or the word is past the window, or the peer is unknown or this rank
+     * @throws IllegalStateException    if the window was destroyed or this Mp is closed
+     */
+    public MpRequest icompareSwap(MemorySegment result, MpRegistration reg, int peer, long displacement, long compare,
+                                  long swap, MpWindow window) {
+        Objects.requireNonNull(result, "result must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
+        MpRequest r = atomicPrepare(Opcode.ATOMIC_CMP_SWAP, result, reg, peer, displacement, compare, swap, window);
+        postOnCpu(r);
+        return r;
+    }
+
+    private MpRequest atomicPrepare(Opcode op, MemorySegment result, MpRegistration reg, int peer, long displacement,
+                                    long compareAdd, long swap, MpWindow window) {
+        PeerLink l = link(peer);
+        requireOwn(window);
+        if (result.byteSize() != 8) {
+            throw new IllegalArgumentException("an atomic's result buffer is 8 bytes, got " + result.byteSize());
+        }
+        checkBuffers(List.of(result), reg);
+        window.checkRange(peer, displacement, 8);
+        if (((window.addresses[peer] + displacement) & 7) != 0) {
+            throw new IllegalArgumentException("displacement " + displacement + " in the window of rank " + peer
+                    + " is not 8-byte aligned: atomics update aligned 64-bit words");
+        }
+        MpRequest r = newRequest(MpRequest.Kind.ATOMIC, peer, 8, false);
+        SendWorkRequest wr = sendWr(l, r, op, SendFlags.SIGNALED, List.of(result), reg)
+                .remote(window.addresses[peer] + displacement, window.rkeys[peer]).compareAdd(compareAdd).swap(swap);
+        prepare(l, r, wr);
+        return r;
+    }
+
     private MpRequest getPrepare(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
         PeerLink l = link(peer);
         requireOwn(window);

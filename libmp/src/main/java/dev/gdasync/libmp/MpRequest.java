@@ -31,7 +31,9 @@ public final class MpRequest {
         /** One-sided RDMA write into a window. */
         PUT,
         /** One-sided RDMA read from a window. */
-        GET
+        GET,
+        /** One-sided 64-bit atomic (fetch-and-add or compare-and-swap) on a window word. */
+        ATOMIC
     }
 
     private static final String POST = "post (PREPARED → PENDING_NOWAIT)";
@@ -410,6 +412,7 @@ public final class MpRequest {
             case RECV -> "receive from rank " + peer;
             case PUT -> "put to rank " + peer;
             case GET -> "get from rank " + peer;
+            case ATOMIC -> "atomic on rank " + peer;
         };
         return what + " (request #" + id + ", " + bytes + " bytes)";
     }

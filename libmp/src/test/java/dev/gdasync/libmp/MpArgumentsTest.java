@@ -420,6 +420,28 @@ class MpArgumentsTest {
         c.add(nul(get, "window", () -> mp.iget(b8, reg, 1, 0, null)));
         c.add(bad(get, "displacement 95 of rank 2's 102 bytes", () -> mp.iget(b8, reg, 2, 95, win),
                 IllegalArgumentException.class, "past the window of rank 2 (102 bytes)"));
+        String fa = "Mp.ifetchAdd(MemorySegment,MpRegistration,int,long,long,MpWindow)";
+        String cas = "Mp.icompareSwap(MemorySegment,MpRegistration,int,long,long,long,MpWindow)";
+        c.add(nul(fa, "result", () -> mp.ifetchAdd(null, reg, 1, 0, 1, win)));
+        c.add(nul(fa, "reg", () -> mp.ifetchAdd(b8, null, 1, 0, 1, win)));
+        c.add(nul(fa, "window", () -> mp.ifetchAdd(b8, reg, 1, 0, 1, null)));
+        c.add(bad(fa, "a 4-byte result", () -> mp.ifetchAdd(buf.asSlice(64, 4), reg, 1, 0, 1, win),
+                IllegalArgumentException.class, "an atomic's result buffer is 8 bytes, got 4"));
+        c.add(bad(fa, "displacement 4: not aligned", () -> mp.ifetchAdd(b8, reg, 1, 4, 1, win),
+                IllegalArgumentException.class, "displacement 4 in the window of rank 1 is not 8-byte aligned"));
+        c.add(bad(fa, "displacement 96: the word ends past rank 1's 101 bytes", () -> mp.ifetchAdd(b8, reg, 1, 96, 1, win),
+                IllegalArgumentException.class, "displacement 96 + 8 bytes is past the window of rank 1 (101 bytes)"));
+        c.add(bad(fa, "this rank", () -> mp.ifetchAdd(b8, reg, 0, 0, 1, win), IllegalArgumentException.class,
+                "rank 0 is this rank"));
+        c.add(bad(fa, "a destroyed window", () -> mp.ifetchAdd(b8, reg, 1, 0, 1, gone), IllegalStateException.class,
+                "the window was destroyed"));
+        c.add(nul(cas, "result", () -> mp.icompareSwap(null, reg, 1, 0, 0, 1, win)));
+        c.add(nul(cas, "reg", () -> mp.icompareSwap(b8, null, 1, 0, 0, 1, win)));
+        c.add(nul(cas, "window", () -> mp.icompareSwap(b8, reg, 1, 0, 0, 1, null)));
+        c.add(bad(cas, "another Mp's window", () -> mp.icompareSwap(b8, reg, 1, 0, 0, 1, otherWindow),
+                IllegalArgumentException.class, "the window belongs to another Mp"));
+        c.add(bad(cas, "displacement -8", () -> mp.icompareSwap(b8, reg, 2, -8, 0, 1, win), IllegalArgumentException.class,
+                "displacement -8 + 8 bytes is past the window of rank 2 (102 bytes)"));
         c.add(nul(putS, "src", () -> mp.iputOnStream(null, reg, 1, 0, win, 0, stream)));
         c.add(nul(putS, "reg", () -> mp.iputOnStream(b8, null, 1, 0, win, 0, stream)));
         c.add(nul(putS, "window", () -> mp.iputOnStream(b8, reg, 1, 0, null, 0, stream)));

@@ -74,6 +74,44 @@ class OneSidedTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void fetchAddAndCompareSwapFromEveryRankAreAtomic(int n) throws Exception {
+        int adds = 500;
+        Ranks.run(n, base, mp -> {
+            int me = mp.rank();
+            MemorySegment exposed = mp.allocate(64);
+            MpWindow win = mp.windowCreate(exposed);
+            MemorySegment result = mp.allocate(8);
+            MpRegistration reg = mp.register(result);
+            mp.barrier();
+            if (me != 0) {
+                // Every old value a rank sees is distinct from every other rank's: fetch-add hands each out once.
+                long previous = -1;
+                for (int i = 0; i < adds; i++) {
+                    MpRequest r = mp.ifetchAdd(result, reg, 0, 8, 3, win);
+                    assertEquals(MpRequest.Kind.ATOMIC, r.kind());
+                    mp.wait(r);
+                    long old = result.get(JAVA_LONG, 0);
+                    assertTrue(old % 3 == 0 && old > previous, "old values grow in steps of 3: " + old + " after " + previous);
+                    previous = old;
+                }
+                // One winner per value: ranks race to move word 16 from 0 to their rank.
+                mp.wait(mp.icompareSwap(result, reg, 0, 16, 0, me, win));
+                long seen = result.get(JAVA_LONG, 0);
+                assertTrue(seen == 0 || (seen >= 1 && seen < n && seen != me), "compare-swap saw " + seen);
+            }
+            mp.barrier();
+            if (me == 0) {
+                assertEquals(3L * adds * (n - 1), exposed.get(JAVA_LONG, 8));
+                long winner = exposed.get(JAVA_LONG, 16);
+                assertTrue(winner >= 1 && winner < n, "one rank won the swap: " + winner);
+            }
+            mp.barrier();
+            mp.windowDestroy(win);
+        });
+    }
+
     @Test
     void inlineAndNowaitPutsWithoutLeaks() throws Exception {
         Ranks.run(2, base, mp -> {
