@@ -14,6 +14,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.ga;
+    exports dev.gdasync.libmp.shmem;
     exports dev.gdasync.libmp.launch;
     exports dev.gdasync.libmp.trace;
 

@@ -1,0 +1,895 @@
+package dev.gdasync.libmp.shmem;
+
+import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.swnic.SwNicConfig;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpException;
+import dev.gdasync.libmp.MpWindow;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One PE's OpenSHMEM-style runtime over an {@link Mp} (OpenSHMEM 1.5's host API; seed 000's model): a PE is a rank.
+ *
+ * <p><b>Symmetric heap.</b> Every PE owns a heap of the same size, exposed to every other PE through one window.
+ * {@link #malloc} and {@link #free} are collective: every PE calls them with the same arguments in the same order, and
+ * a deterministic allocator gives the same offset on every PE. A symmetric address is a {@link MemorySegment} inside
+ * this PE's heap (what {@code malloc} returned, or a slice of it); the same offset names the matching memory of every
+ * other PE. Before it changes the heap, each collective call compares every PE's arguments through the heap itself, so
+ * PEs that disagree all get the same {@link IllegalArgumentException} and the heap stays as it was.
+ *
+ * <p><b>Remote memory access.</b> {@code put}, {@code p} and the non-fetching atomics return once the source may be
+ * reused (it was copied to registered staging memory); the data reaches the target PE at the latest at {@link
+ * #quiet}. {@code get}, {@code g} and the fetching atomics return with the value; a non-blocking get ({@link
+ * #getNbi}) fills its destination at {@link #quiet}. Operations on this PE's own heap are memory copies and CPU
+ * atomics, done at once. Every destination and source in a heap must lie in one live allocation; atomics need an
+ * 8-byte-aligned 64-bit word.
+ *
+ * <p><b>Ordering.</b> {@link #fence} orders this PE's puts, {@code p}s and atomics to each PE: those issued after it
+ * are visible at that PE after those issued before it. On the software NIC it posts nothing: each PE reaches a peer
+ * through one queue pair, and the software NIC executes a queue pair's requests one at a time in queue order (over
+ * shared memory the copy of one is done before the next starts; over UCX one request is in flight per queue pair), so
+ * every put is in the target's memory before a later one to that PE begins. On another provider it is {@link #quiet}.
+ *
+ * <p><b>Failures.</b> When the job fails (a PE aborted, a process died), operations in flight fail, later ones are
+ * refused with an {@link MpException} that names the cause, and {@link #waitUntil} ends with one; a wait no PE ends
+ * fails after the Mp's wait timeout. Bad arguments raise an exception naming the rule and change nothing.
+ *
+ * <p>Threading: a runtime belongs to the thread that uses its Mp (Mp is single-threaded).
+ */
+public final class Shmem implements AutoCloseable {
+    /** Staging memory for puts and gets in flight; larger transfers go in pieces. */
+    static final long STAGING_BYTES = 1 << 20;
+    /** One PE's record in a collective's agreement area: call number, call kind, two arguments. */
+    private static final int RECORD = 32;
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final int KIND_MALLOC = 1;
+    private static final int KIND_FREE = 2;
+
+    private final Mp mp;
+    private final MemorySegment heapMemory;
+    private final MpWindow window;
+    private final SymmetricHeap heap;
+    private final RmaQueue queue;
+    /** Whether the NIC executes each queue pair in order, so that fence needs no wire operation. */
+    private final boolean orderedNic;
+    private final MemorySegment record = MemorySegment.ofArray(new long[RECORD / 8]);
+    private long collectives;
+    private boolean closed;
+
+    private Shmem(Mp mp, long heapBytes) {
+        this.mp = mp;
+        int n = mp.size();
+        long header = roundUp(2L * n * RECORD);
+        this.heapMemory = mp.allocate(header + heapBytes);
+        this.window = mp.windowCreate(heapMemory);
+        for (int p = 0; p < n; p++) {
+            if (window.size(p) != heapMemory.byteSize()) {
+                // Every PE sees the mismatch, so every PE gets here and the collective destroy completes.
+                mp.windowDestroy(window);
+                mp.free(heapMemory);
+                throw new IllegalArgumentException("PE " + p + " made a symmetric heap of " + (window.size(p) - header)
+                        + " bytes, PE " + mp.rank() + " of " + heapBytes + ": every PE passes the same heap size");
+            }
+        }
+        this.heap = new SymmetricHeap(header, header + heapBytes);
+        this.queue = new RmaQueue(mp, window, STAGING_BYTES);
+        this.orderedNic = mp.config().nic() instanceof SwNicConfig;
+        mp.barrier();
+    }
+
+    /**
+     * Starts this PE's runtime (OpenSHMEM's {@code shmem_init}); collective: every PE calls it with the same heap size.
+     *
+     * @param mp        this PE's Mp, used by this runtime's thread only from now on; the caller closes it after
+     *                  {@link #close()}
+     * @param heapBytes the symmetric heap's size, {@code >= 1}
+     * @return the runtime
+     * @throws NullPointerException     if mp is null
+     * @throws IllegalArgumentException if heapBytes is not positive (this PE then takes no part), or the PEs passed
+     *                                  different sizes (every PE throws)
+     * @throws IllegalStateException    if the Mp is closed
+     */
+    public static Shmem init(Mp mp, long heapBytes) {
+        Objects.requireNonNull(mp, "mp must not be null");
+        if (heapBytes < 1) {
+            throw new IllegalArgumentException("heapBytes must be >= 1, got " + heapBytes);
+        }
+        return new Shmem(mp, heapBytes);
+    }
+
+    /** @return this PE's number (OpenSHMEM's {@code shmem_my_pe}) */
+    public int myPe() {
+        return mp.rank();
+    }
+
+    /** @return the number of PEs (OpenSHMEM's {@code shmem_n_pes}) */
+    public int nPes() {
+        return mp.size();
+    }
+
+    /** @return the Mp this runtime works over */
+    public Mp mp() {
+        return mp;
+    }
+
+    /** @return the symmetric heap's usable size in bytes, the same on every PE */
+    public long heapSize() {
+        return heap.limit() - heap.base();
+    }
+
+    // ---- symmetric heap ----
+
+    /**
+     * Allocates a symmetric block (OpenSHMEM's {@code shmem_malloc}); collective, with a barrier. The block starts on a
+     * 64-byte boundary, at the same offset on every PE; its content is undefined (use {@link #calloc} for zeros).
+     *
+     * @param bytes the length, {@code >= 1}, the same on every PE
+     * @return this PE's block, exactly {@code bytes} long
+     * @throws IllegalArgumentException if bytes is not positive, or the PEs passed different lengths (every PE throws,
+     *                                  naming the PEs and lengths; nothing is allocated)
+     * @throws IllegalStateException    if the heap has no free range that large (on every PE), or this runtime is
+     *                                  closed
+     */
+    public MemorySegment malloc(long bytes) {
+        requireOpen();
+        agree(KIND_MALLOC, "malloc", bytes, 0);
+        if (bytes < 1) {
+            throw new IllegalArgumentException("bytes must be >= 1, got " + bytes);
+        }
+        long at = bytes > heapSize() ? -1 : heap.allocate(bytes);
+        if (at < 0) {
+            throw new IllegalStateException("the symmetric heap has no free range of " + bytes + " bytes: its largest is "
+                    + heap.largestFree() + " of " + heapSize() + " (set a larger heap at init)");
+        }
+        return heapMemory.asSlice(at, bytes);
+    }
+
+    /**
+     * Allocates a zero-filled symmetric block of {@code count} elements of {@code size} bytes (OpenSHMEM's
+     * {@code shmem_calloc}); collective.
+     *
+     * @param count the number of elements, {@code >= 1}
+     * @param size  the bytes of one element, {@code >= 1}
+     * @return this PE's block, zero-filled
+     * @throws IllegalArgumentException if count or size is not positive or their product overflows, or the PEs
+     *                                  disagree (see {@link #malloc})
+     * @throws IllegalStateException    see {@link #malloc}
+     */
+    public MemorySegment calloc(long count, long size) {
+        requireOpen();
+        long bytes;
+        try {
+            bytes = count < 1 || size < 1 ? -1 : Math.multiplyExact(count, size);
+        } catch (ArithmeticException e) {
+            bytes = -1;
+        }
+        if (bytes < 0) {
+            agree(KIND_MALLOC, "calloc", -1, 0);
+            throw new IllegalArgumentException("count and size must be >= 1 and their product a long, got " + count
+                    + " x " + size);
+        }
+        MemorySegment m = malloc(bytes);
+        m.fill((byte) 0);
+        // No PE may put into the block before every PE has zeroed its own.
+        mp.barrier();
+        return m;
+    }
+
+    /**
+     * Frees a symmetric block (OpenSHMEM's {@code shmem_free}); collective, with a barrier. Operations still in
+     * flight are completed first ({@link #quiet}).
+     *
+     * @param block a segment {@link #malloc} or {@link #calloc} returned and not freed yet (all of it), the same block
+     *              on every PE
+     * @throws NullPointerException     if block is null
+     * @throws IllegalArgumentException if the block is not a live block of this heap on some PE, or the PEs passed
+     *                                  different blocks (every PE throws; nothing is freed)
+     * @throws IllegalStateException    if this runtime is closed
+     */
+    public void free(MemorySegment block) {
+        Objects.requireNonNull(block, "block must not be null");
+        requireOpen();
+        long offset = offsetIn(block);
+        boolean isBlock = offset >= 0 && heap.liveLength(offset) == block.byteSize();
+        quiet();
+        agree(KIND_FREE, "free", isBlock ? offset : -1, 0);
+        if (!isBlock) {
+            throw new IllegalArgumentException(describe(block) + " is not a live block of the symmetric heap (freed "
+                    + "already, never allocated, or only a part of one): free takes what malloc returned");
+        }
+        heap.release(offset);
+    }
+
+    // ---- puts ----
+
+    /**
+     * Copies bytes into a PE's symmetric memory (OpenSHMEM's {@code shmem_putmem}); returns once {@code source} may be
+     * reused. The data is at the target by the next {@link #quiet} (or barrier).
+     *
+     * @param dest   symmetric memory of this PE whose offset names the target; {@code source.byteSize()} bytes are
+     *               written from its start
+     * @param source the data, any memory
+     * @param pe     the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the PE is out of range, or the target range is not inside one live block
+     *                                  of the heap (nothing is sent)
+     * @throws MpException              if the job failed
+     */
+    public void put(MemorySegment dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        putBytes(dest, source, pe);
+    }
+
+    /**
+     * Non-blocking put (OpenSHMEM's {@code shmem_putmem_nbi}): like {@link #put}, whose source is copied before it
+     * returns too; the data is at the target by the next {@link #quiet}.
+     *
+     * @param dest   symmetric memory of this PE naming the target
+     * @param source the data
+     * @param pe     the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException see {@link #put}
+     */
+    public void putNbi(MemorySegment dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        putBytes(dest, source, pe);
+    }
+
+    /**
+     * Puts 64-bit elements (OpenSHMEM's {@code shmem_long_put}).
+     *
+     * @param dest   symmetric memory, 8-byte aligned, naming where element 0 goes
+     * @param source the elements
+     * @param pe     the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     */
+    public void put(MemorySegment dest, long[] source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(dest, 8, "dest");
+        putBytes(dest, MemorySegment.ofArray(source), pe);
+    }
+
+    /**
+     * Puts 32-bit elements (OpenSHMEM's {@code shmem_int_put}).
+     *
+     * @param dest   symmetric memory, 4-byte aligned, naming where element 0 goes
+     * @param source the elements
+     * @param pe     the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if dest is not 4-byte aligned, or see {@link #put}
+     */
+    public void put(MemorySegment dest, int[] source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(dest, 4, "dest");
+        putBytes(dest, MemorySegment.ofArray(source), pe);
+    }
+
+    /**
+     * Puts doubles (OpenSHMEM's {@code shmem_double_put}).
+     *
+     * @param dest   symmetric memory, 8-byte aligned, naming where element 0 goes
+     * @param source the elements
+     * @param pe     the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     */
+    public void put(MemorySegment dest, double[] source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(dest, 8, "dest");
+        putBytes(dest, MemorySegment.ofArray(source), pe);
+    }
+
+    /**
+     * Writes one 64-bit element (OpenSHMEM's {@code shmem_long_p}).
+     *
+     * @param dest  symmetric memory, 8-byte aligned, whose first 8 bytes name the element
+     * @param value the value
+     * @param pe    the target PE
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     */
+    public void pLong(MemorySegment dest, long value, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        requireAligned(dest, 8, "dest");
+        putBytes(dest, MemorySegment.ofArray(new long[] {value}), pe);
+    }
+
+    /**
+     * Writes one 32-bit element (OpenSHMEM's {@code shmem_int_p}).
+     *
+     * @param dest  symmetric memory, 4-byte aligned, whose first 4 bytes name the element
+     * @param value the value
+     * @param pe    the target PE
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if dest is not 4-byte aligned, or see {@link #put}
+     */
+    public void pInt(MemorySegment dest, int value, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        requireAligned(dest, 4, "dest");
+        putBytes(dest, MemorySegment.ofArray(new int[] {value}), pe);
+    }
+
+    /**
+     * Writes one double (OpenSHMEM's {@code shmem_double_p}).
+     *
+     * @param dest  symmetric memory, 8-byte aligned, whose first 8 bytes name the element
+     * @param value the value
+     * @param pe    the target PE
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     */
+    public void pDouble(MemorySegment dest, double value, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        requireAligned(dest, 8, "dest");
+        putBytes(dest, MemorySegment.ofArray(new double[] {value}), pe);
+    }
+
+    // ---- gets ----
+
+    /**
+     * Copies bytes from a PE's symmetric memory (OpenSHMEM's {@code shmem_getmem}); returns with {@code dest} filled.
+     * It completes every operation of this PE in flight as well.
+     *
+     * @param dest   where the data lands, any memory; {@code dest.byteSize()} bytes are read
+     * @param source symmetric memory of this PE whose offset names the source range
+     * @param pe     the source PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the PE is out of range, or the source range is not inside one live block
+     *                                  (nothing is read)
+     * @throws MpException              if the transfer failed or the job failed
+     */
+    public void get(MemorySegment dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        getBytes(dest, source, pe);
+        queue.quiet();
+    }
+
+    /**
+     * Non-blocking get (OpenSHMEM's {@code shmem_getmem_nbi}): {@code dest} is filled by the next {@link #quiet}
+     * and must not be read or written before.
+     *
+     * @param dest   where the data lands
+     * @param source symmetric memory naming the source range
+     * @param pe     the source PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException see {@link #get}
+     */
+    public void getNbi(MemorySegment dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        getBytes(dest, source, pe);
+    }
+
+    /**
+     * Gets 64-bit elements (OpenSHMEM's {@code shmem_long_get}): {@code dest.length} of them.
+     *
+     * @param dest   where the elements land
+     * @param source symmetric memory, 8-byte aligned, naming element 0
+     * @param pe     the source PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     */
+    public void get(long[] dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(source, 8, "source");
+        get(MemorySegment.ofArray(dest), source, pe);
+    }
+
+    /**
+     * Gets 32-bit elements (OpenSHMEM's {@code shmem_int_get}): {@code dest.length} of them.
+     *
+     * @param dest   where the elements land
+     * @param source symmetric memory, 4-byte aligned, naming element 0
+     * @param pe     the source PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if source is not 4-byte aligned, or see {@link #get}
+     */
+    public void get(int[] dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(source, 4, "source");
+        get(MemorySegment.ofArray(dest), source, pe);
+    }
+
+    /**
+     * Gets doubles (OpenSHMEM's {@code shmem_double_get}): {@code dest.length} of them.
+     *
+     * @param dest   where the elements land
+     * @param source symmetric memory, 8-byte aligned, naming element 0
+     * @param pe     the source PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     */
+    public void get(double[] dest, MemorySegment source, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        requireAligned(source, 8, "source");
+        get(MemorySegment.ofArray(dest), source, pe);
+    }
+
+    /**
+     * Reads one 64-bit element (OpenSHMEM's {@code shmem_long_g}).
+     *
+     * @param source symmetric memory, 8-byte aligned
+     * @param pe     the source PE
+     * @return the element
+     * @throws NullPointerException     if source is null
+     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     */
+    public long gLong(MemorySegment source, int pe) {
+        long[] v = new long[1];
+        get(v, source, pe);
+        return v[0];
+    }
+
+    /**
+     * Reads one 32-bit element (OpenSHMEM's {@code shmem_int_g}).
+     *
+     * @param source symmetric memory, 4-byte aligned
+     * @param pe     the source PE
+     * @return the element
+     * @throws NullPointerException     if source is null
+     * @throws IllegalArgumentException if source is not 4-byte aligned, or see {@link #get}
+     */
+    public int gInt(MemorySegment source, int pe) {
+        int[] v = new int[1];
+        get(v, source, pe);
+        return v[0];
+    }
+
+    /**
+     * Reads one double (OpenSHMEM's {@code shmem_double_g}).
+     *
+     * @param source symmetric memory, 8-byte aligned
+     * @param pe     the source PE
+     * @return the element
+     * @throws NullPointerException     if source is null
+     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     */
+    public double gDouble(MemorySegment source, int pe) {
+        double[] v = new double[1];
+        get(v, source, pe);
+        return v[0];
+    }
+
+    // ---- atomics on 64-bit words ----
+
+    /**
+     * Atomically adds to a 64-bit word and returns its old value (OpenSHMEM's {@code shmem_long_atomic_fetch_add}).
+     * Atomic with respect to every other atomic of this API on that word, from any PE.
+     *
+     * @param dest  symmetric memory, 8-byte aligned, whose first 8 bytes are the word
+     * @param value the addend (negative subtracts)
+     * @param pe    the PE that owns the word
+     * @return the word's value before the add
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if dest is not 8-byte aligned, the PE is out of range or the word is not in a
+     *                                  live block (nothing changes)
+     * @throws MpException              if the operation or the job failed
+     */
+    public long atomicFetchAdd(MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            return (long) LONG.getAndAdd(heapMemory, offset, value);
+        }
+        return queue.fetchAdd(pe, offset, value);
+    }
+
+    /**
+     * Atomically adds to a 64-bit word (OpenSHMEM's {@code shmem_long_atomic_add}); done at the target by the next
+     * {@link #quiet}, ordered by {@link #fence}.
+     *
+     * @param dest  symmetric memory, 8-byte aligned
+     * @param value the addend
+     * @param pe    the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public void atomicAdd(MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            LONG.getAndAdd(heapMemory, offset, value);
+        } else {
+            queue.add(pe, offset, value);
+        }
+    }
+
+    /**
+     * Atomically adds one (OpenSHMEM's {@code shmem_long_atomic_inc}); see {@link #atomicAdd}.
+     *
+     * @param dest symmetric memory, 8-byte aligned
+     * @param pe   the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public void atomicInc(MemorySegment dest, int pe) {
+        atomicAdd(dest, 1, pe);
+    }
+
+    /**
+     * Atomically adds one and returns the old value (OpenSHMEM's {@code shmem_long_atomic_fetch_inc}).
+     *
+     * @param dest symmetric memory, 8-byte aligned
+     * @param pe   the PE that owns the word
+     * @return the word's value before the increment
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public long atomicFetchInc(MemorySegment dest, int pe) {
+        return atomicFetchAdd(dest, 1, pe);
+    }
+
+    /**
+     * Atomically reads a 64-bit word (OpenSHMEM's {@code shmem_long_atomic_fetch}): a fetch-and-add of zero.
+     *
+     * @param source symmetric memory, 8-byte aligned
+     * @param pe     the PE that owns the word
+     * @return the word's value
+     * @throws NullPointerException     if source is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public long atomicFetch(MemorySegment source, int pe) {
+        long offset = atomicTarget(source, pe);
+        if (pe == myPe()) {
+            return (long) LONG.getVolatile(heapMemory, offset);
+        }
+        return queue.fetchAdd(pe, offset, 0);
+    }
+
+    /**
+     * Atomically replaces a 64-bit word if it equals {@code cond} and returns its old value (OpenSHMEM's
+     * {@code shmem_long_atomic_compare_swap}): the swap happened exactly when the result equals {@code cond}.
+     *
+     * @param dest  symmetric memory, 8-byte aligned
+     * @param cond  the expected value
+     * @param value the value stored when the word equals {@code cond}
+     * @param pe    the PE that owns the word
+     * @return the word's value before the operation
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public long atomicCompareSwap(MemorySegment dest, long cond, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            return (long) LONG.compareAndExchange(heapMemory, offset, cond, value);
+        }
+        return queue.compareSwap(pe, offset, cond, value);
+    }
+
+    /**
+     * Atomically replaces a 64-bit word and returns its old value (OpenSHMEM's {@code shmem_long_atomic_swap}). The
+     * NIC has no swap: a remote swap is a loop of compare-and-swaps from the last value seen, atomic with respect to
+     * every other atomic on the word; under contention it may take several round trips.
+     *
+     * @param dest  symmetric memory, 8-byte aligned
+     * @param value the new value
+     * @param pe    the PE that owns the word
+     * @return the word's value before the swap
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public long atomicSwap(MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            return (long) LONG.getAndSet(heapMemory, offset, value);
+        }
+        long seen = queue.fetchAdd(pe, offset, 0);
+        while (true) {
+            long old = queue.compareSwap(pe, offset, seen, value);
+            if (old == seen) {
+                return old;
+            }
+            seen = old;
+        }
+    }
+
+    /**
+     * Atomically writes a 64-bit word (OpenSHMEM's {@code shmem_long_atomic_set}): a swap whose old value is dropped.
+     *
+     * @param dest  symmetric memory, 8-byte aligned
+     * @param value the new value
+     * @param pe    the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAdd}
+     */
+    public void atomicSet(MemorySegment dest, long value, int pe) {
+        atomicSwap(dest, value, pe);
+    }
+
+    // ---- ordering, completion, synchronisation ----
+
+    /**
+     * Orders this PE's puts, {@code p}s and atomics to each PE (OpenSHMEM's {@code shmem_fence}): those issued after
+     * the fence are visible at a PE after those issued before it. Free on the software NIC (see the class comment);
+     * a {@link #quiet} on other providers.
+     *
+     * @throws MpException if the job failed
+     */
+    public void fence() {
+        requireOpen();
+        if (!orderedNic) {
+            queue.quiet();
+        }
+    }
+
+    /**
+     * Completes every operation of this PE in flight (OpenSHMEM's {@code shmem_quiet}): puts and atomics are in their
+     * targets' memory, non-blocking gets have filled their destinations.
+     *
+     * @throws MpException if an operation failed (the others are still completed first) or the job failed
+     */
+    public void quiet() {
+        requireOpen();
+        queue.quiet();
+    }
+
+    /**
+     * Completes this PE's operations and waits for every PE (OpenSHMEM's {@code shmem_barrier_all}): after it, every
+     * PE's puts issued before it are visible everywhere.
+     *
+     * @throws MpException if an operation failed or the job failed
+     */
+    public void barrierAll() {
+        quiet();
+        mp.barrier();
+    }
+
+    /**
+     * Waits for every PE without completing operations in flight (OpenSHMEM's {@code shmem_sync_all}).
+     */
+    public void syncAll() {
+        requireOpen();
+        mp.barrier();
+    }
+
+    /**
+     * Waits until a 64-bit word of this PE's heap satisfies a comparison (OpenSHMEM's
+     * {@code shmem_long_wait_until}), reading it with acquire semantics: what the writer put before the word is
+     * visible after the wait returns.
+     *
+     * @param ivar  symmetric memory of this PE, 8-byte aligned, whose first 8 bytes are the word
+     * @param cmp   the comparison
+     * @param value the operand
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if ivar is not an aligned word in a live block
+     * @throws MpException              if the job failed meanwhile, or the word did not satisfy the comparison within
+     *                                  the Mp's wait timeout (the message names the word, the comparison and the
+     *                                  last value seen)
+     */
+    public void waitUntil(MemorySegment ivar, ShmemCmp cmp, long value) {
+        Objects.requireNonNull(cmp, "cmp must not be null");
+        long offset = atomicTarget(ivar, myPe());
+        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
+        int idle = 0;
+        while (true) {
+            long seen = (long) LONG.getAcquire(heapMemory, offset);
+            if (cmp.holds(seen, value)) {
+                return;
+            }
+            String failed = mp.failure();
+            if (failed != null) {
+                throw new MpException("PE " + myPe() + " waiting for the word at heap offset " + offset + " " + cmp
+                        + " " + value + " (it holds " + seen + "): the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new MpException("PE " + myPe() + " waited " + mp.config().waitTimeout() + " for the word at heap "
+                        + "offset " + offset + " " + cmp + " " + value + "; it holds " + seen, null, null);
+            }
+            idle = idle(idle);
+        }
+    }
+
+    /**
+     * Tests once whether a 64-bit word of this PE's heap satisfies a comparison (OpenSHMEM's {@code shmem_long_test}).
+     *
+     * @param ivar  symmetric memory of this PE, 8-byte aligned
+     * @param cmp   the comparison
+     * @param value the operand
+     * @return whether it holds now
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if ivar is not an aligned word in a live block
+     */
+    public boolean test(MemorySegment ivar, ShmemCmp cmp, long value) {
+        Objects.requireNonNull(cmp, "cmp must not be null");
+        long offset = atomicTarget(ivar, myPe());
+        return cmp.holds((long) LONG.getAcquire(heapMemory, offset), value);
+    }
+
+    /**
+     * Leaves (OpenSHMEM's {@code shmem_finalize}); collective: completes this PE's operations, waits for every PE,
+     * then releases the heap. After the job failed it releases at once. Closing twice does nothing. The Mp stays open.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (mp.failure() == null) {
+                barrierAll();
+                mp.windowDestroy(window);
+            }
+        } finally {
+            closed = true;
+            queue.close();
+            mp.free(heapMemory);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Shmem{PE " + myPe() + " of " + nPes() + ", heap " + heapSize() + " bytes, " + heap.liveBlocks()
+                + " blocks}";
+    }
+
+    // ---- internals ----
+
+    private void putBytes(MemorySegment dest, MemorySegment source, int pe) {
+        requireOpen();
+        long len = source.byteSize();
+        long offset = target(dest, len, pe, "dest");
+        if (pe == myPe()) {
+            MemorySegment.copy(source, 0, heapMemory, offset, len);
+            return;
+        }
+        long piece = queue.pieceBytes();
+        for (long done = 0; done < len; done += piece) {
+            long n = Math.min(piece, len - done);
+            queue.put(source.asSlice(done, n), pe, offset + done);
+        }
+    }
+
+    private void getBytes(MemorySegment dest, MemorySegment source, int pe) {
+        requireOpen();
+        long len = dest.byteSize();
+        long offset = target(source, len, pe, "source");
+        if (dest.isReadOnly()) {
+            throw new IllegalArgumentException("dest is read-only");
+        }
+        if (pe == myPe()) {
+            MemorySegment.copy(heapMemory, offset, dest, 0, len);
+            return;
+        }
+        long piece = queue.pieceBytes();
+        for (long done = 0; done < len; done += piece) {
+            long n = Math.min(piece, len - done);
+            queue.get(dest.asSlice(done, n), pe, offset + done);
+        }
+    }
+
+    /** @return the heap offset of an 8-byte-aligned word in a live block, after checking the PE */
+    private long atomicTarget(MemorySegment word, int pe) {
+        Objects.requireNonNull(word, "dest must not be null");
+        requireOpen();
+        requireAligned(word, 8, "the atomic word");
+        return target(word, 8, pe, "the atomic word");
+    }
+
+    /**
+     * @return the heap offset of {@code sym}'s start, after checking the PE and that {@code bytes} from there lie in
+     *         one live block
+     */
+    private long target(MemorySegment sym, long bytes, int pe, String what) {
+        if (pe < 0 || pe >= nPes()) {
+            throw new IllegalArgumentException("PE " + pe + " is out of range: PEs are 0.." + (nPes() - 1));
+        }
+        long offset = offsetIn(sym);
+        if (offset < 0) {
+            throw new IllegalArgumentException(what + " " + describe(sym) + " is not in the symmetric heap [0x"
+                    + Long.toHexString(heapMemory.address() + heap.base()) + ", 0x"
+                    + Long.toHexString(heapMemory.address() + heap.limit()) + ")");
+        }
+        if (heap.blockHolding(offset, bytes) < 0) {
+            throw new IllegalArgumentException(what + ": " + bytes + " bytes at heap offset " + offset
+                    + " are not inside one live block of the symmetric heap (freed, never allocated, or past a block's end)");
+        }
+        return offset;
+    }
+
+    /** @return the offset of a segment's start in the heap's user range, or -1 if it does not start there */
+    private long offsetIn(MemorySegment m) {
+        if (m.isNative() && heapMemory.isNative()) {
+            long off = m.address() - heapMemory.address();
+            if (off >= heap.base() && off < heap.limit()) {
+                return off;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Every PE publishes (call number, kind, a, b) into every PE's agreement area, then all compare after a barrier.
+     * Two areas alternate: a PE may write call k+1's records while a slower one still reads call k's, never k+2's
+     * before every PE passed call k+1's barrier.
+     */
+    private void agree(int kind, String what, long a, long b) {
+        long call = ++collectives;
+        int me = myPe();
+        int n = nPes();
+        long area = (call & 1) * n * RECORD;
+        record.set(JAVA_LONG, 0, call);
+        record.set(JAVA_LONG, 8, kind);
+        record.set(JAVA_LONG, 16, a);
+        record.set(JAVA_LONG, 24, b);
+        long slot = area + (long) me * RECORD;
+        MemorySegment.copy(record, 0, heapMemory, slot, RECORD);
+        for (int p = 0; p < n; p++) {
+            if (p != me) {
+                queue.put(record, p, slot);
+            }
+        }
+        queue.quiet();
+        mp.barrier();
+        for (int p = 0; p < n; p++) {
+            long at = area + (long) p * RECORD;
+            long pCall = heapMemory.get(JAVA_LONG, at);
+            long pKind = heapMemory.get(JAVA_LONG, at + 8);
+            long pa = heapMemory.get(JAVA_LONG, at + 16);
+            long pb = heapMemory.get(JAVA_LONG, at + 24);
+            if (pCall != call || pKind != kind || pa != a || pb != b) {
+                throw new IllegalArgumentException("collective " + what + " #" + call + ": PE " + p + " called "
+                        + kindName(pKind) + " #" + pCall + " with " + argument(pKind, pa) + ", PE " + me + " called "
+                        + what + " with " + argument(kind, a) + ": every PE makes the same collective calls with the "
+                        + "same arguments; nothing was changed");
+            }
+        }
+    }
+
+    private static String kindName(long kind) {
+        return kind == KIND_MALLOC ? "malloc" : kind == KIND_FREE ? "free" : "call kind " + kind;
+    }
+
+    private static String argument(long kind, long a) {
+        if (kind == KIND_FREE) {
+            return a < 0 ? "no live block" : "the block at heap offset " + a;
+        }
+        return a < 0 ? "an invalid length" : a + " bytes";
+    }
+
+    private void requireAligned(MemorySegment m, int alignment, String what) {
+        if (m.isNative() && (m.address() & (alignment - 1)) != 0) {
+            throw new IllegalArgumentException(what + " " + describe(m) + " is not " + alignment + "-byte aligned");
+        }
+    }
+
+    private static String describe(MemorySegment m) {
+        return m.isNative() ? "0x" + Long.toHexString(m.address()) + " (" + m.byteSize() + " bytes)"
+                : "a heap segment (" + m.byteSize() + " bytes)";
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("this Shmem runtime is closed");
+        }
+    }
+
+    /** Spins a little, then yields, then parks for up to 50 µs: the writer may share this CPU. */
+    private static int idle(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 128) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(Math.min(50_000L, 1_000L << Math.min(6, (idle - 128) / 16)));
+        }
+        return idle + 1;
+    }
+
+    private static long roundUp(long bytes) {
+        return (bytes + SymmetricHeap.ALIGNMENT - 1) & -SymmetricHeap.ALIGNMENT;
+    }
+}
