@@ -12,6 +12,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp;
     exports dev.gdasync.libmp.bootstrap;
     exports dev.gdasync.libmp.cli;
+    exports dev.gdasync.libmp.coll;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;

@@ -1,0 +1,488 @@
+package dev.gdasync.libmp.coll;
+
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpRegistration;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * An ordered group of an Mp's ranks with a context id of its own (MPI's communicator). Ranks of a communicator are
+ * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. Every collective message carries the
+ * context id and the collective's number on this communicator, so two communicators' traffic never mixes, and
+ * the members must post this communicator's collectives in the same order (as MPI requires).
+ *
+ * <p>Collectives take registered buffers and sizes in bytes; each call checks its arguments before it changes
+ * anything. Driven by the thread that drives its {@link Collectives}.
+ */
+public final class Communicator {
+    /** The colour of a rank that joins no communicator in {@link #split}. */
+    public static final int UNDEFINED = -1;
+
+    private final Collectives owner;
+    private final int context;
+    private final int[] worldRanks;
+    private final int rank;
+    private int nextSeq;
+
+    Communicator(Collectives owner, int context, int[] worldRanks) {
+        this.owner = owner;
+        this.context = context;
+        this.worldRanks = worldRanks;
+        int me = owner.mp().rank();
+        int r = -1;
+        for (int i = 0; i < worldRanks.length; i++) {
+            if (worldRanks[i] == me) {
+                r = i;
+            }
+        }
+        this.rank = r;
+    }
+
+    /** @return this rank's number in the communicator */
+    public int rank() {
+        return rank;
+    }
+
+    /** @return the number of ranks */
+    public int size() {
+        return worldRanks.length;
+    }
+
+    /** @return the context id: the same on every member, different from every other communicator of each member */
+    public int context() {
+        return context;
+    }
+
+    /**
+     * @param commRank a rank of this communicator
+     * @return its rank in the Mp
+     * @throws IllegalArgumentException if it is not in 0 … size − 1
+     */
+    public int worldRank(int commRank) {
+        requireRank("commRank", commRank);
+        return worldRanks[commRank];
+    }
+
+    /**
+     * @param worldRank a rank of the Mp
+     * @return whether it is a member
+     */
+    public boolean contains(int worldRank) {
+        return indexOf(worldRank) >= 0;
+    }
+
+    /**
+     * @param worldRank a rank of the Mp
+     * @return its rank in this communicator
+     * @throws IllegalArgumentException if it is not a member
+     */
+    public int rankOf(int worldRank) {
+        int i = indexOf(worldRank);
+        if (i < 0) {
+            throw new IllegalArgumentException("world rank " + worldRank + " is not a member of " + this);
+        }
+        return i;
+    }
+
+    private int indexOf(int worldRank) {
+        for (int i = 0; i < worldRanks.length; i++) {
+            if (worldRanks[i] == worldRank) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ---- split ----
+
+    /**
+     * Splits this communicator (MPI's {@code MPI_Comm_split}); collective over this communicator, blocking. The
+     * ranks with the same colour form a new communicator, ordered by key and then by their rank here.
+     *
+     * @param colour a colour &gt;= 0, or {@link #UNDEFINED} to join none
+     * @param key    the order among the ranks of one colour
+     * @return the new communicator, or empty for {@link #UNDEFINED}
+     * @throws IllegalArgumentException if the colour is negative and not {@link #UNDEFINED}
+     */
+    public Optional<Communicator> split(int colour, int key) {
+        if (colour < 0 && colour != UNDEFINED) {
+            throw new IllegalArgumentException("colour must be >= 0 or UNDEFINED (-1), got " + colour);
+        }
+        Mp mp = owner.mp();
+        int n = size();
+        MemorySegment mem = mp.allocate(12L * (n + 1));
+        MpRegistration reg = mp.register(mem);
+        try {
+            MemorySegment mine = mem.asSlice(0, 12);
+            MemorySegment all = mem.asSlice(12, 12L * n);
+            mine.set(ValueLayout.JAVA_INT, 0, colour);
+            mine.set(ValueLayout.JAVA_INT, 4, key);
+            mine.set(ValueLayout.JAVA_INT, 8, owner.nextContext());
+            allgather(mine, reg, all, reg);
+            int base = 0;
+            TreeSet<Integer> colours = new TreeSet<>();
+            List<int[]> members = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                int c = all.get(ValueLayout.JAVA_INT, 12L * r);
+                base = Math.max(base, all.get(ValueLayout.JAVA_INT, 12L * r + 8));
+                if (c != UNDEFINED) {
+                    colours.add(c);
+                }
+                if (c == colour && colour != UNDEFINED) {
+                    members.add(new int[] {all.get(ValueLayout.JAVA_INT, 12L * r + 4), r});
+                }
+            }
+            // Every member of the parent moves past every context this split hands out, so ids never repeat.
+            owner.contextsUsedBelow(base + colours.size());
+            if (colour == UNDEFINED) {
+                return Optional.empty();
+            }
+            members.sort(Comparator.<int[]>comparingInt(m -> m[0]).thenComparingInt(m -> m[1]));
+            int[] world = members.stream().mapToInt(m -> worldRanks[m[1]]).toArray();
+            return Optional.of(new Communicator(owner, base + colours.headSet(colour).size(), world));
+        } finally {
+            mp.deregister(reg);
+            mp.free(mem);
+        }
+    }
+
+    // ---- collectives ----
+
+    /**
+     * Starts an all-to-all: block {@code j} of {@code send} goes to rank {@code j}, and block {@code i} of
+     * {@code recv} comes from rank {@code i} (MPI's {@code MPI_Ialltoall} on bytes).
+     *
+     * @param send       size × blockBytes bytes (or more) to send
+     * @param sendReg    a registration containing {@code send}
+     * @param recv       size × blockBytes bytes (or more) to receive into; must not overlap {@code send}
+     * @param recvReg    a registration containing {@code recv}
+     * @param blockBytes the bytes exchanged between each pair of ranks, &gt;= 0
+     * @return the request
+     */
+    public CollRequest ialltoall(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                                 long blockBytes) {
+        checkBuffers(send, sendReg, recv, recvReg);
+        if (blockBytes < 0) {
+            throw new IllegalArgumentException("blockBytes must be >= 0, got " + blockBytes);
+        }
+        long need = Math.multiplyExact(blockBytes, size());
+        requireBytes("send", send, need, "size × blockBytes");
+        requireBytes("recv", recv, need, "size × blockBytes");
+        long[] counts = new long[size()];
+        long[] displs = new long[size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = blockBytes;
+            displs[i] = i * blockBytes;
+        }
+        return post("ialltoall", send, sendReg, counts, displs, recv, recvReg, counts, displs);
+    }
+
+    /**
+     * Starts an all-to-all with a count and a displacement per rank, in bytes (MPI's {@code MPI_Ialltoallv}). What
+     * rank {@code i} sends to rank {@code j} must equal what {@code j} expects from {@code i}; a difference is
+     * found when the message arrives, fails the receiver's request and leaves that block unwritten.
+     *
+     * @param send        the send buffer
+     * @param sendReg     a registration containing {@code send}
+     * @param sendCounts  bytes for each rank, &gt;= 0
+     * @param sendDispls  where each rank's bytes start in {@code send}
+     * @param recv        the receive buffer; must not overlap {@code send}
+     * @param recvReg     a registration containing {@code recv}
+     * @param recvCounts  bytes from each rank, &gt;= 0
+     * @param recvDispls  where each rank's bytes land in {@code recv}
+     * @return the request
+     */
+    public CollRequest ialltoallv(MemorySegment send, MpRegistration sendReg, long[] sendCounts, long[] sendDispls,
+                                  MemorySegment recv, MpRegistration recvReg, long[] recvCounts, long[] recvDispls) {
+        checkBuffers(send, sendReg, recv, recvReg);
+        checkLayout("send", send, sendCounts, "sendCounts", sendDispls, "sendDispls");
+        checkLayout("recv", recv, recvCounts, "recvCounts", recvDispls, "recvDispls");
+        if (sendCounts[rank] != recvCounts[rank]) {
+            throw new IllegalArgumentException("sendCounts[" + rank + "] = " + sendCounts[rank] + " but recvCounts[" + rank
+                    + "] = " + recvCounts[rank] + ": rank " + rank + " sends itself a block of one size");
+        }
+        return post("ialltoallv", send, sendReg, sendCounts.clone(), sendDispls.clone(), recv, recvReg,
+                recvCounts.clone(), recvDispls.clone());
+    }
+
+    /**
+     * Starts an all-gather: every rank's {@code send} lands in block {@code i} (its rank) of every rank's
+     * {@code recv} (MPI's {@code MPI_Iallgather} on bytes; the block is {@code send.byteSize()}).
+     *
+     * @param send    this rank's block
+     * @param sendReg a registration containing {@code send}
+     * @param recv    size × send.byteSize() bytes (or more); must not overlap {@code send}
+     * @param recvReg a registration containing {@code recv}
+     * @return the request
+     */
+    public CollRequest iallgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg) {
+        checkBuffers(send, sendReg, recv, recvReg);
+        long block = send.byteSize();
+        requireBytes("recv", recv, Math.multiplyExact(block, size()), "size × send.byteSize()");
+        CollOp op = newOp("iallgather");
+        for (int i = 0; i < size(); i++) {
+            MemorySegment into = recv.asSlice(i * block, block);
+            if (i == rank) {
+                MemorySegment.copy(send, 0, into, 0, block);
+            } else {
+                op.send(worldRanks[i], 0, send, sendReg, -1);
+                op.recv(worldRanks[i], 0, into, recvReg);
+            }
+        }
+        return start(op);
+    }
+
+    /**
+     * Starts a broadcast of {@code buf} from {@code root} to every rank's {@code buf} along a binomial tree (MPI's
+     * {@code MPI_Ibcast} on bytes); every rank passes a buffer of the same size.
+     *
+     * @param buf  the root's data; the others' destination
+     * @param reg  a registration containing {@code buf}
+     * @param root the rank of this communicator that sends
+     * @return the request
+     */
+    public CollRequest ibcast(MemorySegment buf, MpRegistration reg, int root) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        requireRegistered("buf", buf, "reg", reg);
+        requireRank("root", root);
+        CollOp op = newOp("ibcast");
+        int n = size();
+        int rel = Math.floorMod(rank - root, n);
+        int parentRecv = -1;
+        int mask = 1;
+        // Binomial tree on ranks relative to the root: receive from the parent (lowest set bit), then send down.
+        while (mask < n) {
+            if ((rel & mask) != 0) {
+                parentRecv = op.recv(worldRanks[Math.floorMod(rel - mask + root, n)], 0, buf, reg);
+                break;
+            }
+            mask <<= 1;
+        }
+        mask >>= 1;
+        while (mask > 0) {
+            if (rel + mask < n) {
+                op.send(worldRanks[Math.floorMod(rel + mask + root, n)], 0, buf, reg, parentRecv);
+            }
+            mask >>= 1;
+        }
+        return start(op);
+    }
+
+    /**
+     * Blocking {@link #ialltoall}.
+     *
+     * @param send       the send buffer
+     * @param sendReg    its registration
+     * @param recv       the receive buffer
+     * @param recvReg    its registration
+     * @param blockBytes bytes per pair of ranks
+     */
+    public void alltoall(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                         long blockBytes) {
+        wait(ialltoall(send, sendReg, recv, recvReg, blockBytes));
+    }
+
+    /**
+     * Blocking {@link #ialltoallv}.
+     *
+     * @param send       the send buffer
+     * @param sendReg    its registration
+     * @param sendCounts bytes for each rank
+     * @param sendDispls where they start
+     * @param recv       the receive buffer
+     * @param recvReg    its registration
+     * @param recvCounts bytes from each rank
+     * @param recvDispls where they land
+     */
+    public void alltoallv(MemorySegment send, MpRegistration sendReg, long[] sendCounts, long[] sendDispls,
+                          MemorySegment recv, MpRegistration recvReg, long[] recvCounts, long[] recvDispls) {
+        wait(ialltoallv(send, sendReg, sendCounts, sendDispls, recv, recvReg, recvCounts, recvDispls));
+    }
+
+    /**
+     * Blocking {@link #iallgather}.
+     *
+     * @param send    this rank's block
+     * @param sendReg its registration
+     * @param recv    the receive buffer
+     * @param recvReg its registration
+     */
+    public void allgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg) {
+        wait(iallgather(send, sendReg, recv, recvReg));
+    }
+
+    /**
+     * Blocking {@link #ibcast}.
+     *
+     * @param buf  the data
+     * @param reg  its registration
+     * @param root the sending rank
+     */
+    public void bcast(MemorySegment buf, MpRegistration reg, int root) {
+        wait(ibcast(buf, reg, root));
+    }
+
+    // ---- completion ----
+
+    /**
+     * Makes every active collective of the Mp progress, and says whether this one finished; if it did, the request
+     * is released.
+     *
+     * @param request a request of this communicator
+     * @return whether it finished
+     * @throws CollectiveException   if it finished with an error
+     * @throws IllegalStateException if it was already released
+     */
+    public boolean test(CollRequest request) {
+        CollOp op = requireOwn(request);
+        if (!op.isFinished()) {
+            owner.engine().progress();
+        }
+        if (!op.isFinished()) {
+            return false;
+        }
+        op.release();
+        if (op.failure() != null) {
+            throw new CollectiveException(op.failure(), op.cause());
+        }
+        return true;
+    }
+
+    /**
+     * Progresses until the request finishes, at most the Mp's wait timeout, and releases it.
+     *
+     * @param request a request of this communicator
+     * @throws CollectiveException   if it finished with an error or did not finish in time (it then stays active)
+     * @throws IllegalStateException if it was already released
+     */
+    public void wait(CollRequest request) {
+        CollOp op = requireOwn(request);
+        long timeout = owner.mp().config().waitTimeout().toNanos();
+        long start = System.nanoTime();
+        int idle = 0;
+        while (!test(request)) {
+            if (System.nanoTime() - start > timeout) {
+                throw new CollectiveException(op + " on rank " + owner.mp().rank() + " did not finish within "
+                        + owner.mp().config().waitTimeout() + ": a peer has not posted it or does not progress", null);
+            }
+            // Ranks often share the CPUs: give them the core after a short spin.
+            if (++idle > 64) {
+                Thread.yield();
+            }
+        }
+    }
+
+    // ---- internals ----
+
+    private CollOp newOp(String name) {
+        owner.engine().requireHealthy();
+        return new CollOp(name, context, nextSeq);
+    }
+
+    private CollRequest start(CollOp op) {
+        owner.engine().start(op);
+        nextSeq++;
+        return new CollRequest(op);
+    }
+
+    private CollRequest post(String name, MemorySegment send, MpRegistration sendReg, long[] sendCounts,
+                             long[] sendDispls, MemorySegment recv, MpRegistration recvReg, long[] recvCounts,
+                             long[] recvDispls) {
+        CollOp op = newOp(name);
+        for (int i = 0; i < size(); i++) {
+            MemorySegment out = send.asSlice(sendDispls[i], sendCounts[i]);
+            MemorySegment into = recv.asSlice(recvDispls[i], recvCounts[i]);
+            if (i == rank) {
+                MemorySegment.copy(out, 0, into, 0, sendCounts[i]);
+            } else {
+                op.send(worldRanks[i], 0, out, sendReg, -1);
+                op.recv(worldRanks[i], 0, into, recvReg);
+            }
+        }
+        return start(op);
+    }
+
+    private CollOp requireOwn(CollRequest request) {
+        Objects.requireNonNull(request, "request must not be null");
+        CollOp op = request.op();
+        if (op.context != context) {
+            throw new IllegalArgumentException(request + " belongs to communicator " + op.context + ", not " + context);
+        }
+        if (op.released()) {
+            throw new IllegalStateException(request + " was already completed and released");
+        }
+        return op;
+    }
+
+    private void requireRank(String name, int r) {
+        if (r < 0 || r >= size()) {
+            throw new IllegalArgumentException(name + " " + r + " is outside " + this + ": ranks are 0.." + (size() - 1));
+        }
+    }
+
+    private void checkBuffers(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg) {
+        Objects.requireNonNull(send, "send must not be null");
+        Objects.requireNonNull(sendReg, "sendReg must not be null");
+        Objects.requireNonNull(recv, "recv must not be null");
+        Objects.requireNonNull(recvReg, "recvReg must not be null");
+        requireRegistered("send", send, "sendReg", sendReg);
+        requireRegistered("recv", recv, "recvReg", recvReg);
+        long s = send.address();
+        long r = recv.address();
+        if (s < r + recv.byteSize() && r < s + send.byteSize() && send.byteSize() > 0 && recv.byteSize() > 0) {
+            throw new IllegalArgumentException("send and recv overlap: in-place collectives are not supported");
+        }
+    }
+
+    private static void requireRegistered(String name, MemorySegment buf, String regName, MpRegistration reg) {
+        if (!reg.isValid()) {
+            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
+        }
+        MemorySegment m = reg.segment();
+        long a = buf.address() - m.address();
+        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
+            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
+                    + ") is not inside " + regName + " " + reg + ": register it first");
+        }
+    }
+
+    private static void requireBytes(String name, MemorySegment buf, long need, String what) {
+        if (buf.byteSize() < need) {
+            throw new IllegalArgumentException(name + " holds " + buf.byteSize() + " bytes but " + what + " = " + need);
+        }
+    }
+
+    private void checkLayout(String name, MemorySegment buf, long[] counts, String countsName, long[] displs,
+                             String displsName) {
+        Objects.requireNonNull(counts, countsName + " must not be null");
+        Objects.requireNonNull(displs, displsName + " must not be null");
+        if (counts.length != size() || displs.length != size()) {
+            throw new IllegalArgumentException(countsName + " and " + displsName + " need " + size() + " entries, got "
+                    + counts.length + " and " + displs.length);
+        }
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] < 0 || displs[i] < 0) {
+                throw new IllegalArgumentException(countsName + "[" + i + "] = " + counts[i] + " and " + displsName + "["
+                        + i + "] = " + displs[i] + " must be >= 0");
+            }
+            if (displs[i] > buf.byteSize() - counts[i]) {
+                throw new IllegalArgumentException(displsName + "[" + i + "] + " + countsName + "[" + i + "] = "
+                        + (displs[i] + counts[i]) + " is past the end of " + name + " (" + buf.byteSize() + " bytes)");
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "communicator " + context + " of " + size() + " ranks (world " + Arrays.toString(worldRanks) + ")";
+    }
+}
