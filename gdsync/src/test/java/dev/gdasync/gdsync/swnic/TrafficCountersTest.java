@@ -72,8 +72,9 @@ public class TrafficCountersTest {
         assertEquals(3, a.workRequests(), a.toString());
         assertEquals(56, a.bytesSent(), a.toString());
         assertEquals(0, a.receives(), a.toString());
-        assertEquals(3, a.doorbellsInline(), "every CPU post rings inline: " + a);
-        assertEquals(0, a.doorbellsAgent(), a.toString());
+        // Each post's doorbell is noticed once: inline by the posting thread, or by the agent when that thread was
+        // descheduled past the doorbell's grace (a loaded machine), so only the sum is fixed.
+        assertEquals(3, a.doorbellsInline() + a.doorbellsAgent(), "every doorbell noticed once: " + a);
         assertEquals(Map.of(), a.errors());
         TrafficCounters b = p.qb.counters();
         assertEquals(3, b.receives(), b.toString());
