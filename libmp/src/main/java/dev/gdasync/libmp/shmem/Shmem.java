@@ -1,7 +1,6 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.nic.ErrorDetail;
-import dev.gdasync.gdsync.swnic.SwNicConfig;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
 import dev.gdasync.libmp.MpWindow;
@@ -43,6 +42,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Threading: a runtime belongs to the thread that uses its Mp (Mp is single-threaded).
  */
 public final class Shmem implements AutoCloseable {
+    /** The provider whose queue pairs run their requests in order, so that a fence needs no quiet. */
+    private static final String SOFTWARE_NIC = "swnic";
+
     /** Staging memory for puts and gets in flight; larger transfers go in pieces. */
     static final long STAGING_BYTES = 1 << 20;
     /** One PE's record in a collective's agreement area: call number, call kind, two arguments. */
@@ -79,7 +81,8 @@ public final class Shmem implements AutoCloseable {
         }
         this.heap = new SymmetricHeap(header, header + heapBytes);
         this.queue = new RmaQueue(mp, window, STAGING_BYTES);
-        this.orderedNic = mp.config().nic() instanceof SwNicConfig;
+        // By name, not by type: libmp sees the NIC model only. The software NIC runs a queue pair's requests in order.
+        this.orderedNic = SOFTWARE_NIC.equals(mp.config().nic().provider());
         mp.barrier();
     }
 

@@ -380,6 +380,11 @@ final class PeerNode {
      * @return whether this was the last use
      */
     synchronized boolean release() {
+        if (references == 1) {
+            // A last look: a peer that died unseen by a sweep (the job's failure came through the bootstrap first)
+            // has its directory removed now, not left for the next process that opens a NIC.
+            checkLiveness();
+        }
         if (--references == 0) {
             // Under the monitor: an agent sweep reading the node file finishes before the unmapping.
             closeDeviceMappings();
