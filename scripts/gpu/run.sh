@@ -65,6 +65,18 @@ if [ "$probe_rc" -ne 0 ] && [ "$probe_rc" -ne 3 ]; then
     exit 1
 fi
 
+# 0. The bundle itself: a host ping-pong between two rank JVMs needs no GPU and loads the library's classes with the
+#    bundle's runtime, so a module the runtime lacks shows here, on any machine, not first on a GPU machine.
+"$java" "${jvm[@]}" -cp "$cp" dev.gdasync.libmp.launch.MpRun -np 2 pingpong --mode host,sa --sizes 8,4096 \
+    --iters 200 --reps 1 --warmup 0 --validate > "$out/host-pingpong.log" 2>&1
+smoke_rc=$?
+echo "host ping-pong with the bundle's runtime: exit $smoke_rc (log: host-pingpong.log)" >> "$summary"
+if [ "$smoke_rc" -ne 0 ]; then
+    note "the bundle's host ping-pong failed (exit $smoke_rc):"
+    tail -n 30 "$out/host-pingpong.log" | tee -a "$summary"
+    exit 1
+fi
+
 # 1. The GPU test suite: every test class whose name says Gpu. Each skips, printing why, where the machine
 #    lacks what it needs; the counts below say how many ran.
 #    Everything is on the JVM's class path (not the launcher's --class-path), so that tests which start
