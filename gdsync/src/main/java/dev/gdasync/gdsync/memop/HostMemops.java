@@ -17,7 +17,8 @@ import java.util.function.BooleanSupplier;
  * before the awaited value is visible after the wait. A wait spins, then yields, then parks, and fails
  * with a {@link WaitTimeoutException} after the policy's timeout.
  *
- * <p>A wait that carries a {@link WaitTally} is counted there with the time it waited. With the flight recorder on,
+ * <p>A wait that carries a {@link WaitTally} is counted there, with the time it waited when waits are timed
+ * ({@link WaitTally#timeWaits(boolean)}). With the flight recorder on,
  * each batch ({@link MemopBatchEvent}) and each wait ({@link StreamWaitEvent}) is recorded; with it off, neither
  * costs more than a branch.
  */

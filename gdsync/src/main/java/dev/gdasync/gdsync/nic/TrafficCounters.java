@@ -28,7 +28,8 @@ import java.util.Objects;
  * @param doorbellsAgent  doorbells whose work the NIC's agent noticed and ran (rings by plain stores)
  * @param streamWaits     waits for this queue pair's completions run by host executors (host streams, CPU descriptor
  *                        posts); GPU streams and kernels are not counted
- * @param streamWaitNanos the time those waits waited, in nanoseconds
+ * @param streamWaitNanos the time those waits waited, in nanoseconds; 0 unless waits are timed
+ *                        ({@link WaitTally#timeWaits(boolean)})
  */
 public record TrafficCounters(long workRequests, long bytesSent, long receives, long bytesReceived,
                               Map<CompletionStatus, Long> errors, long rnrRetries, long doorbellsInline, long doorbellsAgent,

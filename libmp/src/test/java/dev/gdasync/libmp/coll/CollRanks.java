@@ -1,16 +1,11 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.gdsync.swnic.SwNicConfig;
-import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
-import dev.gdasync.libmp.bootstrap.Bootstrap;
-import dev.gdasync.libmp.bootstrap.LocalBootstrap;
+import dev.gdasync.libmp.testutil.ThreadRanks;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** Runs a job's ranks as threads of this JVM, each with its own Mp and Collectives; reports the first failure. */
 final class CollRanks {
@@ -24,32 +19,11 @@ final class CollRanks {
     static void run(int n, Path base, Body body) throws Exception {
         MpConfig config = MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base))
                 .withWaitTimeout(Duration.ofSeconds(20));
-        List<Bootstrap> boots = LocalBootstrap.group(n, Duration.ofSeconds(30));
-        AtomicReferenceArray<Throwable> failures = new AtomicReferenceArray<>(n);
-        List<Thread> threads = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            Bootstrap boot = boots.get(r);
-            int rank = r;
-            threads.add(Thread.ofPlatform().name("coll-rank-" + r).start(() -> {
-                try (boot; Mp mp = Mp.init(boot, config); Collectives coll = Collectives.open(mp)) {
-                    body.run(coll);
-                } catch (Throwable e) {
-                    failures.set(rank, e);
-                    boot.close();
-                }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join(180_000);
-            if (t.isAlive()) {
-                throw new AssertionError(t.getName() + " did not finish within 180 s");
+        ThreadRanks.run(n, config, "coll-rank", Duration.ofSeconds(180), mp -> {
+            try (Collectives coll = Collectives.open(mp)) {
+                body.run(coll);
             }
-        }
-        for (int r = 0; r < n; r++) {
-            if (failures.get(r) != null) {
-                throw new AssertionError("rank " + r + " failed: " + failures.get(r), failures.get(r));
-            }
-        }
+        });
     }
 
     /** The reference content of the byte at {@code i} of what {@code from} sends {@code to}. */

@@ -1,16 +1,11 @@
 package dev.gdasync.libmp.ga;
 
 import dev.gdasync.gdsync.swnic.SwNicConfig;
-import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
-import dev.gdasync.libmp.bootstrap.Bootstrap;
-import dev.gdasync.libmp.bootstrap.LocalBootstrap;
+import dev.gdasync.libmp.testutil.ThreadRanks;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** Runs a job's ranks as threads of this JVM, each with its own Mp and GlobalArrays runtime; reports the first failure. */
 final class GaRanks {
@@ -24,31 +19,10 @@ final class GaRanks {
     static void run(int n, Path base, Body body) throws Exception {
         MpConfig config = MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base))
                 .withWaitTimeout(Duration.ofSeconds(20));
-        List<Bootstrap> boots = LocalBootstrap.group(n, Duration.ofSeconds(30));
-        AtomicReferenceArray<Throwable> failures = new AtomicReferenceArray<>(n);
-        List<Thread> threads = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            Bootstrap boot = boots.get(r);
-            int rank = r;
-            threads.add(Thread.ofPlatform().name("ga-rank-" + r).start(() -> {
-                try (boot; Mp mp = Mp.init(boot, config); GlobalArrays ga = new GlobalArrays(mp)) {
-                    body.run(ga);
-                } catch (Throwable e) {
-                    failures.set(rank, e);
-                    boot.close();
-                }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join(180_000);
-            if (t.isAlive()) {
-                throw new AssertionError(t.getName() + " did not finish within 180 s");
+        ThreadRanks.run(n, config, "ga-rank", Duration.ofSeconds(180), mp -> {
+            try (GlobalArrays ga = new GlobalArrays(mp)) {
+                body.run(ga);
             }
-        }
-        for (int r = 0; r < n; r++) {
-            if (failures.get(r) != null) {
-                throw new AssertionError("rank " + r + " failed: " + failures.get(r), failures.get(r));
-            }
-        }
+        });
     }
 }
