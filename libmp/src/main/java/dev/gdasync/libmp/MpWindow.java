@@ -57,6 +57,29 @@ public final class MpWindow {
         return rkeys[checkRank(rank)];
     }
 
+    /**
+     * A rank's exposed buffer for direct loads and stores from this process, where the NIC maps that rank's memory
+     * here (the software NIC over shared memory does; LibMP has no such call, OpenSHMEM's {@code shmem_ptr} needs
+     * it). Accesses through it bypass the queue pairs, so they are ordered with puts and gets only by the ranks' own
+     * synchronisation (a barrier, a flag read with acquire semantics). Valid until the window is destroyed.
+     *
+     * @param rank a rank
+     * @return this rank's own buffer for its own rank; the peer's whole buffer ({@link #size(int)} bytes) mapped
+     *         here; or null when the NIC cannot map it (another transport, device memory, a failed connection)
+     * @throws IllegalArgumentException if the rank is not a rank of the job
+     * @throws IllegalStateException    if the window was destroyed
+     */
+    public MemorySegment peerMemory(int rank) {
+        checkRank(rank);
+        if (destroyed) {
+            throw new IllegalStateException("the window was destroyed");
+        }
+        if (rank == owner.rank()) {
+            return buffer;
+        }
+        return owner.peerLink(rank).qp.peerMemory(rkeys[rank], addresses[rank], sizes[rank]);
+    }
+
     private int checkRank(int rank) {
         if (rank < 0 || rank >= sizes.length) {
             throw new IllegalArgumentException("rank " + rank + " is not a rank of this job: ranks are 0.." + (sizes.length - 1));

@@ -494,6 +494,10 @@ class MpArgumentsTest {
                 IllegalArgumentException.class, "rank " + Integer.MIN_VALUE + " is not a rank"));
         c.add(bad("MpWindow.rkey(int)", "rank Integer.MAX_VALUE", () -> win.rkey(Integer.MAX_VALUE),
                 IllegalArgumentException.class, "rank " + Integer.MAX_VALUE + " is not a rank"));
+        c.add(bad("MpWindow.peerMemory(int)", "rank 3", () -> win.peerMemory(3), IllegalArgumentException.class,
+                "rank 3 is not a rank"));
+        c.add(bad("MpWindow.peerMemory(int)", "a destroyed window", () -> gone.peerMemory(1), IllegalStateException.class,
+                "the window was destroyed"));
 
         // descriptor queues
         c.add(nul("MpDescQueue.addSend(MpRequest)", "request", () -> queue.addSend(null)));

@@ -1,5 +1,7 @@
 package dev.gdasync.gdsync.nic;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * A reliable connected queue pair with dedicated send and receive completion queues.
  *
@@ -104,6 +106,25 @@ public interface QueuePair extends AutoCloseable {
      */
     default TrafficCounters counters() {
         return TrafficCounters.NONE;
+    }
+
+    /**
+     * The peer's registered host memory as this process can load and store it directly, where the provider maps the
+     * peer's memory into this process (the software NIC's shared-memory transport does; OpenSHMEM's
+     * {@code shmem_ptr}). Loads and stores through it bypass the queue pair: they are ordered with its requests only
+     * by the caller's own synchronisation. The segment stays valid until the queue pair closes or the peer frees
+     * the memory; using it later throws {@link IllegalStateException} or reads memory no longer in use, never
+     * another process's live data.
+     *
+     * @param rkey    the peer's remote key
+     * @param address the peer's address of the first byte, as work requests name it
+     * @param length  the bytes wanted, {@code >= 1}
+     * @return the bytes, exactly {@code length} long, or null when the provider cannot map them here (another
+     *         transport, device memory, the key or range not (or no longer) registered with remote read and write
+     *         access, the queue pair not connected)
+     */
+    default MemorySegment peerMemory(long rkey, long address, long length) {
+        return null;
     }
 
     /** @return free send queue entries */

@@ -29,12 +29,26 @@ final class RmaQueue {
     private record InFlight(MpRequest request, MemorySegment staged, MemorySegment copyTo) {
     }
 
-    RmaQueue(Mp mp, MpWindow window, long stagingBytes) {
+    /**
+     * @param maxInFlight the most requests this queue keeps in flight before it completes them all; the queues of
+     *                    one Mp together stay below its request pool
+     */
+    RmaQueue(Mp mp, MpWindow window, long stagingBytes, int maxInFlight) {
         this.mp = mp;
         this.window = window;
         this.staging = mp.allocate(stagingBytes);
-        this.stagingReg = mp.register(staging);
-        this.maxInFlight = Math.max(1, Math.min(256, mp.requestPoolSize() / 2));
+        try {
+            this.stagingReg = mp.register(staging);
+        } catch (RuntimeException e) {
+            mp.free(staging);
+            throw e;
+        }
+        this.maxInFlight = maxInFlight;
+    }
+
+    /** @return the most requests this queue keeps in flight */
+    int maxInFlight() {
+        return maxInFlight;
     }
 
     /** @return the largest piece one operation may move; larger transfers are cut into pieces of this size */

@@ -7,7 +7,12 @@ import dev.gdasync.libmp.MpWindow;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntUnaryOperator;
+import java.util.function.Supplier;
 import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -47,6 +52,9 @@ public final class Shmem implements AutoCloseable {
 
     /** Staging memory for puts and gets in flight; larger transfers go in pieces. */
     static final long STAGING_BYTES = 1 << 20;
+    /** The default context's most requests in flight; other contexts get {@link #CTX_IN_FLIGHT}. */
+    private static final int DEFAULT_IN_FLIGHT = 256;
+    private static final int CTX_IN_FLIGHT = 64;
     /** One PE's record in a collective's agreement area: call number, call kind, two arguments. */
     private static final int RECORD = 32;
     private static final VarHandle LONG = JAVA_LONG.varHandle();
@@ -58,6 +66,10 @@ public final class Shmem implements AutoCloseable {
     private final MpWindow window;
     private final SymmetricHeap heap;
     private final RmaQueue queue;
+    /** Contexts created and not destroyed yet; a barrier, free or close completes theirs too. */
+    private final List<ShmemCtx> contexts = new ArrayList<>();
+    /** Each PE's heap as mapped into this process, looked up on first {@link #ptr}; null where it is not. */
+    private MemorySegment[] peerHeaps;
     /** Whether the NIC executes each queue pair in order, so that fence needs no wire operation. */
     private final boolean orderedNic;
     private final MemorySegment record = MemorySegment.ofArray(new long[RECORD / 8]);
@@ -80,7 +92,8 @@ public final class Shmem implements AutoCloseable {
             }
         }
         this.heap = new SymmetricHeap(header, header + heapBytes);
-        this.queue = new RmaQueue(mp, window, STAGING_BYTES);
+        this.queue = new RmaQueue(mp, window, STAGING_BYTES, Math.max(1, Math.min(DEFAULT_IN_FLIGHT,
+                mp.requestPoolSize() / 4)));
         // By name, not by type: libmp sees the NIC model only. The software NIC runs a queue pair's requests in order.
         this.orderedNic = SOFTWARE_NIC.equals(mp.config().nic().provider());
         mp.barrier();
@@ -200,13 +213,76 @@ public final class Shmem implements AutoCloseable {
         requireOpen();
         long offset = offsetIn(block);
         boolean isBlock = offset >= 0 && heap.liveLength(offset) == block.byteSize();
-        quiet();
+        quietAll();
         agree(KIND_FREE, "free", isBlock ? offset : -1, 0);
         if (!isBlock) {
             throw new IllegalArgumentException(describe(block) + " is not a live block of the symmetric heap (freed "
                     + "already, never allocated, or only a part of one): free takes what malloc returned");
         }
         heap.release(offset);
+    }
+
+    /**
+     * Direct load/store access to a PE's symmetric memory (OpenSHMEM's {@code shmem_ptr}), where that PE's heap is
+     * mapped into this process: always for this PE; for another PE when the NIC maps its memory here (the software
+     * NIC over shared memory: PEs on one host). Loads and stores through it are not ordered with this PE's puts and
+     * atomics, nor with the owner's: synchronise as for any shared memory (a barrier, or a flag written with release
+     * and read with acquire semantics). Valid until the block is freed or the runtime closed.
+     *
+     * @param dest symmetric memory of this PE naming the range ({@code dest.byteSize()} bytes)
+     * @param pe   the PE whose memory is wanted
+     * @return that PE's matching memory, {@code dest.byteSize()} long, or null when it is not mapped here
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if the PE is out of range, or the range is not inside one live block
+     * @throws IllegalStateException    if this runtime is closed
+     */
+    public MemorySegment ptr(MemorySegment dest, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        requireOpen();
+        long offset = target(dest, dest.byteSize(), pe, "dest");
+        if (peerHeaps == null) {
+            peerHeaps = new MemorySegment[nPes()];
+            for (int p = 0; p < nPes(); p++) {
+                peerHeaps[p] = window.peerMemory(p);
+            }
+        }
+        MemorySegment heapThere = peerHeaps[pe];
+        return heapThere == null ? null : heapThere.asSlice(offset, dest.byteSize());
+    }
+
+    /**
+     * Creates a communication context (OpenSHMEM's {@code shmem_ctx_create}): its own staging memory and its own
+     * record of operations in flight, so that its {@link ShmemCtx#quiet} completes its operations only. Not
+     * collective. See {@link ShmemCtx} for what a context shares with the others.
+     *
+     * @return the context; destroy it with {@link ShmemCtx#close()} (closing the runtime destroys it too)
+     * @throws IllegalStateException if the contexts' requests in flight would no longer fit the Mp's request pool
+     *                               (each context may hold 64), or this runtime is closed
+     */
+    public ShmemCtx ctxCreate() {
+        requireOpen();
+        int inFlight = queue.maxInFlight();
+        for (ShmemCtx c : contexts) {
+            inFlight += c.queue().maxInFlight();
+        }
+        if (inFlight + CTX_IN_FLIGHT > mp.requestPoolSize() * 3 / 4) {
+            throw new IllegalStateException("no room for another context: " + contexts.size() + " contexts and the "
+                    + "default one may hold " + inFlight + " of the Mp's " + mp.requestPoolSize() + " requests in flight "
+                    + "(destroy a context or give the Mp a larger request pool)");
+        }
+        ShmemCtx c = new ShmemCtx(this, new RmaQueue(mp, window, STAGING_BYTES, CTX_IN_FLIGHT));
+        contexts.add(c);
+        return c;
+    }
+
+    /** @return the default context's operations in flight (for tests) */
+    int inFlight() {
+        return queue.inFlight();
+    }
+
+    /** A context is destroyed: forget it. */
+    void forget(ShmemCtx c) {
+        contexts.remove(c);
     }
 
     // ---- puts ----
@@ -485,11 +561,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException              if the operation or the job failed
      */
     public long atomicFetchAdd(MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
-        if (pe == myPe()) {
-            return (long) LONG.getAndAdd(heapMemory, offset, value);
-        }
-        return queue.fetchAdd(pe, offset, value);
+        return fetchAdd(queue, dest, value, pe);
     }
 
     /**
@@ -503,12 +575,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAdd}
      */
     public void atomicAdd(MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
-        if (pe == myPe()) {
-            LONG.getAndAdd(heapMemory, offset, value);
-        } else {
-            queue.add(pe, offset, value);
-        }
+        add(queue, dest, value, pe);
     }
 
     /**
@@ -546,11 +613,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAdd}
      */
     public long atomicFetch(MemorySegment source, int pe) {
-        long offset = atomicTarget(source, pe);
-        if (pe == myPe()) {
-            return (long) LONG.getVolatile(heapMemory, offset);
-        }
-        return queue.fetchAdd(pe, offset, 0);
+        return fetchWord(queue, pe, atomicTarget(source, pe));
     }
 
     /**
@@ -566,11 +629,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAdd}
      */
     public long atomicCompareSwap(MemorySegment dest, long cond, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
-        if (pe == myPe()) {
-            return (long) LONG.compareAndExchange(heapMemory, offset, cond, value);
-        }
-        return queue.compareSwap(pe, offset, cond, value);
+        return compareSwap(queue, dest, cond, value, pe);
     }
 
     /**
@@ -586,18 +645,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAdd}
      */
     public long atomicSwap(MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
-        if (pe == myPe()) {
-            return (long) LONG.getAndSet(heapMemory, offset, value);
-        }
-        long seen = queue.fetchAdd(pe, offset, 0);
-        while (true) {
-            long old = queue.compareSwap(pe, offset, seen, value);
-            if (old == seen) {
-                return old;
-            }
-            seen = old;
-        }
+        return swap(queue, dest, value, pe);
     }
 
     /**
@@ -611,6 +659,200 @@ public final class Shmem implements AutoCloseable {
      */
     public void atomicSet(MemorySegment dest, long value, int pe) {
         atomicSwap(dest, value, pe);
+    }
+
+    // ---- atomics on 32-bit words ----
+
+    /**
+     * Atomically adds to a 32-bit word and returns its old value (OpenSHMEM's {@code shmem_int_atomic_fetch_add});
+     * wraps around like Java's {@code int}. The NIC has 64-bit atomics only: this is a compare-and-swap loop on the
+     * enclosing aligned 64-bit word that rewrites the other half with the value it read, so 32-bit operations on the
+     * two halves of one word never disturb each other, and it is atomic with respect to every other atomic on the
+     * word. Under contention it may take several round trips.
+     *
+     * @param dest  symmetric memory, 4-byte aligned, whose first 4 bytes are the word
+     * @param value the addend
+     * @param pe    the PE that owns the word
+     * @return the word's value before the add
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException if dest is not 4-byte aligned, the PE is out of range or the word is not in a
+     *                                  live block (nothing changes)
+     * @throws MpException              if an operation or the job failed
+     */
+    public int atomicFetchAddInt(MemorySegment dest, int value, int pe) {
+        return updateInt(queue, dest, pe, old -> old + value);
+    }
+
+    /**
+     * Atomically adds to a 32-bit word (OpenSHMEM's {@code shmem_int_atomic_add}); see {@link #atomicFetchAddInt}.
+     * Unlike the 64-bit add it is complete at the target when it returns (it is a loop of round trips).
+     *
+     * @param dest  symmetric memory, 4-byte aligned
+     * @param value the addend
+     * @param pe    the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public void atomicAddInt(MemorySegment dest, int value, int pe) {
+        updateInt(queue, dest, pe, old -> old + value);
+    }
+
+    /**
+     * Atomically adds one to a 32-bit word (OpenSHMEM's {@code shmem_int_atomic_inc}).
+     *
+     * @param dest symmetric memory, 4-byte aligned
+     * @param pe   the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public void atomicIncInt(MemorySegment dest, int pe) {
+        updateInt(queue, dest, pe, old -> old + 1);
+    }
+
+    /**
+     * Atomically adds one to a 32-bit word and returns its old value (OpenSHMEM's {@code shmem_int_atomic_fetch_inc}).
+     *
+     * @param dest symmetric memory, 4-byte aligned
+     * @param pe   the PE that owns the word
+     * @return the word's value before the increment
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public int atomicFetchIncInt(MemorySegment dest, int pe) {
+        return updateInt(queue, dest, pe, old -> old + 1);
+    }
+
+    /**
+     * Atomically reads a 32-bit word (OpenSHMEM's {@code shmem_int_atomic_fetch}).
+     *
+     * @param source symmetric memory, 4-byte aligned
+     * @param pe     the PE that owns the word
+     * @return the word's value
+     * @throws NullPointerException     if source is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public int atomicFetchInt(MemorySegment source, int pe) {
+        long offset = intTarget(source, pe);
+        return halfOf(fetchWord(queue, pe, offset & -8L), offset);
+    }
+
+    /**
+     * Atomically replaces a 32-bit word if it equals {@code cond} and returns its old value (OpenSHMEM's
+     * {@code shmem_int_atomic_compare_swap}).
+     *
+     * @param dest  symmetric memory, 4-byte aligned
+     * @param cond  the expected value
+     * @param value the value stored when the word equals {@code cond}
+     * @param pe    the PE that owns the word
+     * @return the word's value before the operation: the swap happened exactly when it equals {@code cond}
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public int atomicCompareSwapInt(MemorySegment dest, int cond, int value, int pe) {
+        return updateInt(queue, dest, pe, old -> old == cond ? value : old);
+    }
+
+    /**
+     * Atomically replaces a 32-bit word and returns its old value (OpenSHMEM's {@code shmem_int_atomic_swap}).
+     *
+     * @param dest  symmetric memory, 4-byte aligned
+     * @param value the new value
+     * @param pe    the PE that owns the word
+     * @return the word's value before the swap
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public int atomicSwapInt(MemorySegment dest, int value, int pe) {
+        return updateInt(queue, dest, pe, old -> value);
+    }
+
+    /**
+     * Atomically writes a 32-bit word (OpenSHMEM's {@code shmem_int_atomic_set}).
+     *
+     * @param dest  symmetric memory, 4-byte aligned
+     * @param value the new value
+     * @param pe    the PE that owns the word
+     * @throws NullPointerException     if dest is null
+     * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
+     */
+    public void atomicSetInt(MemorySegment dest, int value, int pe) {
+        updateInt(queue, dest, pe, old -> value);
+    }
+
+    // ---- put with signal ----
+
+    /**
+     * Puts bytes, then updates a signal word at the same PE (OpenSHMEM's {@code shmem_putmem_signal}); returns once
+     * {@code source} may be reused. Whoever sees the signal's new value (with {@link #signalWaitUntil}, {@link
+     * #waitUntil} or any acquiring read) sees the data: the signal travels on the same queue pair after the data, and
+     * the software NIC executes a queue pair's requests one at a time in order (on other providers a quiet separates
+     * them). Both are complete at the target by the next {@link #quiet}.
+     *
+     * @param dest    symmetric memory naming the target; {@code source.byteSize()} bytes are written from its start
+     * @param source  the data, any memory (may be empty: then only the signal is sent)
+     * @param sigAddr symmetric memory, 8-byte aligned, whose first 8 bytes are the signal word
+     * @param signal  the value stored or added
+     * @param sigOp   {@link ShmemSignalOp#SET} or {@link ShmemSignalOp#ADD}
+     * @param pe      the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the PE is out of range, the target range or the signal word is not inside
+     *                                  a live block, or the signal word is misaligned (nothing is sent)
+     * @throws MpException              if the job failed
+     */
+    public void putSignal(MemorySegment dest, MemorySegment source, MemorySegment sigAddr, long signal,
+                          ShmemSignalOp sigOp, int pe) {
+        putSignal(queue, dest, source, sigAddr, signal, sigOp, pe);
+    }
+
+    /**
+     * Non-blocking put with signal (OpenSHMEM's {@code shmem_putmem_signal_nbi}): as {@link #putSignal}, whose source
+     * is copied before it returns too.
+     *
+     * @param dest    symmetric memory naming the target
+     * @param source  the data
+     * @param sigAddr the symmetric signal word
+     * @param signal  the value stored or added
+     * @param sigOp   SET or ADD
+     * @param pe      the target PE
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException see {@link #putSignal}
+     */
+    public void putSignalNbi(MemorySegment dest, MemorySegment source, MemorySegment sigAddr, long signal,
+                             ShmemSignalOp sigOp, int pe) {
+        putSignal(queue, dest, source, sigAddr, signal, sigOp, pe);
+    }
+
+    /**
+     * Waits until this PE's signal word satisfies a comparison and returns the value that did (OpenSHMEM's
+     * {@code shmem_signal_wait_until}). The data put before the signal is visible when it returns.
+     *
+     * @param sigAddr symmetric memory of this PE, 8-byte aligned
+     * @param cmp     the comparison
+     * @param value   the operand
+     * @return the signal's value that satisfied the comparison
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if sigAddr is not an aligned word in a live block
+     * @throws MpException              see {@link #waitUntil}
+     */
+    public long signalWaitUntil(MemorySegment sigAddr, ShmemCmp cmp, long value) {
+        Objects.requireNonNull(cmp, "cmp must not be null");
+        long offset = atomicTarget(sigAddr, myPe());
+        long[] seen = new long[1];
+        await(() -> cmp.holds(seen[0] = (long) LONG.getAcquire(heapMemory, offset), value),
+                () -> "the word at heap offset " + offset + " " + cmp + " " + value + " (it holds " + seen[0] + ")");
+        return seen[0];
+    }
+
+    /**
+     * Reads this PE's signal word with acquire semantics (OpenSHMEM's {@code shmem_signal_fetch}).
+     *
+     * @param sigAddr symmetric memory of this PE, 8-byte aligned
+     * @return its value
+     * @throws NullPointerException     if sigAddr is null
+     * @throws IllegalArgumentException if sigAddr is not an aligned word in a live block
+     */
+    public long signalFetch(MemorySegment sigAddr) {
+        return (long) LONG.getAcquire(heapMemory, atomicTarget(sigAddr, myPe()));
     }
 
     // ---- ordering, completion, synchronisation ----
@@ -647,7 +889,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException if an operation failed or the job failed
      */
     public void barrierAll() {
-        quiet();
+        quietAll();
         mp.barrier();
     }
 
@@ -675,25 +917,7 @@ public final class Shmem implements AutoCloseable {
      */
     public void waitUntil(MemorySegment ivar, ShmemCmp cmp, long value) {
         Objects.requireNonNull(cmp, "cmp must not be null");
-        long offset = atomicTarget(ivar, myPe());
-        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
-        int idle = 0;
-        while (true) {
-            long seen = (long) LONG.getAcquire(heapMemory, offset);
-            if (cmp.holds(seen, value)) {
-                return;
-            }
-            String failed = mp.failure();
-            if (failed != null) {
-                throw new MpException("PE " + myPe() + " waiting for the word at heap offset " + offset + " " + cmp
-                        + " " + value + " (it holds " + seen + "): the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new MpException("PE " + myPe() + " waited " + mp.config().waitTimeout() + " for the word at heap "
-                        + "offset " + offset + " " + cmp + " " + value + "; it holds " + seen, null, null);
-            }
-            idle = idle(idle);
-        }
+        signalWaitUntil(ivar, cmp, value);
     }
 
     /**
@@ -713,6 +937,119 @@ public final class Shmem implements AutoCloseable {
     }
 
     /**
+     * Waits until every word of an array not excluded by {@code status} satisfies a comparison (OpenSHMEM's
+     * {@code shmem_long_wait_until_all}).
+     *
+     * @param ivars  symmetric memory of this PE: consecutive 8-byte-aligned 64-bit words ({@code byteSize / 8} of
+     *               them)
+     * @param status null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp    the comparison
+     * @param value  the operand
+     * @throws NullPointerException     if ivars or cmp is null
+     * @throws IllegalArgumentException if ivars is not whole aligned words in one live block, or status has another
+     *                                  length
+     * @throws MpException              see {@link #waitUntil}
+     */
+    public void waitUntilAll(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
+        WordArray w = words(ivars, status, cmp);
+        await(() -> w.count(value, null) == w.included(), () -> w.describe(value, "all of"));
+    }
+
+    /**
+     * Waits until some word of an array not excluded by {@code status} satisfies a comparison and returns its index
+     * (OpenSHMEM's {@code shmem_long_wait_until_any}): the lowest such index when several do.
+     *
+     * @param ivars  consecutive 64-bit words of this PE's heap (see {@link #waitUntilAll})
+     * @param status null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp    the comparison
+     * @param value  the operand
+     * @return the index of a word that satisfied it, or -1 at once if every word is left out (or there are none)
+     * @throws NullPointerException     if ivars or cmp is null
+     * @throws IllegalArgumentException see {@link #waitUntilAll}
+     * @throws MpException              see {@link #waitUntil}
+     */
+    public int waitUntilAny(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
+        WordArray w = words(ivars, status, cmp);
+        if (w.included() == 0) {
+            return -1;
+        }
+        int[] found = new int[1];
+        await(() -> (found[0] = w.first(value)) >= 0, () -> w.describe(value, "any of"));
+        return found[0];
+    }
+
+    /**
+     * Waits until at least one word of an array not excluded by {@code status} satisfies a comparison, and returns
+     * the indices of all that do (OpenSHMEM's {@code shmem_long_wait_until_some}).
+     *
+     * @param ivars   consecutive 64-bit words of this PE's heap (see {@link #waitUntilAll})
+     * @param indices receives the indices, ascending; at least as long as the array of words
+     * @param status  null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp     the comparison
+     * @param value   the operand
+     * @return how many indices were written, 0 at once if every word is left out
+     * @throws NullPointerException     if ivars, indices or cmp is null
+     * @throws IllegalArgumentException see {@link #waitUntilAll}, or indices is shorter than the array
+     * @throws MpException              see {@link #waitUntil}
+     */
+    public int waitUntilSome(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp, long value) {
+        WordArray w = wordsWithIndices(ivars, indices, status, cmp);
+        if (w.included() == 0) {
+            return 0;
+        }
+        int[] found = new int[1];
+        await(() -> (found[0] = w.count(value, indices)) > 0, () -> w.describe(value, "some of"));
+        return found[0];
+    }
+
+    /**
+     * Tests once whether every word not excluded satisfies a comparison (OpenSHMEM's {@code shmem_long_test_all}).
+     *
+     * @param ivars  consecutive 64-bit words of this PE's heap (see {@link #waitUntilAll})
+     * @param status null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp    the comparison
+     * @param value  the operand
+     * @return whether all of them do now (true when every word is left out)
+     * @throws NullPointerException     if ivars or cmp is null
+     * @throws IllegalArgumentException see {@link #waitUntilAll}
+     */
+    public boolean testAll(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
+        WordArray w = words(ivars, status, cmp);
+        return w.count(value, null) == w.included();
+    }
+
+    /**
+     * Tests once whether some word not excluded satisfies a comparison (OpenSHMEM's {@code shmem_long_test_any}).
+     *
+     * @param ivars  consecutive 64-bit words of this PE's heap (see {@link #waitUntilAll})
+     * @param status null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp    the comparison
+     * @param value  the operand
+     * @return the lowest index of one that does now, or -1
+     * @throws NullPointerException     if ivars or cmp is null
+     * @throws IllegalArgumentException see {@link #waitUntilAll}
+     */
+    public int testAny(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
+        return words(ivars, status, cmp).first(value);
+    }
+
+    /**
+     * Tests once which words not excluded satisfy a comparison (OpenSHMEM's {@code shmem_long_test_some}).
+     *
+     * @param ivars   consecutive 64-bit words of this PE's heap (see {@link #waitUntilAll})
+     * @param indices receives their indices, ascending; at least as long as the array of words
+     * @param status  null, or one entry per word: a non-zero entry leaves its word out
+     * @param cmp     the comparison
+     * @param value   the operand
+     * @return how many indices were written
+     * @throws NullPointerException     if ivars, indices or cmp is null
+     * @throws IllegalArgumentException see {@link #waitUntilSome}
+     */
+    public int testSome(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp, long value) {
+        return wordsWithIndices(ivars, indices, status, cmp).count(value, indices);
+    }
+
+    /**
      * Leaves (OpenSHMEM's {@code shmem_finalize}); collective: completes this PE's operations, waits for every PE,
      * then releases the heap. After the job failed it releases at once. Closing twice does nothing. The Mp stays open.
      */
@@ -728,6 +1065,9 @@ public final class Shmem implements AutoCloseable {
             }
         } finally {
             closed = true;
+            for (ShmemCtx c : List.copyOf(contexts)) {
+                c.release();
+            }
             queue.close();
             mp.free(heapMemory);
         }
@@ -741,7 +1081,266 @@ public final class Shmem implements AutoCloseable {
 
     // ---- internals ----
 
+    /** Completes the default context's operations and every other context's; the first failure is thrown. */
+    private void quietAll() {
+        requireOpen();
+        RuntimeException first = null;
+        for (ShmemCtx c : contexts) {
+            try {
+                c.queue().quiet();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        queue.quiet();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Whether a fence needs no completion on this NIC (its queue pairs run their requests in order). */
+    boolean orderedNic() {
+        return orderedNic;
+    }
+
+    long fetchAdd(RmaQueue q, MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            return (long) LONG.getAndAdd(heapMemory, offset, value);
+        }
+        return q.fetchAdd(pe, offset, value);
+    }
+
+    void add(RmaQueue q, MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            LONG.getAndAdd(heapMemory, offset, value);
+        } else {
+            q.add(pe, offset, value);
+        }
+    }
+
+    long swap(RmaQueue q, MemorySegment dest, long value, int pe) {
+        long offset = atomicTarget(dest, pe);
+        if (pe == myPe()) {
+            return (long) LONG.getAndSet(heapMemory, offset, value);
+        }
+        long seen = q.fetchAdd(pe, offset, 0);
+        while (true) {
+            long old = q.compareSwap(pe, offset, seen, value);
+            if (old == seen) {
+                return old;
+            }
+            seen = old;
+        }
+    }
+
+    long compareSwap(RmaQueue q, MemorySegment dest, long cond, long value, int pe) {
+        return compareSwapWord(q, pe, atomicTarget(dest, pe), cond, value);
+    }
+
+    /** @return the 64-bit word at a checked heap offset of a PE, read atomically */
+    long fetchWord(RmaQueue q, int pe, long offset) {
+        return pe == myPe() ? (long) LONG.getVolatile(heapMemory, offset) : q.fetchAdd(pe, offset, 0);
+    }
+
+    /** @return the old value of the 64-bit word at a checked heap offset of a PE after a compare-and-swap */
+    long compareSwapWord(RmaQueue q, int pe, long offset, long cond, long value) {
+        return pe == myPe() ? (long) LONG.compareAndExchange(heapMemory, offset, cond, value)
+                : q.compareSwap(pe, offset, cond, value);
+    }
+
+    /**
+     * A 32-bit atomic: compare-and-swap loop on the enclosing aligned 64-bit word, keeping the other half as read.
+     * When the update leaves the word as it is (a compare-swap that fails, a swap to the same value), the atomic read
+     * that saw it is the operation and nothing is written.
+     *
+     * @return the 32-bit word's value before the update
+     */
+    int updateInt(RmaQueue q, MemorySegment dest, int pe, IntUnaryOperator update) {
+        long offset = intTarget(dest, pe);
+        long word = offset & -8L;
+        int shift = halfShift(offset);
+        long mask = 0xffff_ffffL << shift;
+        long seen = fetchWord(q, pe, word);
+        while (true) {
+            int old = (int) (seen >>> shift);
+            long next = (seen & ~mask) | ((update.applyAsInt(old) & 0xffff_ffffL) << shift);
+            if (next == seen) {
+                return old;
+            }
+            long was = compareSwapWord(q, pe, word, seen, next);
+            if (was == seen) {
+                return old;
+            }
+            seen = was;
+        }
+    }
+
+    /** @return the 32-bit half of a 64-bit word that holds the int at {@code offset} */
+    private static int halfOf(long word, long offset) {
+        return (int) (word >>> halfShift(offset));
+    }
+
+    /** @return where the int at {@code offset} sits in its enclosing 64-bit word, in bits, for this byte order */
+    private static int halfShift(long offset) {
+        boolean upperAddress = (offset & 4) != 0;
+        return upperAddress == (java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN) ? 32 : 0;
+    }
+
+    /** @return the heap offset of a 4-byte-aligned int in a live block, after checking the PE */
+    private long intTarget(MemorySegment word, int pe) {
+        Objects.requireNonNull(word, "dest must not be null");
+        requireOpen();
+        requireAligned(word, 4, "the atomic word");
+        return target(word, 4, pe, "the atomic word");
+    }
+
+    /** Data, then the signal, through one queue: every check first, so that bad input sends nothing. */
+    void putSignal(RmaQueue q, MemorySegment dest, MemorySegment source, MemorySegment sigAddr, long signal,
+                   ShmemSignalOp sigOp, int pe) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        Objects.requireNonNull(sigOp, "sigOp must not be null");
+        long sig = atomicTarget(sigAddr, pe);
+        target(dest, source.byteSize(), pe, "dest");
+        if (source.byteSize() > 0) {
+            putBytes(q, dest, source, pe);
+        }
+        if (pe == myPe()) {
+            // The copy above is ordered before this release store or atomic for any acquiring reader of the word.
+            if (sigOp == ShmemSignalOp.SET) {
+                LONG.setRelease(heapMemory, sig, signal);
+            } else {
+                LONG.getAndAdd(heapMemory, sig, signal);
+            }
+            return;
+        }
+        if (!orderedNic) {
+            q.quiet();
+        }
+        if (sigOp == ShmemSignalOp.SET) {
+            q.put(MemorySegment.ofArray(new long[] {signal}), pe, sig);
+        } else {
+            q.add(pe, sig, signal);
+        }
+    }
+
+    /**
+     * Waits until {@code done} holds, spinning, then yielding, then parking; fails when the job fails or after the
+     * Mp's wait timeout, naming what it waited for.
+     */
+    private void await(BooleanSupplier done, Supplier<String> what) {
+        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
+        int idle = 0;
+        while (!done.getAsBoolean()) {
+            String failed = mp.failure();
+            if (failed != null) {
+                throw new MpException("PE " + myPe() + " waiting for " + what.get() + ": the job failed: " + failed,
+                        null, ErrorDetail.JOB_FAILED);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new MpException("PE " + myPe() + " waited " + mp.config().waitTimeout() + " for " + what.get(),
+                        null, null);
+            }
+            idle = idle(idle);
+        }
+    }
+
+    /** An array of 64-bit words of this PE's heap that the wait-until-all/any/some forms look at. */
+    private final class WordArray {
+        private final long offset;
+        private final int count;
+        private final int[] status;
+        private final ShmemCmp cmp;
+
+        WordArray(long offset, int count, int[] status, ShmemCmp cmp) {
+            this.offset = offset;
+            this.count = count;
+            this.status = status;
+            this.cmp = cmp;
+        }
+
+        private boolean left(int i) {
+            return status != null && status[i] != 0;
+        }
+
+        private boolean holds(int i, long value) {
+            return cmp.holds((long) LONG.getAcquire(heapMemory, offset + 8L * i), value);
+        }
+
+        int included() {
+            int n = 0;
+            for (int i = 0; i < count; i++) {
+                n += left(i) ? 0 : 1;
+            }
+            return n;
+        }
+
+        /** @return how many included words hold, writing their indices to {@code indices} when not null */
+        int count(long value, int[] indices) {
+            int n = 0;
+            for (int i = 0; i < count; i++) {
+                if (!left(i) && holds(i, value)) {
+                    if (indices != null) {
+                        indices[n] = i;
+                    }
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        int first(long value) {
+            for (int i = 0; i < count; i++) {
+                if (!left(i) && holds(i, value)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        String describe(long value, String how) {
+            StringBuilder b = new StringBuilder(how + " the " + count + " words at heap offset " + offset + " " + cmp
+                    + " " + value + " (they hold");
+            for (int i = 0; i < Math.min(count, 16); i++) {
+                b.append(' ').append(left(i) ? "-" : String.valueOf((long) LONG.getAcquire(heapMemory, offset + 8L * i)));
+            }
+            return b.append(count > 16 ? " ...)" : ")").toString();
+        }
+    }
+
+    private WordArray words(MemorySegment ivars, int[] status, ShmemCmp cmp) {
+        Objects.requireNonNull(ivars, "ivars must not be null");
+        Objects.requireNonNull(cmp, "cmp must not be null");
+        requireOpen();
+        requireAligned(ivars, 8, "ivars");
+        if (ivars.byteSize() % 8 != 0) {
+            throw new IllegalArgumentException("ivars is " + ivars.byteSize() + " bytes: whole 64-bit words only");
+        }
+        int count = Math.toIntExact(ivars.byteSize() / 8);
+        long offset = count == 0 ? 0 : target(ivars, ivars.byteSize(), myPe(), "ivars");
+        if (status != null && status.length != count) {
+            throw new IllegalArgumentException("status has " + status.length + " entries for " + count + " words");
+        }
+        return new WordArray(offset, count, status, cmp);
+    }
+
+    private WordArray wordsWithIndices(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp) {
+        Objects.requireNonNull(indices, "indices must not be null");
+        WordArray w = words(ivars, status, cmp);
+        if (indices.length < w.count) {
+            throw new IllegalArgumentException("indices has " + indices.length + " entries for " + w.count + " words");
+        }
+        return w;
+    }
+
     private void putBytes(MemorySegment dest, MemorySegment source, int pe) {
+        putBytes(queue, dest, source, pe);
+    }
+
+    /** A put through a context's queue, after the checks: own PE a copy, else staged pieces. */
+    void putBytes(RmaQueue q, MemorySegment dest, MemorySegment source, int pe) {
         requireOpen();
         long len = source.byteSize();
         long offset = target(dest, len, pe, "dest");
@@ -749,14 +1348,19 @@ public final class Shmem implements AutoCloseable {
             MemorySegment.copy(source, 0, heapMemory, offset, len);
             return;
         }
-        long piece = queue.pieceBytes();
+        long piece = q.pieceBytes();
         for (long done = 0; done < len; done += piece) {
             long n = Math.min(piece, len - done);
-            queue.put(source.asSlice(done, n), pe, offset + done);
+            q.put(source.asSlice(done, n), pe, offset + done);
         }
     }
 
     private void getBytes(MemorySegment dest, MemorySegment source, int pe) {
+        getBytes(queue, dest, source, pe);
+    }
+
+    /** A get through a context's queue, after the checks; remote gets fill {@code dest} when the queue completes. */
+    void getBytes(RmaQueue q, MemorySegment dest, MemorySegment source, int pe) {
         requireOpen();
         long len = dest.byteSize();
         long offset = target(source, len, pe, "source");
@@ -767,10 +1371,10 @@ public final class Shmem implements AutoCloseable {
             MemorySegment.copy(heapMemory, offset, dest, 0, len);
             return;
         }
-        long piece = queue.pieceBytes();
+        long piece = q.pieceBytes();
         for (long done = 0; done < len; done += piece) {
             long n = Math.min(piece, len - done);
-            queue.get(dest.asSlice(done, n), pe, offset + done);
+            q.get(dest.asSlice(done, n), pe, offset + done);
         }
     }
 

@@ -132,7 +132,7 @@ class ShmemErrorsTest {
             if (shmem.myPe() == 1) {
                 MpException e = assertThrows(MpException.class,
                         () -> shmem.waitUntil(flag.asSlice(8), ShmemCmp.GT, 5));
-                assertTrue(e.getMessage().contains("GT 5; it holds 5"), e.getMessage());
+                assertTrue(e.getMessage().contains("GT 5 (it holds 5)"), e.getMessage());
                 assertTrue(shmem.test(flag.asSlice(8), ShmemCmp.LE, 5));
             }
             shmem.barrierAll();

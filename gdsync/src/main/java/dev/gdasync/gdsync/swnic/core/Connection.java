@@ -39,6 +39,19 @@ public interface Connection {
         return -1;
     }
 
+    /**
+     * The peer's registered host memory mapped into this process, for direct loads and stores
+     * ({@link dev.gdasync.gdsync.nic.QueuePair#peerMemory}).
+     *
+     * @param rkey    the peer's remote key
+     * @param address the first byte's address as the peer registered it
+     * @param length  the bytes, {@code >= 1}
+     * @return the bytes, or null when this transport does not map the peer's memory or the key does not cover them
+     */
+    default java.lang.foreign.MemorySegment peerMemory(long rkey, long address, long length) {
+        return null;
+    }
+
     /** @return whether a request is in flight: the drain waits for its answer (under the lock) */
     default boolean inFlight() {
         return false;

@@ -338,6 +338,13 @@ public final class SwQueuePair implements QueuePair {
     }
 
     @Override
+    public MemorySegment peerMemory(long rkey, long address, long length) {
+        Connection c = connection;
+        QpState s = state;
+        return c == null || s == QpState.ERROR || s == QpState.CLOSED ? null : c.peerMemory(rkey, address, length);
+    }
+
+    @Override
     public void postRecv(RecvWorkRequest wr) {
         java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireNotClosed();

@@ -95,6 +95,24 @@ final class ShmConnection implements Connection {
         return peer.node();
     }
 
+    /**
+     * The peer's region file is mapped here already (its executor copies into it): the same mapping, sliced, when
+     * the key grants remote read and write on host memory and covers the range.
+     */
+    @Override
+    public MemorySegment peerMemory(long rkey, long address, long length) {
+        if (length < 1) {
+            return null;
+        }
+        KeyedRange mr = peer.node().resolveRkey(rkey);
+        if (mr == null || mr.device() != null || mr.hostMemory() == null
+                || CHECK.remote(mr, address, length, Access.REMOTE_WRITE) != null
+                || CHECK.remote(mr, address, length, Access.REMOTE_READ) != null) {
+            return null;
+        }
+        return mr.hostMemory().asSlice(mr.hostOffset(address), length);
+    }
+
     @Override
     public Outcome execute(long index) {
         lastPeerReceive = -1;
