@@ -1029,6 +1029,30 @@ public final class Mp implements AutoCloseable {
     }
 
     /**
+     * Prepares a fetch-and-add for a stream to ring (as {@link #ifetchAdd}, rung later with {@link #iputPostOnStream}
+     * or {@link #isendPostOnStream}; gdasync's own, like the atomics): a stream can then add to a peer's counter, as
+     * a signal, in its own order.
+     *
+     * @param result       8 bytes of registered host memory that receive the word's value before the add
+     * @param reg          a registration containing {@code result}
+     * @param peer         the target rank (not this rank)
+     * @param displacement byte offset of the word in the peer's window, a multiple of 8
+     * @param addend       what is added
+     * @param window       the window
+     * @return the request, PREPARED
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException as {@link #ifetchAdd}
+     * @throws IllegalStateException    if the window was destroyed or this Mp is closed
+     */
+    public MpRequest fetchAddPrepare(MemorySegment result, MpRegistration reg, int peer, long displacement, long addend,
+                                     MpWindow window) {
+        Objects.requireNonNull(result, "result must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        Objects.requireNonNull(window, "window must not be null");
+        return atomicPrepare(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
+    }
+
+    /**
      * Atomically replaces a 64-bit word of a peer's window by {@code swap} if it equals {@code compare}, and returns
      * the word's previous value, rung by the CPU now (the NIC's compare-and-swap). The swap happened exactly when the
      * returned value equals {@code compare}.

@@ -435,6 +435,14 @@ class MpArgumentsTest {
                 "rank 0 is this rank"));
         c.add(bad(fa, "a destroyed window", () -> mp.ifetchAdd(b8, reg, 1, 0, 1, gone), IllegalStateException.class,
                 "the window was destroyed"));
+        String fap = "Mp.fetchAddPrepare(MemorySegment,MpRegistration,int,long,long,MpWindow)";
+        c.add(nul(fap, "result", () -> mp.fetchAddPrepare(null, reg, 1, 0, 1, win)));
+        c.add(nul(fap, "reg", () -> mp.fetchAddPrepare(b8, null, 1, 0, 1, win)));
+        c.add(nul(fap, "window", () -> mp.fetchAddPrepare(b8, reg, 1, 0, 1, null)));
+        c.add(bad(fap, "displacement 4: not aligned", () -> mp.fetchAddPrepare(b8, reg, 1, 4, 1, win),
+                IllegalArgumentException.class, "displacement 4 in the window of rank 1 is not 8-byte aligned"));
+        c.add(bad(fap, "this rank", () -> mp.fetchAddPrepare(b8, reg, 0, 0, 1, win), IllegalArgumentException.class,
+                "rank 0 is this rank"));
         c.add(nul(cas, "result", () -> mp.icompareSwap(null, reg, 1, 0, 0, 1, win)));
         c.add(nul(cas, "reg", () -> mp.icompareSwap(b8, null, 1, 0, 0, 1, win)));
         c.add(nul(cas, "window", () -> mp.icompareSwap(b8, reg, 1, 0, 0, 1, null)));

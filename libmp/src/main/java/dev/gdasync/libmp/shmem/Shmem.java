@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
 import dev.gdasync.libmp.MpWindow;
@@ -70,6 +71,10 @@ public final class Shmem implements AutoCloseable {
     private final List<ShmemCtx> contexts = new ArrayList<>();
     /** Each PE's heap as mapped into this process, looked up on first {@link #ptr}; null where it is not. */
     private MemorySegment[] peerHeaps;
+    /** Heap offset of the counter {@link #barrierAllOnStream} adds to. */
+    private final long streamBarrier;
+    /** Operations rung by streams; made on first use. */
+    private StreamRma streams;
     /** Whether the NIC executes each queue pair in order, so that fence needs no wire operation. */
     private final boolean orderedNic;
     private final MemorySegment record = MemorySegment.ofArray(new long[RECORD / 8]);
@@ -79,7 +84,9 @@ public final class Shmem implements AutoCloseable {
     private Shmem(Mp mp, long heapBytes) {
         this.mp = mp;
         int n = mp.size();
-        long header = roundUp(2L * n * RECORD);
+        // Agreement areas, then one line for the stream barrier's counter.
+        long header = roundUp(2L * n * RECORD) + SymmetricHeap.ALIGNMENT;
+        this.streamBarrier = header - SymmetricHeap.ALIGNMENT;
         this.heapMemory = mp.allocate(header + heapBytes);
         this.window = mp.windowCreate(heapMemory);
         for (int p = 0; p < n; p++) {
@@ -855,6 +862,135 @@ public final class Shmem implements AutoCloseable {
         return (long) LONG.getAcquire(heapMemory, atomicTarget(sigAddr, myPe()));
     }
 
+    // ---- on streams (the SA model) ----
+
+    /**
+     * A put rung by a stream when it gets there (NVSHMEM's {@code nvshmemx_putmem_on_stream}): the CPU only prepares
+     * it. The source must be symmetric memory of this PE (registered already, as the NIC reads it when the stream
+     * rings), and is read then: write it in the stream's order, not the CPU's. The data is at the target once a later
+     * {@link #quietOnStream} has passed on the stream. To this PE itself it is a copy run by the stream.
+     *
+     * <p>A CPU operation (put, atomic, ...) to a PE is refused while puts to it that a stream will ring are waiting
+     * for that stream (the queue pair's order would break): synchronise the stream first.
+     *
+     * @param dest   symmetric memory naming the target; {@code source.byteSize()} bytes are written
+     * @param source symmetric memory of this PE, inside one live block
+     * @param pe     the target PE
+     * @param stream the stream (a host stream, or a CUDA stream)
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the PE is out of range, or dest's or source's range is not inside one live
+     *                                  block (nothing is queued)
+     * @throws IllegalStateException    if the stream is closed, or this runtime is
+     * @throws MpException              if the job failed
+     */
+    public void putOnStream(MemorySegment dest, MemorySegment source, int pe, Stream stream) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        Objects.requireNonNull(stream, "stream must not be null");
+        requireOpen();
+        long from = target(source, source.byteSize(), myPe(), "source");
+        long to = target(dest, source.byteSize(), pe, "dest");
+        streams().put(to, from, source.byteSize(), pe, stream);
+    }
+
+    /**
+     * A put with signal rung by a stream (NVSHMEM's {@code nvshmemx_putmem_signal_on_stream}): the data, then the
+     * signal, on the queue pair to that PE in this order, so the data is visible before the signal (see
+     * {@link #putSignal}). Source rules as {@link #putOnStream}.
+     *
+     * @param dest    symmetric memory naming the target
+     * @param source  symmetric memory of this PE (may be empty: then only the signal is sent)
+     * @param sigAddr symmetric memory, 8-byte aligned: the signal word
+     * @param signal  the value stored or added
+     * @param sigOp   SET or ADD
+     * @param pe      the target PE
+     * @param stream  the stream
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException see {@link #putOnStream} and {@link #putSignal}
+     * @throws IllegalStateException    if the stream is closed, or this runtime is
+     * @throws MpException              if the job failed
+     */
+    public void putSignalOnStream(MemorySegment dest, MemorySegment source, MemorySegment sigAddr, long signal,
+                                  ShmemSignalOp sigOp, int pe, Stream stream) {
+        Objects.requireNonNull(dest, "dest must not be null");
+        Objects.requireNonNull(source, "source must not be null");
+        Objects.requireNonNull(sigOp, "sigOp must not be null");
+        Objects.requireNonNull(stream, "stream must not be null");
+        long sig = atomicTarget(sigAddr, pe);
+        long bytes = source.byteSize();
+        long to = target(dest, bytes, pe, "dest");
+        long from = bytes == 0 ? 0 : target(source, bytes, myPe(), "source");
+        if (bytes > 0) {
+            streams().put(to, from, bytes, pe, stream);
+        }
+        if (!orderedNic) {
+            streams().quiet(stream);
+        }
+        streams().signal(sig, signal, sigOp, pe, stream);
+    }
+
+    /**
+     * Makes a stream wait until every operation it rang for this runtime is complete at its target (NVSHMEM's
+     * {@code nvshmemx_quiet_on_stream}); the CPU goes on at once.
+     *
+     * @param stream the stream
+     * @throws NullPointerException  if stream is null
+     * @throws IllegalStateException if the stream is closed, or this runtime is
+     */
+    public void quietOnStream(Stream stream) {
+        Objects.requireNonNull(stream, "stream must not be null");
+        requireOpen();
+        streams().quiet(stream);
+    }
+
+    /**
+     * A barrier of every PE run by a stream (NVSHMEM's {@code nvshmemx_barrier_all_on_stream}): the stream completes
+     * what it rang, adds one to every other PE's barrier counter, and waits until every other PE's add for this
+     * barrier arrived. Every PE calls it on one stream each, as often as the others. It does not wait for operations
+     * the CPU issued: {@link #quiet} those first.
+     *
+     * @param stream the stream
+     * @throws NullPointerException  if stream is null
+     * @throws IllegalStateException if the stream is closed, or this runtime is
+     * @throws MpException           if the job failed
+     */
+    public void barrierAllOnStream(Stream stream) {
+        Objects.requireNonNull(stream, "stream must not be null");
+        requireOpen();
+        streams().barrierAll(streamBarrier, stream);
+    }
+
+    /**
+     * Makes a stream wait until this PE's signal word satisfies a comparison (NVSHMEM's
+     * {@code nvshmemx_signal_wait_until_on_stream}). Stream waits compare 32-bit words: the signal's low 32 bits are
+     * compared, EQ exactly and GE as a counter that may wrap ({@code (int) (signal - value) >= 0}); use signal values
+     * that differ by less than 2^31 from what is waited for.
+     *
+     * @param sigAddr symmetric memory of this PE, 8-byte aligned
+     * @param cmp     {@link ShmemCmp#EQ} or {@link ShmemCmp#GE}
+     * @param value   the operand
+     * @param stream  the stream
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the comparison is another, or sigAddr is not an aligned word in a live block
+     * @throws IllegalStateException    if the stream is closed, or this runtime is
+     */
+    public void signalWaitUntilOnStream(MemorySegment sigAddr, ShmemCmp cmp, long value, Stream stream) {
+        Objects.requireNonNull(cmp, "cmp must not be null");
+        Objects.requireNonNull(stream, "stream must not be null");
+        long offset = atomicTarget(sigAddr, myPe());
+        if (cmp != ShmemCmp.EQ && cmp != ShmemCmp.GE) {
+            throw new IllegalArgumentException("a stream waits for EQ or GE only (32-bit stream waits), not " + cmp);
+        }
+        streams().waitWord(offset, cmp, value, stream);
+    }
+
+    private StreamRma streams() {
+        if (streams == null) {
+            streams = new StreamRma(mp, window, heapMemory);
+        }
+        return streams;
+    }
+
     // ---- ordering, completion, synchronisation ----
 
     /**
@@ -1060,11 +1196,17 @@ public final class Shmem implements AutoCloseable {
         }
         try {
             if (mp.failure() == null) {
+                if (streams != null) {
+                    streams.reapAll();
+                }
                 barrierAll();
                 mp.windowDestroy(window);
             }
         } finally {
             closed = true;
+            if (streams != null) {
+                streams.close();
+            }
             for (ShmemCtx c : List.copyOf(contexts)) {
                 c.release();
             }
