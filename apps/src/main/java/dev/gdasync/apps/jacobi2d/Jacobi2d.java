@@ -1,0 +1,308 @@
+package dev.gdasync.apps.jacobi2d;
+
+import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import dev.gdasync.libmp.shmem.Shmem;
+import dev.gdasync.libmp.shmem.ShmemCmp;
+import dev.gdasync.libmp.shmem.ShmemSignalOp;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+
+
+/**
+ * {@code scripts/mprun -np N jacobi2d [--mode host,sa]}: NVIDIA's multi-GPU Jacobi (multi-gpu-programming-models) on
+ * the shmem API. The rows of a grid periodic in y are split over the PEs; after each sweep a PE puts its first and
+ * last row into its neighbours' halos with a put-with-signal (SET to the sweep number), and the next sweep waits for
+ * both signals. {@code host}: the CPU sweeps, puts and waits. {@code sa}: the CPU only queues; a host stream runs the
+ * sweeps and rings the puts, signals and waits. Each mode's grid is compared with the 1-PE grid element by element.
+ */
+@Command(name = "scripts/mprun -np N jacobi2d", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+        usageHelpAutoWidth = false,
+        description = "Jacobi relaxation of a 2D grid over the shmem API: rows split over the PEs, halo rows by"
+                + " put-with-signal, the result compared with the 1-PE grid element by element.")
+public final class Jacobi2d {
+    @Option(names = "--nx", paramLabel = "N", defaultValue = "512", description = "columns (default: ${DEFAULT-VALUE})")
+    int nx;
+
+    @Option(names = "--ny", paramLabel = "N", defaultValue = "512", description = "rows (default: ${DEFAULT-VALUE})")
+    int ny;
+
+    @Option(names = "--iterations", paramLabel = "K", defaultValue = "200",
+            description = "sweeps (default: ${DEFAULT-VALUE})")
+    int iterations;
+
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
+            description = "the models to run side by side: host and/or sa (default: ${DEFAULT-VALUE})")
+    List<String> modes;
+
+    @Option(names = "--repeat", paramLabel = "R", defaultValue = "3",
+            description = "timed runs per mode, the modes interleaved; the best is reported (default: ${DEFAULT-VALUE})")
+    int repeat;
+
+    @Option(names = "--csv", paramLabel = "FILE",
+            description = "append one row per mode: mode,pes,nx,ny,iterations,seconds,ms_per_iteration,"
+                    + "reference_seconds,equal")
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "after appending to --csv, draw every row of that file into this PNG")
+    Path plot;
+
+    private Jacobi2d() {
+    }
+
+    /**
+     * @param args the options; {@code --help} lists them
+     */
+    public static void main(String[] args) {
+        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        Jacobi2d app = new Jacobi2d();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
+        if (stop.isPresent()) {
+            System.exit(stop.getAsInt());
+        }
+        String bad = app.check();
+        if (bad != null) {
+            if (speaker) {
+                System.err.println("jacobi2d: " + bad);
+            }
+            System.exit(2);
+        }
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
+            boolean ok;
+            Grid grid = new Grid(app.nx, app.ny, mp.size());
+            long heap = 2L * (2L * grid.rowsHeld() * app.nx * 8 + 4096) + (long) app.ny * app.nx * 8 + (1 << 20);
+            try (Shmem shmem = Shmem.init(mp, heap)) {
+                ok = app.run(shmem, grid);
+            }
+            if (!ok) {
+                System.exit(1);
+            }
+        } catch (Exception e) {
+            System.err.println("jacobi2d: PE failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** @return what is wrong with the options, or null */
+    String check() {
+        for (String m : modes) {
+            if (!m.equals("host") && !m.equals("sa")) {
+                return "--mode takes host and sa, got '" + m + "'";
+            }
+        }
+        if (nx < 3 || ny < 1 || iterations < 1 || repeat < 1) {
+            return "--nx must be >= 3, --ny, --iterations and --repeat >= 1";
+        }
+        if (plot != null && csv == null) {
+            return "--plot draws the rows of --csv: give --csv too";
+        }
+        return null;
+    }
+
+    /** What one timed run of a mode gave on this PE. */
+    record Result(String mode, double seconds, double[] grid) {
+    }
+
+    /** Runs every mode {@code repeat} times, interleaved; PE 0 checks, prints and writes the CSV. @return success */
+    boolean run(Shmem shmem, Grid grid) throws IOException {
+        int me = shmem.myPe();
+        int n = shmem.nPes();
+        if (me == 0) {
+            System.out.printf(Locale.ROOT, "Jacobi relaxation: %d iterations on %d x %d mesh, %d PEs, modes %s%n",
+                    iterations, ny, nx, n, String.join(",", modes));
+        }
+        double[] best = new double[modes.size()];
+        java.util.Arrays.fill(best, Double.MAX_VALUE);
+        double[][] grids = new double[modes.size()][];
+        for (int r = 0; r < repeat; r++) {
+            for (int m = 0; m < modes.size(); m++) {
+                Result res = modes.get(m).equals("host") ? host(shmem, grid) : sa(shmem, grid);
+                best[m] = Math.min(best[m], res.seconds);
+                grids[m] = res.grid;
+            }
+        }
+        boolean ok = true;
+        if (me == 0) {
+            long t0 = System.nanoTime();
+            double[] reference = grid.reference(iterations);
+            double refSeconds = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(Locale.ROOT, "1 PE reference: %8.4f s, norm %.10e%n", refSeconds, Grid.norm(reference));
+            List<String> rows = new ArrayList<>();
+            for (int m = 0; m < modes.size(); m++) {
+                long differ = 0;
+                for (int k = 0; k < reference.length; k++) {
+                    differ += Double.doubleToRawLongBits(grids[m][k]) == Double.doubleToRawLongBits(reference[k]) ? 0 : 1;
+                }
+                boolean equal = differ == 0;
+                ok &= equal;
+                System.out.printf(Locale.ROOT, "%dx%d: 1 PE: %8.4f s, %d PEs (%s): %8.4f s, %.3f ms/iteration, speedup:"
+                                + " %8.2f, efficiency: %8.2f%n", ny, nx, refSeconds, n, modes.get(m), best[m],
+                        best[m] * 1e3 / iterations, refSeconds / best[m], refSeconds / best[m] / n * 100);
+                System.out.println(equal
+                        ? "check (" + modes.get(m) + "): the " + n + "-PE grid equals the 1-PE grid element by element ("
+                                + reference.length + " elements), norm " + String.format(Locale.ROOT, "%.10e", Grid.norm(grids[m]))
+                        : "check (" + modes.get(m) + ") FAILED: " + differ + " of " + reference.length
+                                + " elements differ from the 1-PE grid");
+                rows.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.6f,%.6f,%b", modes.get(m), n, nx, ny,
+                        iterations, best[m], best[m] * 1e3 / iterations, refSeconds, equal));
+            }
+            if (modes.size() > 1) {
+                System.out.printf(Locale.ROOT, "sa / host time: %.2f (measured side by side, best of %d)%n",
+                        best[modes.indexOf("sa")] / best[modes.indexOf("host")], repeat);
+            }
+            if (csv != null) {
+                appendCsv(rows);
+                if (plot != null) {
+                    JacobiPlot.write(JacobiPlot.read(csv), plot);
+                    System.out.println("plot: " + plot);
+                }
+            }
+        }
+        shmem.barrierAll();
+        return ok;
+    }
+
+    /** The arrays of one run: two grids (a and a_new), two signal words, and the gathered grid on PE 0. */
+    private record Arrays(MemorySegment[] bufs, MemorySegment signals) {
+        /** The signal the PE above sets when my top halo holds its row of a sweep. */
+        MemorySegment fromAbove() {
+            return signals.asSlice(0, 8);
+        }
+
+        /** The signal the PE below sets when my bottom halo holds its row of a sweep. */
+        MemorySegment fromBelow() {
+            return signals.asSlice(8, 8);
+        }
+    }
+
+    private static Arrays allocate(Shmem shmem, Grid grid) {
+        long cells = (long) grid.rowsHeld() * grid.nx();
+        MemorySegment a = shmem.calloc(cells, 8);
+        MemorySegment b = shmem.calloc(cells, 8);
+        grid.initialise(a, shmem.myPe());
+        grid.initialise(b, shmem.myPe());
+        MemorySegment signals = shmem.calloc(2, 8);
+        shmem.barrierAll();
+        return new Arrays(new MemorySegment[] {a, b}, signals);
+    }
+
+    private static void free(Shmem shmem, Arrays arr) {
+        shmem.free(arr.signals);
+        shmem.free(arr.bufs[1]);
+        shmem.free(arr.bufs[0]);
+    }
+
+    /** {@code host}: the CPU sweeps, puts its edge rows with signals, and waits for its neighbours' signals. */
+    Result host(Shmem shmem, Grid grid) {
+        Arrays arr = allocate(shmem, grid);
+        int me = shmem.myPe();
+        int n = shmem.nPes();
+        int above = (me + n - 1) % n;
+        int below = (me + 1) % n;
+        int rows = grid.chunk(me);
+        long rowBytes = nx * 8L;
+        long t0 = System.nanoTime();
+        for (int it = 0; it < iterations; it++) {
+            if (it > 0) {
+                shmem.waitUntil(arr.fromAbove(), ShmemCmp.GE, it);
+                shmem.waitUntil(arr.fromBelow(), ShmemCmp.GE, it);
+            }
+            MemorySegment cur = arr.bufs[it % 2];
+            MemorySegment next = arr.bufs[(it + 1) % 2];
+            Grid.sweep(cur, next, nx, rows);
+            // My first row is the bottom halo of the PE above; my last row the top halo of the PE below.
+            shmem.putSignalNbi(next.asSlice((grid.chunk(above) + 1) * rowBytes, rowBytes), next.asSlice(rowBytes, rowBytes),
+                    arr.fromBelow(), it + 1, ShmemSignalOp.SET, above);
+            shmem.putSignalNbi(next.asSlice(0, rowBytes), next.asSlice(rows * rowBytes, rowBytes), arr.fromAbove(), it + 1,
+                    ShmemSignalOp.SET, below);
+        }
+        shmem.barrierAll();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double[] all = gather(shmem, grid, arr.bufs[iterations % 2]);
+        free(shmem, arr);
+        return new Result("host", seconds, all);
+    }
+
+    /**
+     * {@code sa}: the CPU queues every sweep on a host stream (a task), the puts with signal and the signal waits
+     * (stream descriptors), then waits once for the stream; the stream quiets as it goes.
+     */
+    Result sa(Shmem shmem, Grid grid) {
+        Arrays arr = allocate(shmem, grid);
+        int me = shmem.myPe();
+        int n = shmem.nPes();
+        int above = (me + n - 1) % n;
+        int below = (me + 1) % n;
+        int rows = grid.chunk(me);
+        long rowBytes = nx * 8L;
+        int width = nx;
+        long t0 = System.nanoTime();
+        try (HostStream stream = HostStream.create("jacobi2d-sa-" + me)) {
+            for (int it = 0; it < iterations; it++) {
+                if (it > 0) {
+                    shmem.signalWaitUntilOnStream(arr.fromAbove(), ShmemCmp.GE, it, stream);
+                    shmem.signalWaitUntilOnStream(arr.fromBelow(), ShmemCmp.GE, it, stream);
+                }
+                MemorySegment cur = arr.bufs[it % 2];
+                MemorySegment next = arr.bufs[(it + 1) % 2];
+                stream.launch(() -> Grid.sweep(cur, next, width, rows));
+                shmem.putSignalOnStream(next.asSlice((grid.chunk(above) + 1) * rowBytes, rowBytes),
+                        next.asSlice(rowBytes, rowBytes), arr.fromBelow(), it + 1, ShmemSignalOp.SET, above, stream);
+                shmem.putSignalOnStream(next.asSlice(0, rowBytes), next.asSlice(rows * rowBytes, rowBytes),
+                        arr.fromAbove(), it + 1, ShmemSignalOp.SET, below, stream);
+            }
+            shmem.quietOnStream(stream);
+            stream.synchronize();
+        }
+        shmem.barrierAll();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double[] all = gather(shmem, grid, arr.bufs[iterations % 2]);
+        free(shmem, arr);
+        return new Result("sa", seconds, all);
+    }
+
+    /** @return on PE 0, every PE's rows of its final buffer in global order; null elsewhere */
+    private double[] gather(Shmem shmem, Grid grid, MemorySegment last) {
+        double[] all = null;
+        if (shmem.myPe() == 0) {
+            all = new double[ny * nx];
+            MemorySegment out = MemorySegment.ofArray(all);
+            for (int p = 0; p < shmem.nPes(); p++) {
+                long bytes = (long) grid.chunk(p) * nx * 8;
+                shmem.get(out.asSlice((long) grid.first(p) * nx * 8, bytes), last.asSlice(nx * 8L, bytes), p);
+            }
+        }
+        shmem.barrierAll();
+        return all;
+    }
+
+    private void appendCsv(List<String> rows) throws IOException {
+        boolean fresh = !Files.exists(csv) || Files.size(csv) == 0;
+        StringBuilder b = new StringBuilder();
+        if (fresh) {
+            b.append(JacobiPlot.HEADER).append('\n');
+        }
+        for (String r : rows) {
+            b.append(r).append('\n');
+        }
+        if (csv.getParent() != null) {
+            Files.createDirectories(csv.getParent());
+        }
+        Files.writeString(csv, b, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        System.out.println("csv: " + csv);
+    }
+}
