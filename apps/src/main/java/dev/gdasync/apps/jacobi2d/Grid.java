@@ -1,5 +1,6 @@
 package dev.gdasync.apps.jacobi2d;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -73,8 +74,14 @@ record Grid(int nx, int ny, int pes) {
      */
     double[] reference(int iterations) {
         Grid one = new Grid(nx, ny, 1);
-        MemorySegment a = MemorySegment.ofArray(new double[(ny + 2) * nx]);
-        MemorySegment b = MemorySegment.ofArray(new double[(ny + 2) * nx]);
+        // Native memory, as the PEs' heaps: the sweep's code stays compiled for one kind of segment.
+        try (Arena arena = Arena.ofConfined()) {
+            return reference(one, arena.allocate((long) (ny + 2) * nx * 8, 64),
+                    arena.allocate((long) (ny + 2) * nx * 8, 64), iterations);
+        }
+    }
+
+    private double[] reference(Grid one, MemorySegment a, MemorySegment b, int iterations) {
         one.initialise(a, 0);
         one.initialise(b, 0);
         for (int it = 0; it < iterations; it++) {

@@ -18,19 +18,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The plot of {@code --plot}: one group of bars per case (mesh, PEs), one bar per mode and one for the 1-PE reference,
- * the height the time per iteration in ms, its value written over it. Drawn with Java2D into a PNG, headless, from
+ * The plot of {@code --plot}: one group of bars per case (mesh, PEs), one bar per mode, the height the time per
+ * iteration in ms on one axis, its value written over it. Drawn with Java2D into a PNG, headless, from
  * every row of the {@code --csv} file (a later run of a case and mode replaces an earlier one).
  */
 final class JacobiPlot {
-    static final String HEADER = "mode,pes,nx,ny,iterations,seconds,ms_per_iteration,reference_seconds,equal";
+    static final String HEADER = "mode,pes,nx,ny,iterations,seconds,ms_per_iteration,equal";
     static final int HEIGHT = 480;
     private static final int GROUP = 190;
     private static final int LEFT = 70;
     private static final int TOP = 50;
     private static final int BOTTOM = 70;
-    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728),
-            "1 PE", new Color(0x999999));
+    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
 
     static {
         if (System.getProperty("java.awt.headless") == null) {
@@ -39,7 +38,7 @@ final class JacobiPlot {
     }
 
     /** One CSV row. */
-    record Row(String mode, int pes, int nx, int ny, int iterations, double msPerIteration, double referenceSeconds) {
+    record Row(String mode, int pes, int nx, int ny, int iterations, double msPerIteration) {
         String caseLabel() {
             return ny + "x" + nx + ", " + pes + " PE" + (pes == 1 ? "" : "s");
         }
@@ -58,7 +57,7 @@ final class JacobiPlot {
                 }
                 String[] f = line.split(",");
                 rows.add(new Row(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-                        Integer.parseInt(f[4]), Double.parseDouble(f[6]), Double.parseDouble(f[7])));
+                        Integer.parseInt(f[4]), Double.parseDouble(f[6])));
             }
             return rows;
         } catch (IOException e) {
@@ -72,7 +71,6 @@ final class JacobiPlot {
         for (Row r : rows) {
             Map<String, Double> c = cases.computeIfAbsent(r.caseLabel(), k -> new LinkedHashMap<>());
             c.put(r.mode(), r.msPerIteration());
-            c.put("1 PE", r.referenceSeconds() * 1e3 / r.iterations());
         }
         if (cases.isEmpty()) {
             throw new IllegalArgumentException("no results to plot");

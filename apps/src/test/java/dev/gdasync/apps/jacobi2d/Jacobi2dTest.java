@@ -60,7 +60,7 @@ class Jacobi2dTest {
             assertTrue(out.contains("[0] check (" + mode + "): the 3-PE grid equals the 1-PE grid element by element (1240"
                     + " elements)"), out);
         }
-        assertTrue(out.contains("[0] 31x40: 1 PE: "), out);
+        assertTrue(out.contains("[0] 31x40: 3 PEs (sa): "), out);
         List<String> rows = Files.readAllLines(csv);
         assertEquals(JacobiPlot.HEADER, rows.get(0));
         assertEquals(3, rows.size(), rows.toString());
