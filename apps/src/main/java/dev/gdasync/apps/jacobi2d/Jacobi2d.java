@@ -173,65 +173,77 @@ public final class Jacobi2d {
         return ok;
     }
 
-    /** The arrays of one run: two grids (a and a_new), two signal words, and the gathered grid on PE 0. */
-    private record Arrays(MemorySegment[] bufs, MemorySegment signals) {
-        /** The signal the PE above sets when my top halo holds its row of a sweep. */
+    /**
+     * One run's symmetric arrays (the two grids a and a_new, the two signal words) and this PE's place: its rows,
+     * the PE above (whose bottom halo is this PE's first row) and the PE below (whose top halo is its last row).
+     */
+    private record Layout(MemorySegment[] bufs, MemorySegment signals, int above, int below, int rows, int aboveRows,
+                          long rowBytes) {
+        static Layout allocate(Shmem shmem, Grid grid) {
+            long cells = (long) grid.rowsHeld() * grid.nx();
+            MemorySegment a = shmem.calloc(cells, 8);
+            MemorySegment b = shmem.calloc(cells, 8);
+            int me = shmem.myPe();
+            grid.initialise(a, me);
+            grid.initialise(b, me);
+            MemorySegment signals = shmem.calloc(2, 8);
+            shmem.barrierAll();
+            int n = shmem.nPes();
+            int above = (me + n - 1) % n;
+            return new Layout(new MemorySegment[] {a, b}, signals, above, (me + 1) % n, grid.chunk(me),
+                    grid.chunk(above), grid.nx() * 8L);
+        }
+
+        void free(Shmem shmem) {
+            shmem.free(signals);
+            shmem.free(bufs[1]);
+            shmem.free(bufs[0]);
+        }
+
+        /** The signal the PE above sets when the top halo holds its row of a sweep. */
         MemorySegment fromAbove() {
             return signals.asSlice(0, 8);
         }
 
-        /** The signal the PE below sets when my bottom halo holds its row of a sweep. */
+        /** The signal the PE below sets when the bottom halo holds its row of a sweep. */
         MemorySegment fromBelow() {
             return signals.asSlice(8, 8);
         }
-    }
 
-    private static Arrays allocate(Shmem shmem, Grid grid) {
-        long cells = (long) grid.rowsHeld() * grid.nx();
-        MemorySegment a = shmem.calloc(cells, 8);
-        MemorySegment b = shmem.calloc(cells, 8);
-        grid.initialise(a, shmem.myPe());
-        grid.initialise(b, shmem.myPe());
-        MemorySegment signals = shmem.calloc(2, 8);
-        shmem.barrierAll();
-        return new Arrays(new MemorySegment[] {a, b}, signals);
-    }
+        MemorySegment firstRow(MemorySegment buf) {
+            return buf.asSlice(rowBytes, rowBytes);
+        }
 
-    private static void free(Shmem shmem, Arrays arr) {
-        shmem.free(arr.signals);
-        shmem.free(arr.bufs[1]);
-        shmem.free(arr.bufs[0]);
+        MemorySegment lastRow(MemorySegment buf) {
+            return buf.asSlice(rows * rowBytes, rowBytes);
+        }
+
+        MemorySegment topHalo(MemorySegment buf) {
+            return buf.asSlice(0, rowBytes);
+        }
+
+        /** @return where, in the PE above's buffer (same offset as {@code buf}), its bottom halo is */
+        MemorySegment bottomHaloAbove(MemorySegment buf) {
+            return buf.asSlice((aboveRows + 1) * rowBytes, rowBytes);
+        }
     }
 
     /** {@code host}: the CPU sweeps, puts its edge rows with signals, and waits for its neighbours' signals. */
     Result host(Shmem shmem, Grid grid) {
-        Arrays arr = allocate(shmem, grid);
-        int me = shmem.myPe();
-        int n = shmem.nPes();
-        int above = (me + n - 1) % n;
-        int below = (me + 1) % n;
-        int rows = grid.chunk(me);
-        long rowBytes = nx * 8L;
+        Layout l = Layout.allocate(shmem, grid);
         long t0 = System.nanoTime();
         for (int it = 0; it < iterations; it++) {
             if (it > 0) {
-                shmem.waitUntil(arr.fromAbove(), ShmemCmp.GE, it);
-                shmem.waitUntil(arr.fromBelow(), ShmemCmp.GE, it);
+                shmem.waitUntil(l.fromAbove(), ShmemCmp.GE, it);
+                shmem.waitUntil(l.fromBelow(), ShmemCmp.GE, it);
             }
-            MemorySegment cur = arr.bufs[it % 2];
-            MemorySegment next = arr.bufs[(it + 1) % 2];
-            Grid.sweep(cur, next, nx, rows);
-            // My first row is the bottom halo of the PE above; my last row the top halo of the PE below.
-            shmem.putSignalNbi(next.asSlice((grid.chunk(above) + 1) * rowBytes, rowBytes), next.asSlice(rowBytes, rowBytes),
-                    arr.fromBelow(), it + 1, ShmemSignalOp.SET, above);
-            shmem.putSignalNbi(next.asSlice(0, rowBytes), next.asSlice(rows * rowBytes, rowBytes), arr.fromAbove(), it + 1,
-                    ShmemSignalOp.SET, below);
+            MemorySegment next = l.bufs[(it + 1) % 2];
+            Grid.sweep(l.bufs[it % 2], next, nx, l.rows);
+            shmem.putSignalNbi(l.bottomHaloAbove(next), l.firstRow(next), l.fromBelow(), it + 1, ShmemSignalOp.SET,
+                    l.above);
+            shmem.putSignalNbi(l.topHalo(next), l.lastRow(next), l.fromAbove(), it + 1, ShmemSignalOp.SET, l.below);
         }
-        shmem.barrierAll();
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        double[] all = gather(shmem, grid, arr.bufs[iterations % 2]);
-        free(shmem, arr);
-        return new Result("host", seconds, all);
+        return finish(shmem, grid, l, "host", t0);
     }
 
     /**
@@ -239,37 +251,36 @@ public final class Jacobi2d {
      * (stream descriptors), then waits once for the stream; the stream quiets as it goes.
      */
     Result sa(Shmem shmem, Grid grid) {
-        Arrays arr = allocate(shmem, grid);
-        int me = shmem.myPe();
-        int n = shmem.nPes();
-        int above = (me + n - 1) % n;
-        int below = (me + 1) % n;
-        int rows = grid.chunk(me);
-        long rowBytes = nx * 8L;
+        Layout l = Layout.allocate(shmem, grid);
         int width = nx;
         long t0 = System.nanoTime();
-        try (HostStream stream = HostStream.create("jacobi2d-sa-" + me)) {
+        try (HostStream stream = HostStream.create("jacobi2d-sa-" + shmem.myPe())) {
             for (int it = 0; it < iterations; it++) {
                 if (it > 0) {
-                    shmem.signalWaitUntilOnStream(arr.fromAbove(), ShmemCmp.GE, it, stream);
-                    shmem.signalWaitUntilOnStream(arr.fromBelow(), ShmemCmp.GE, it, stream);
+                    shmem.signalWaitUntilOnStream(l.fromAbove(), ShmemCmp.GE, it, stream);
+                    shmem.signalWaitUntilOnStream(l.fromBelow(), ShmemCmp.GE, it, stream);
                 }
-                MemorySegment cur = arr.bufs[it % 2];
-                MemorySegment next = arr.bufs[(it + 1) % 2];
-                stream.launch(() -> Grid.sweep(cur, next, width, rows));
-                shmem.putSignalOnStream(next.asSlice((grid.chunk(above) + 1) * rowBytes, rowBytes),
-                        next.asSlice(rowBytes, rowBytes), arr.fromBelow(), it + 1, ShmemSignalOp.SET, above, stream);
-                shmem.putSignalOnStream(next.asSlice(0, rowBytes), next.asSlice(rows * rowBytes, rowBytes),
-                        arr.fromAbove(), it + 1, ShmemSignalOp.SET, below, stream);
+                MemorySegment cur = l.bufs[it % 2];
+                MemorySegment next = l.bufs[(it + 1) % 2];
+                stream.launch(() -> Grid.sweep(cur, next, width, l.rows));
+                shmem.putSignalOnStream(l.bottomHaloAbove(next), l.firstRow(next), l.fromBelow(), it + 1,
+                        ShmemSignalOp.SET, l.above, stream);
+                shmem.putSignalOnStream(l.topHalo(next), l.lastRow(next), l.fromAbove(), it + 1, ShmemSignalOp.SET,
+                        l.below, stream);
             }
             shmem.quietOnStream(stream);
             stream.synchronize();
         }
+        return finish(shmem, grid, l, "sa", t0);
+    }
+
+    /** Ends a timed run at a barrier, gathers the grid on PE 0 and frees the run's arrays. */
+    private Result finish(Shmem shmem, Grid grid, Layout l, String mode, long t0) {
         shmem.barrierAll();
         double seconds = (System.nanoTime() - t0) / 1e9;
-        double[] all = gather(shmem, grid, arr.bufs[iterations % 2]);
-        free(shmem, arr);
-        return new Result("sa", seconds, all);
+        double[] all = gather(shmem, grid, l.bufs[iterations % 2]);
+        l.free(shmem);
+        return new Result(mode, seconds, all);
     }
 
     /** @return on PE 0, every PE's rows of its final buffer in global order; null elsewhere */

@@ -1,15 +1,12 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.libmp.launch.MpRun;
 import dev.gdasync.libmp.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -21,12 +18,7 @@ class ShmemProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(200);
 
     private static ChildProcess launch(String... args) {
-        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
-        a.addAll(List.of(args));
-        Map<String, String> env = new HashMap<>();
-        env.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
-        env.put("CLASSPATH", null);
-        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), env);
+        return ChildProcess.mprun(args);
     }
 
     @Test

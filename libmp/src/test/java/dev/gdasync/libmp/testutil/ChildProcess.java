@@ -56,6 +56,23 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /**
+     * Starts the launcher ({@code MpRun}, what {@code scripts/mprun} runs) with light rank JVMs and a 30 s bootstrap
+     * timeout, in a clean environment.
+     *
+     * @param args the launcher's arguments ({@code -np N}, the main class and its arguments, ...)
+     * @return the running launcher
+     */
+    public static ChildProcess mprun(String... args) {
+        List<String> a = new java.util.ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt",
+                "-XX:TieredStopAtLevel=1"));
+        a.addAll(List.of(args));
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
+        env.put("CLASSPATH", null);
+        return start("mprun", javaCommand(dev.gdasync.libmp.launch.MpRun.class, a), env);
+    }
+
+    /**
      * Starts a process.
      *
      * @param name    a name for messages
