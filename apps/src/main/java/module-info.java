@@ -27,4 +27,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.spmv;
     opens dev.gdasync.apps.gabench;
     opens dev.gdasync.apps.jacobi2d;
+    opens dev.gdasync.apps.shmembench;
 }

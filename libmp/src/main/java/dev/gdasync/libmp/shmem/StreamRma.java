@@ -32,9 +32,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #AUTO_QUIET} requests without a quiet the stream is made to quiet (a wait for their completions; completing
  * early is always allowed), so a slot is rewritten only after the request that read it last completed.
  *
- * <p>The CPU reaps the requests a stream waited for as they complete (non-blocking, at every call); when more than
- * {@link #MAX_AWAITED} wait to be reaped it waits for the oldest (the Mp's request pool is finite); and at close
- * ({@link #reapAll}) it waits for the streams to pass every wait.
+ * <p>The CPU reaps the requests a stream waited for as they complete (non-blocking, at every call on that stream);
+ * when more than {@link #MAX_AWAITED} of a stream wait to be reaped it waits for the oldest (the Mp's request pool is
+ * finite); at close ({@link #reapAll}) it waits for the streams to pass every wait; and a closed stream's slots are
+ * freed when another stream is first used.
  */
 final class StreamRma {
     /** Signal slots per stream. */
@@ -50,14 +51,14 @@ final class StreamRma {
     private final MemorySegment heap;
     private final MpRegistration heapReg;
     private final Map<Stream, PerStream> streams = new IdentityHashMap<>();
-    /** Requests some stream waits for; the CPU reaps them in order. */
-    private final ArrayDeque<MpRequest> awaited = new ArrayDeque<>();
 
     /** What one stream has: its signal slots and the requests it rang since its last quiet. */
     private static final class PerStream {
         final MemorySegment slots;
         final MpRegistration slotsReg;
         final List<MpRequest> rung = new ArrayList<>();
+        /** Requests the stream waits for (it quieted them); the CPU reaps them in order. */
+        final ArrayDeque<MpRequest> awaited = new ArrayDeque<>();
         int next;
         long barriers;
 
@@ -121,10 +122,10 @@ final class StreamRma {
         PerStream s = of(stream);
         if (!s.rung.isEmpty()) {
             mp.waitAllOnStream(s.rung, stream);
-            awaited.addAll(s.rung);
+            s.awaited.addAll(s.rung);
             s.rung.clear();
         }
-        reapCompleted();
+        reapCompleted(s);
     }
 
     /**
@@ -154,15 +155,6 @@ final class StreamRma {
         waitWord(counterOffset, ShmemCmp.GE, s.barriers * (n - 1), stream);
     }
 
-    /** @return how many requests streams rang and the CPU has not reaped yet */
-    int outstanding() {
-        int n = awaited.size();
-        for (PerStream s : streams.values()) {
-            n += s.rung.size();
-        }
-        return n;
-    }
-
     /**
      * Has every stream wait for what it rang, and reaps everything on the CPU: returns once every stream passed those
      * waits. The first failure is thrown after all were reaped.
@@ -174,11 +166,13 @@ final class StreamRma {
             }
         }
         RuntimeException first = null;
-        while (!awaited.isEmpty()) {
-            try {
-                mp.wait(awaited.poll());
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
+        for (PerStream s : streams.values()) {
+            while (!s.awaited.isEmpty()) {
+                try {
+                    mp.wait(s.awaited.poll());
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
             }
         }
         for (PerStream s : streams.values()) {
@@ -206,16 +200,19 @@ final class StreamRma {
         if (s.rung.size() >= AUTO_QUIET) {
             quiet(stream);
         }
-        reapCompleted();
+        reapCompleted(s);
     }
 
-    /** Reaps the awaited requests that completed, oldest first; blocks only while too many wait to be reaped. */
-    private void reapCompleted() {
-        while (awaited.size() > MAX_AWAITED) {
-            mp.wait(awaited.poll());
+    /**
+     * Reaps a stream's awaited requests that completed, oldest first; blocks only while too many wait to be reaped
+     * (for the stream to pass its waits).
+     */
+    private void reapCompleted(PerStream s) {
+        while (s.awaited.size() > MAX_AWAITED) {
+            mp.wait(s.awaited.poll());
         }
-        while (!awaited.isEmpty() && mp.test(awaited.peek())) {
-            awaited.poll();
+        while (!s.awaited.isEmpty() && mp.test(s.awaited.peek())) {
+            s.awaited.poll();
         }
     }
 
@@ -232,6 +229,7 @@ final class StreamRma {
         }
         PerStream s = streams.get(stream);
         if (s == null) {
+            forgetClosedStreams();
             MemorySegment slots = mp.allocate(8L * SLOTS);
             MpRegistration reg;
             try {
@@ -244,6 +242,26 @@ final class StreamRma {
             streams.put(stream, s);
         }
         return s;
+    }
+
+    /**
+     * Frees the slots of streams closed since they were last used (a program that makes a stream per phase would
+     * otherwise keep a registration per stream): their awaited requests are reaped first, as the NIC may still
+     * write a fetch-and-add's result into a slot until it completed.
+     */
+    private void forgetClosedStreams() {
+        streams.entrySet().removeIf(e -> {
+            PerStream s = e.getValue();
+            if (!e.getKey().isClosed() || !s.rung.isEmpty()) {
+                return false;
+            }
+            while (!s.awaited.isEmpty()) {
+                mp.wait(s.awaited.poll());
+            }
+            mp.deregister(s.slotsReg);
+            mp.free(e.getValue().slots);
+            return true;
+        });
     }
 
     private static byte[] bytes(long value) {

@@ -1,0 +1,311 @@
+package dev.gdasync.apps.shmembench;
+
+import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import dev.gdasync.libmp.shmem.Shmem;
+import dev.gdasync.libmp.shmem.ShmemCmp;
+import dev.gdasync.libmp.shmem.ShmemSignalOp;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * {@code scripts/mprun -np 2 shmembench [--mode host,sa]}: PE 0 against PE 1. {@code put}: a put and a quiet (the
+ * data is at PE 1) per operation; {@code get}: a blocking get; {@code atomic}: a fetch-add of 8 bytes;
+ * {@code pingpong}: a put-with-signal to the other PE, which waits for the signal and answers likewise (half a round
+ * trip reported). {@code host}: the CPU calls and waits; {@code sa}: the CPU queues every operation on a host stream
+ * ({@code putOnStream} + {@code quietOnStream}; {@code putSignalOnStream} + {@code signalWaitUntilOnStream}) and
+ * waits once for the stream, so the figure is what the stream takes per operation (get and atomic have no stream
+ * form). For each size the modes' rounds are interleaved; the median round is reported; every round's data checked.
+ */
+@Command(name = "scripts/mprun -np 2 shmembench", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+        usageHelpAutoWidth = false,
+        description = "shmem latencies between two PEs from the CPU (host) and from a stream (sa), side by side.")
+public final class ShmemBench {
+    @Option(names = "--max-size", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "the largest transfer; sizes are 8 B and powers of 4 up to it (default: ${DEFAULT-VALUE})")
+    int maxSize;
+
+    @Option(names = "--ops", paramLabel = "K", defaultValue = "200",
+            description = "operations per round at 8 B, fewer for large sizes (at most 32 MiB moved per round; at least"
+                    + " 10) (default: ${DEFAULT-VALUE})")
+    int ops;
+
+    @Option(names = "--rounds", paramLabel = "R", defaultValue = "5",
+            description = "timed rounds per case, after one untimed (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
+            description = "host and/or sa (default: ${DEFAULT-VALUE})")
+    List<String> modes;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "write one row per case: " + LatencyChart.HEADER)
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "draw the rows of this run into this PNG")
+    Path plot;
+
+    private static final List<String> OPS = List.of("put", "get", "atomic", "pingpong");
+
+    private ShmemBench() {
+    }
+
+    /**
+     * @param args the options; {@code --help} lists them
+     */
+    public static void main(String[] args) {
+        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        ShmemBench app = new ShmemBench();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
+        if (stop.isPresent()) {
+            System.exit(stop.getAsInt());
+        }
+        String bad = app.check();
+        if (bad != null) {
+            if (speaker) {
+                System.err.println("shmembench: " + bad);
+            }
+            System.exit(2);
+        }
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
+            if (mp.size() != 2) {
+                if (mp.rank() == 0) {
+                    System.err.println("shmembench: run it on 2 PEs (-np 2), not " + mp.size());
+                }
+                System.exit(2);
+            }
+            boolean ok;
+            try (Shmem shmem = Shmem.init(mp, 2L * app.maxSize + (1 << 16))) {
+                ok = app.run(shmem);
+            }
+            if (!ok) {
+                System.exit(1);
+            }
+        } catch (Exception e) {
+            System.err.println("shmembench: PE failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** @return what is wrong with the options, or null */
+    String check() {
+        for (String m : modes) {
+            if (!m.equals("host") && !m.equals("sa")) {
+                return "--mode takes host and sa, got '" + m + "'";
+            }
+        }
+        if (maxSize < 8 || ops < 1 || rounds < 1) {
+            return "--max-size must be >= 8, --ops and --rounds >= 1";
+        }
+        if (plot != null && csv == null) {
+            return "--plot draws the rows written to --csv: give --csv too";
+        }
+        return null;
+    }
+
+    /** The symmetric memory of a run, and the running signal value (a fresh value per ping-pong exchange). */
+    private static final class Buffers {
+        final MemorySegment src;
+        final MemorySegment dst;
+        final MemorySegment sig;
+        final MemorySegment counter;
+        long signal;
+        /** The stream of the sa mode, one for the whole run. */
+        final HostStream stream;
+
+        Buffers(Shmem shmem, int maxSize) {
+            stream = HostStream.create("shmembench-" + shmem.myPe());
+            src = shmem.calloc(maxSize, 1);
+            dst = shmem.calloc(maxSize, 1);
+            sig = shmem.calloc(1, 8);
+            counter = shmem.calloc(1, 8);
+        }
+    }
+
+    boolean run(Shmem shmem) throws IOException {
+        int me = shmem.myPe();
+        Buffers b = new Buffers(shmem, maxSize);
+        List<LatencyChart.Row> rows = new ArrayList<>();
+        long errors = 0;
+        if (me == 0) {
+            System.out.printf(Locale.ROOT, "%-9s %-5s %9s %12s%n", "op", "mode", "bytes", "us/op");
+        }
+        for (String op : OPS) {
+            List<Integer> sizes = op.equals("atomic") ? List.of(8) : sizes();
+            for (int size : sizes) {
+                int k = Math.max(10, Math.min(ops, (32 << 20) / size));
+                List<String> caseModes = modes.stream().filter(m -> m.equals("host") || op.equals("put")
+                        || op.equals("pingpong")).toList();
+                double[][] micros = new double[caseModes.size()][rounds];
+                for (int r = -1; r < rounds; r++) {
+                    for (int m = 0; m < caseModes.size(); m++) {
+                        fill(b.src, size, r + 7L * m + 31L * size);
+                        shmem.barrierAll();
+                        double us = once(shmem, b, op, caseModes.get(m), size, k);
+                        errors += checkData(shmem, b, op, size, k, r + 7L * m + 31L * size);
+                        if (r >= 0) {
+                            micros[m][r] = us;
+                        }
+                    }
+                }
+                if (me == 0) {
+                    for (int m = 0; m < caseModes.size(); m++) {
+                        double[] s = micros[m].clone();
+                        Arrays.sort(s);
+                        double median = s[s.length / 2];
+                        rows.add(new LatencyChart.Row(op, caseModes.get(m), size, median));
+                        System.out.printf(Locale.ROOT, "%-9s %-5s %9d %12.2f%n", op, caseModes.get(m), size, median);
+                    }
+                }
+            }
+        }
+        b.stream.close();
+        shmem.barrierAll();
+        if (me == 0) {
+            System.out.println(errors == 0 ? "all data checks passed" : "DATA CHECKS FAILED: " + errors + " errors");
+            if (csv != null) {
+                StringBuilder out = new StringBuilder(LatencyChart.HEADER).append('\n');
+                for (LatencyChart.Row r : rows) {
+                    out.append(String.format(Locale.ROOT, "%s,%s,%d,%.3f%n", r.op(), r.mode(), r.bytes(), r.micros()));
+                }
+                if (csv.getParent() != null) {
+                    Files.createDirectories(csv.getParent());
+                }
+                Files.writeString(csv, out, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+                System.out.println("csv: " + csv);
+                if (plot != null) {
+                    LatencyChart.write(rows, plot);
+                    System.out.println("plot: " + plot);
+                }
+            }
+        }
+        return errors == 0;
+    }
+
+    private List<Integer> sizes() {
+        List<Integer> s = new ArrayList<>(List.of(8));
+        for (long v = 64; v <= maxSize; v *= 4) {
+            s.add((int) v);
+        }
+        if (s.get(s.size() - 1) != maxSize) {
+            s.add(maxSize);
+        }
+        return s;
+    }
+
+    /** @return µs per operation of one round on PE 0 (PE 1 returns 0) */
+    private double once(Shmem shmem, Buffers b, String op, String mode, int size, int k) {
+        int me = shmem.myPe();
+        int peer = 1 - me;
+        MemorySegment src = b.src.asSlice(0, size);
+        MemorySegment dst = b.dst.asSlice(0, size);
+        long t0 = System.nanoTime();
+        int per = 1;
+        if (op.equals("pingpong")) {
+            per = 2;
+            long first = b.signal + 1;
+            b.signal += k;
+            if (mode.equals("host")) {
+                for (long i = first; i < first + k; i++) {
+                    if (me == 0) {
+                        shmem.putSignal(dst, src, b.sig, i, ShmemSignalOp.SET, peer);
+                        shmem.signalWaitUntil(b.sig, ShmemCmp.EQ, i);
+                    } else {
+                        shmem.signalWaitUntil(b.sig, ShmemCmp.EQ, i);
+                        shmem.putSignal(dst, src, b.sig, i, ShmemSignalOp.SET, peer);
+                    }
+                }
+                shmem.quiet();
+            } else {
+                HostStream stream = b.stream;
+                for (long i = first; i < first + k; i++) {
+                    if (me == 0) {
+                        shmem.putSignalOnStream(dst, src, b.sig, i, ShmemSignalOp.SET, peer, stream);
+                        shmem.signalWaitUntilOnStream(b.sig, ShmemCmp.EQ, i, stream);
+                    } else {
+                        shmem.signalWaitUntilOnStream(b.sig, ShmemCmp.EQ, i, stream);
+                        shmem.putSignalOnStream(dst, src, b.sig, i, ShmemSignalOp.SET, peer, stream);
+                    }
+                }
+                shmem.quietOnStream(stream);
+                stream.synchronize();
+            }
+        } else if (me == 0) {
+            switch (op) {
+                case "put" -> {
+                    if (mode.equals("host")) {
+                        for (int i = 0; i < k; i++) {
+                            shmem.put(dst, src, peer);
+                            shmem.quiet();
+                        }
+                    } else {
+                        for (int i = 0; i < k; i++) {
+                            shmem.putOnStream(dst, src, peer, b.stream);
+                            shmem.quietOnStream(b.stream);
+                        }
+                        b.stream.synchronize();
+                    }
+                }
+                case "get" -> {
+                    for (int i = 0; i < k; i++) {
+                        shmem.get(dst, b.src.asSlice(0, size), peer);
+                    }
+                }
+                default -> {
+                    for (int i = 0; i < k; i++) {
+                        shmem.atomicFetchAdd(b.counter, 1, peer);
+                    }
+                }
+            }
+        }
+        double us = (System.nanoTime() - t0) / 1e3 / k / per;
+        shmem.barrierAll();
+        return me == 0 ? us : 0;
+    }
+
+    /** @return how many bytes (or counts) of the round's result were wrong on this PE */
+    private static long checkData(Shmem shmem, Buffers b, String op, int size, int k, long seed) {
+        long wrong = 0;
+        int me = shmem.myPe();
+        boolean receives = switch (op) {
+            case "put" -> me == 1;
+            case "get" -> me == 0;
+            case "pingpong" -> true;
+            default -> false;
+        };
+        if (receives) {
+            // Both PEs filled src with the same pattern, so whatever arrived in dst must equal this PE's src.
+            wrong += b.dst.asSlice(0, size).mismatch(b.src.asSlice(0, size)) < 0 ? 0 : 1;
+            b.dst.asSlice(0, size).fill((byte) 0);
+        }
+        if (op.equals("atomic") && me == 1) {
+            long got = b.counter.get(JAVA_LONG, 0);
+            wrong += got % k == 0 && got > 0 ? 0 : 1;
+        }
+        shmem.barrierAll();
+        return wrong;
+    }
+
+    /** Fills the first {@code size} bytes with a pattern that depends on the seed (the same on both PEs). */
+    private static void fill(MemorySegment m, int size, long seed) {
+        for (int i = 0; i < size; i++) {
+            m.set(JAVA_BYTE, i, (byte) (seed * 31 + i * 7 + (i >>> 8)));
+        }
+    }
+}
