@@ -28,4 +28,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.gabench;
     opens dev.gdasync.apps.jacobi2d;
     opens dev.gdasync.apps.shmembench;
+    opens dev.gdasync.apps.spts;
 }
