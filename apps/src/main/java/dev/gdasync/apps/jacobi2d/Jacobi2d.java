@@ -1,9 +1,8 @@
 package dev.gdasync.apps.jacobi2d;
 
+import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
-import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
@@ -19,7 +18,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalInt;
 
 
 /**
@@ -33,7 +31,7 @@ import java.util.OptionalInt;
         usageHelpAutoWidth = false,
         description = "Jacobi relaxation of a 2D grid over the shmem API: rows split over the PEs, halo rows by"
                 + " put-with-signal, the result compared with the 1-PE grid element by element.")
-public final class Jacobi2d {
+public final class Jacobi2d implements ShmemMain.App {
     @Option(names = "--nx", paramLabel = "N", defaultValue = "512", description = "columns (default: ${DEFAULT-VALUE})")
     int nx;
 
@@ -67,37 +65,22 @@ public final class Jacobi2d {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
-        Jacobi2d app = new Jacobi2d();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        String bad = app.check();
-        if (bad != null) {
-            if (speaker) {
-                System.err.println("jacobi2d: " + bad);
-            }
-            System.exit(2);
-        }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
-            boolean ok;
-            Grid grid = new Grid(app.nx, app.ny, mp.size());
-            long heap = 2L * (2L * grid.rowsHeld() * app.nx * 8 + 4096) + (long) app.ny * app.nx * 8 + (1 << 20);
-            try (Shmem shmem = Shmem.init(mp, heap)) {
-                ok = app.run(shmem, grid);
-            }
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println("jacobi2d: PE failed: " + e);
-            System.exit(1);
-        }
+        ShmemMain.main("jacobi2d", new Jacobi2d(), args);
     }
 
-    /** @return what is wrong with the options, or null */
-    String check() {
+    @Override
+    public long heapBytes(Mp mp) {
+        Grid grid = new Grid(nx, ny, mp.size());
+        return 2L * (2L * grid.rowsHeld() * nx * 8 + 4096) + (1 << 20);
+    }
+
+    @Override
+    public boolean run(Shmem shmem) throws IOException {
+        return run(shmem, new Grid(nx, ny, shmem.nPes()));
+    }
+
+    @Override
+    public String check() {
         for (String m : modes) {
             if (!m.equals("host") && !m.equals("sa")) {
                 return "--mode takes host and sa, got '" + m + "'";

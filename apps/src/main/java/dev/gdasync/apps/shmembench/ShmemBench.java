@@ -1,9 +1,8 @@
 package dev.gdasync.apps.shmembench;
 
+import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
-import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalInt;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -37,7 +35,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 @Command(name = "scripts/mprun -np 2 shmembench", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
         description = "shmem latencies between two PEs from the CPU (host) and from a stream (sa), side by side.")
-public final class ShmemBench {
+public final class ShmemBench implements ShmemMain.App {
     @Option(names = "--max-size", paramLabel = "BYTES", defaultValue = "1048576",
             description = "the largest transfer; sizes are 8 B and powers of 4 up to it (default: ${DEFAULT-VALUE})")
     int maxSize;
@@ -70,41 +68,20 @@ public final class ShmemBench {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
-        ShmemBench app = new ShmemBench();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        String bad = app.check();
-        if (bad != null) {
-            if (speaker) {
-                System.err.println("shmembench: " + bad);
-            }
-            System.exit(2);
-        }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
-            if (mp.size() != 2) {
-                if (mp.rank() == 0) {
-                    System.err.println("shmembench: run it on 2 PEs (-np 2), not " + mp.size());
-                }
-                System.exit(2);
-            }
-            boolean ok;
-            try (Shmem shmem = Shmem.init(mp, 2L * app.maxSize + (1 << 16))) {
-                ok = app.run(shmem);
-            }
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println("shmembench: PE failed: " + e);
-            System.exit(1);
-        }
+        ShmemMain.main("shmembench", new ShmemBench(), args);
     }
 
-    /** @return what is wrong with the options, or null */
-    String check() {
+    /** @throws IllegalArgumentException if the job does not have exactly 2 PEs */
+    @Override
+    public long heapBytes(Mp mp) {
+        if (mp.size() != 2) {
+            throw new IllegalArgumentException("run it on 2 PEs (-np 2), not " + mp.size());
+        }
+        return 2L * maxSize + (1 << 16);
+    }
+
+    @Override
+    public String check() {
         for (String m : modes) {
             if (!m.equals("host") && !m.equals("sa")) {
                 return "--mode takes host and sa, got '" + m + "'";
@@ -138,7 +115,8 @@ public final class ShmemBench {
         }
     }
 
-    boolean run(Shmem shmem) throws IOException {
+    @Override
+    public boolean run(Shmem shmem) throws IOException {
         int me = shmem.myPe();
         Buffers b = new Buffers(shmem, maxSize);
         List<LatencyChart.Row> rows = new ArrayList<>();

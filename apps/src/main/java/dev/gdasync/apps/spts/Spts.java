@@ -1,8 +1,7 @@
 package dev.gdasync.apps.spts;
 
+import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.libmp.Mp;
-import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
@@ -10,11 +9,11 @@ import dev.gdasync.libmp.shmem.ShmemSignalOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalInt;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
@@ -30,7 +29,7 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
         usageHelpAutoWidth = false,
         description = "Synchronization-free sparse triangular solve over the shmem API: rows split over the PEs, each"
                 + " solved value put with a signal to the PEs that need it, checked by its residual.")
-public final class Spts {
+public final class Spts implements ShmemMain.App {
     @Option(names = "--matrix", paramLabel = "FILE",
             description = "a Matrix Market coordinate file whose lower triangle is solved, instead of a generated matrix")
     Path matrix;
@@ -58,6 +57,9 @@ public final class Spts {
             description = "the largest relative residual that passes (default: ${DEFAULT-VALUE})")
     double tolerance;
 
+    /** The matrix, once {@link #heapBytes} made it. */
+    private LowerCsr l;
+
     private Spts() {
     }
 
@@ -65,37 +67,23 @@ public final class Spts {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
-        Spts app = new Spts();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        String bad = app.check();
-        if (bad != null) {
-            if (speaker) {
-                System.err.println("spts: " + bad);
-            }
-            System.exit(2);
-        }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
-            LowerCsr l = app.matrix != null ? LowerCsr.readMatrixMarket(app.matrix)
-                    : LowerCsr.random(app.n, app.perRow, app.window, app.seed);
-            boolean ok;
-            try (Shmem shmem = Shmem.init(mp, 16L * l.n + (1 << 16))) {
-                ok = app.run(shmem, l);
-            }
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println("spts: PE failed: " + e);
-            System.exit(1);
-        }
+        ShmemMain.main("spts", new Spts(), args);
     }
 
-    /** @return what is wrong with the options, or null */
-    String check() {
+    /** Reads or generates the matrix (every PE holds all of it) and sizes the heap for x and the ready words. */
+    @Override
+    public long heapBytes(Mp mp) throws IOException {
+        l = matrix != null ? LowerCsr.readMatrixMarket(matrix) : LowerCsr.random(n, perRow, window, seed);
+        return 16L * l.n + (1 << 16);
+    }
+
+    @Override
+    public boolean run(Shmem shmem) {
+        return run(shmem, l);
+    }
+
+    @Override
+    public String check() {
         for (String m : modes) {
             if (!m.equals("host")) {
                 return "--mode takes host (sa and ki are not built for spts yet), got '" + m + "'";
@@ -132,7 +120,8 @@ public final class Spts {
         return 1 + i % 7;
     }
 
-    boolean run(Shmem shmem, LowerCsr l) {
+    boolean run(Shmem shmem, LowerCsr matrix) {
+        LowerCsr l = matrix;
         int me = shmem.myPe();
         int pes = shmem.nPes();
         if (pes > 64) {
