@@ -1,13 +1,11 @@
 package dev.gdasync.apps.jacobi2d;
 
-import javax.imageio.ImageIO;
+import dev.gdasync.apps.shmemrun.Png;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,12 +28,6 @@ final class JacobiPlot {
     private static final int TOP = 50;
     private static final int BOTTOM = 70;
     private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
-
-    static {
-        if (System.getProperty("java.awt.headless") == null) {
-            System.setProperty("java.awt.headless", "true");
-        }
-    }
 
     /** One CSV row. */
     record Row(String mode, int pes, int nx, int ny, int iterations, double msPerIteration) {
@@ -78,14 +70,9 @@ final class JacobiPlot {
         double max = cases.values().stream().flatMap(m -> m.values().stream()).mapToDouble(Double::doubleValue).max()
                 .orElse(1);
         int width = LEFT + 20 + GROUP * cases.size();
-        BufferedImage img = new BufferedImage(width, HEIGHT, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        BufferedImage img = Png.image(width, HEIGHT);
+        Graphics2D g = Png.canvas(img);
         try {
-            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, width, HEIGHT);
-            g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
             g.drawString("jacobi2d: ms per iteration (lower is better)", LEFT, 24);
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
@@ -120,12 +107,6 @@ final class JacobiPlot {
         } finally {
             g.dispose();
         }
-        try (OutputStream out = Files.newOutputStream(file)) {
-            if (!ImageIO.write(img, "png", out)) {
-                throw new IllegalStateException("this JDK has no PNG writer");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not write the plot " + file + ": " + e, e);
-        }
+        Png.write(img, file);
     }
 }

@@ -1,17 +1,12 @@
 package dev.gdasync.apps.shmembench;
 
-import javax.imageio.ImageIO;
+import dev.gdasync.apps.shmemrun.Png;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.geom.Path2D;
 import java.awt.image.BufferedImage;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -32,12 +27,6 @@ final class LatencyChart {
     private static final int RIGHT = 20;
     private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
 
-    static {
-        if (System.getProperty("java.awt.headless") == null) {
-            System.setProperty("java.awt.headless", "true");
-        }
-    }
-
     /** One result: an operation in a mode at a size, µs per operation. */
     record Row(String op, String mode, int bytes, double micros) {
     }
@@ -47,14 +36,9 @@ final class LatencyChart {
 
     static void write(List<Row> rows, Path file) {
         int width = PANELS.size() * PANEL_W;
-        BufferedImage img = new BufferedImage(width, HEIGHT, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        BufferedImage img = Png.image(width, HEIGHT);
+        Graphics2D g = Png.canvas(img);
         try {
-            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, width, HEIGHT);
-            g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
             String atomic = rows.stream().filter(r -> r.op().equals("atomic")).findFirst()
                     .map(r -> String.format(Locale.ROOT, "; fetch-add (host) %.2f \u00b5s", r.micros())).orElse("");
@@ -66,13 +50,7 @@ final class LatencyChart {
         } finally {
             g.dispose();
         }
-        try (OutputStream out = Files.newOutputStream(file)) {
-            if (!ImageIO.write(img, "png", out)) {
-                throw new IllegalStateException("this JDK has no PNG writer");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not write the plot " + file + ": " + e, e);
-        }
+        Png.write(img, file);
     }
 
     private static void panel(Graphics2D g, List<Row> rows, int ox, String op) {

@@ -1,14 +1,13 @@
 package dev.gdasync.apps.jacobi2d;
 
+import dev.gdasync.apps.shmemrun.AppProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -73,31 +72,14 @@ class Jacobi2dTest {
     void onePeRunsAndBadOptionsAreRefused() throws Exception {
         String out = mprun(1, "--nx", "12", "--ny", "9", "--iterations", "7", "--repeat", "1", "--mode", "sa");
         assertTrue(out.contains("check (sa): the 1-PE grid equals the 1-PE grid element by element (108 elements)"), out);
-        Process p = start(1, "--mode", "ki");
+        Process p = AppProcesses.start("jacobi2d", 1, "--mode", "ki");
         String bad = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(200, TimeUnit.SECONDS));
         assertNotEquals(0, p.exitValue(), bad);
         assertTrue(bad.contains("--mode takes host and sa, got 'ki'"), bad);
     }
 
-    private static Process start(int pes, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1",
-                "-np", String.valueOf(pes), "jacobi2d"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
-        return pb.start();
-    }
-
     private static String mprun(int pes, String... args) throws Exception {
-        Process p = start(pes, args);
-        byte[] all = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(200, TimeUnit.SECONDS));
-        String out = new String(all, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), out);
-        return out;
+        return AppProcesses.run("jacobi2d", pes, args);
     }
 }

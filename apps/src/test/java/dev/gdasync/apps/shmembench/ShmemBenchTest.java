@@ -1,16 +1,13 @@
 package dev.gdasync.apps.shmembench;
 
+import dev.gdasync.apps.shmemrun.AppProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,18 +22,8 @@ class ShmemBenchTest {
     void everyCaseRunsWithItsDataCheckedAndIsWritten() throws Exception {
         Path csv = dir.resolve("s.csv");
         Path png = dir.resolve("s.png");
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1",
-                "-np", "2", "shmembench", "--max-size", "4096", "--ops", "20", "--rounds", "2", "--csv", csv.toString(),
-                "--plot", png.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(200, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue(), out);
+        String out = AppProcesses.run("shmembench", 2, "--max-size", "4096", "--ops", "20", "--rounds", "2", "--csv",
+                csv.toString(), "--plot", png.toString());
         assertTrue(out.contains("[0] all data checks passed"), out);
         List<String> rows = Files.readAllLines(csv);
         assertEquals(LatencyChart.HEADER, rows.get(0));
