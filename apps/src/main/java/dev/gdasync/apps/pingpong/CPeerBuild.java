@@ -43,6 +43,19 @@ final class CPeerBuild {
      * @return the binary, or the reason it could not be built (the compiler is missing, or it failed)
      */
     static Built build(String name, String compiler, List<String> flags) {
+        return build(name, compiler, flags, cacheFolder().resolve("pingpong"));
+    }
+
+    /**
+     * As {@link #build(String, String, List)}, into a given folder.
+     *
+     * @param name     the source's name without {@code .c}
+     * @param compiler the compiler command, found on PATH
+     * @param flags    the compiler flags before the source
+     * @param dir      where the binaries are kept (made if missing)
+     * @return the binary, or the reason it could not be built
+     */
+    static Built build(String name, String compiler, List<String> flags, Path dir) {
         Optional<Path> cc = Executables.onPath(compiler);
         if (cc.isEmpty()) {
             return new Built(null, compiler + " is not on PATH");
@@ -59,7 +72,6 @@ final class CPeerBuild {
         List<String> command = new ArrayList<>();
         command.add(cc.get().toString());
         command.addAll(flags);
-        Path dir = cacheFolder().resolve("pingpong");
         Path binary = dir.resolve(name + "-" + hash(source, String.join(" ", command)));
         if (Files.isExecutable(binary)) {
             return new Built(binary, null);
