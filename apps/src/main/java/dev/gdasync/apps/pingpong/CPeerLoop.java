@@ -88,8 +88,42 @@ final class CPeerLoop implements Loop {
         return peer;
     }
 
+    /**
+     * ucx's bandwidth run at one size (a collective; rank 0 runs {@code ucx_perftest -t tag_bw}, rank 1 waits).
+     *
+     * @param bytes the message size
+     * @param iters the messages
+     * @return on rank 0 the line to print; on rank 1 null
+     */
+    String ucxBandwidth(int bytes, int iters) {
+        pair.barrier();
+        String line = null;
+        failure = null;
+        if (pair.initiator) {
+            try {
+                UcxPeer u = (UcxPeer) peer;
+                double[] bw = UcxPeer.parseBandwidth(run(u.bandwidthCommands(bytes, iters)), iters);
+                line = String.format(Locale.ROOT, "ucx tag_bw %9d B  %7d messages  %11.1f MB/s  %12.0f msg/s"
+                        + "  (ucx_perftest -t tag_bw, overall)", bytes, iters, bw[0], bw[1]);
+            } catch (IOException | IllegalArgumentException | IllegalStateException | ClassCastException e) {
+                failure = "ucx tag_bw (" + bytes + " B): " + e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure = "ucx tag_bw: interrupted";
+            }
+        }
+        if (!pair.decide(failure == null)) {
+            throw new IllegalStateException(failure != null ? failure : "ucx tag_bw failed on rank 0");
+        }
+        return line;
+    }
+
     private CPeer.CPeerRun runOnce(int bytes, int iters) throws IOException, InterruptedException {
-        List<List<String>> commands = peer.commands(bytes, iters);
+        return peer.parse(run(peer.commands(bytes, iters)), iters);
+    }
+
+    /** Runs the processes of one run; returns the last one's standard output. */
+    private String run(List<List<String>> commands) throws IOException, InterruptedException {
         List<Process> started = new ArrayList<>();
         Path out = Files.createTempFile("gdasync-" + peer.label() + "-", ".out");
         Path err = Files.createTempFile("gdasync-" + peer.label() + "-", ".err");
@@ -122,7 +156,7 @@ final class CPeerLoop implements Loop {
                     throw new IllegalStateException("a helper process did not end after the run: " + tail(err));
                 }
             }
-            return peer.parse(Files.readString(out, StandardCharsets.UTF_8), iters);
+            return Files.readString(out, StandardCharsets.UTF_8);
         } finally {
             for (Process p : started) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -76,11 +76,11 @@ final class CPeers {
      */
     private static CPeer find(PingPongOptions.Mode mode, int[] cpus) {
         return switch (mode) {
-            case FLOOR -> new FloorPeer(built(FloorPeer.build()), cpus);
+            case FLOOR -> new FloorPeer(built("floor", "gcc"), cpus);
             case OMPI -> {
                 String mpirun = Executables.onPath("mpirun").orElseThrow(
                         () -> new IllegalStateException("Open MPI's mpirun is not on PATH")).toString();
-                yield new OmpiPeer(built(OmpiPeer.build()), mpirun, cpus, firstLine(mpirun, "--version"));
+                yield new OmpiPeer(built("ompi", "mpicc"), mpirun, cpus, firstLine(mpirun, "--version"));
             }
             case UCX -> new UcxPeer(Executables.onPath("ucx_perftest").orElseThrow(
                     () -> new IllegalStateException("UCX's ucx_perftest is not on PATH")).toString(), cpus, freePort());
@@ -88,7 +88,9 @@ final class CPeers {
         };
     }
 
-    private static String built(CPeerBuild.Built b) {
+    /** @return the program built from {@code cpeers/NAME.c} with {@code compiler} at -O2 (gcc and mpicc take the same flags) */
+    private static String built(String name, String compiler) {
+        CPeerBuild.Built b = CPeerBuild.build(name, compiler, List.of("-O2", "-std=gnu11"));
         return b.path().orElseThrow(() -> new IllegalStateException(b.problem())).toString();
     }
 
@@ -140,5 +142,26 @@ final class CPeers {
             }
             return r;
         }).toList();
+    }
+
+    /**
+     * When ucx ran: its bandwidth and message rate per size, {@code ucx_perftest -t tag_bw} (a collective), printed
+     * on rank 0 after the side-by-side runs.
+     *
+     * @param modes the modes that were measured
+     * @param o     sizes and iterations
+     * @param out   rank 0's output; null on rank 1
+     */
+    static void ucxBandwidth(List<Measurement.Mode> modes, PingPongOptions o, PrintStream out) {
+        for (Measurement.Mode m : modes) {
+            if (m.loop() instanceof CPeerLoop c && c.peer() instanceof UcxPeer) {
+                for (int bytes : o.sizes()) {
+                    String line = c.ucxBandwidth(bytes, o.iters());
+                    if (out != null) {
+                        out.println(line);
+                    }
+                }
+            }
+        }
     }
 }

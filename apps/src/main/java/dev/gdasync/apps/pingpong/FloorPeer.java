@@ -22,10 +22,6 @@ final class FloorPeer implements CPeer {
         this.cpus = cpus.clone();
     }
 
-    /** @return the program, built if needed */
-    static CPeerBuild.Built build() {
-        return CPeerBuild.build("floor", "gcc", List.of("-O2", "-std=gnu11"));
-    }
 
     @Override
     public String label() {

@@ -30,10 +30,6 @@ final class OmpiPeer implements CPeer {
         this.version = version;
     }
 
-    /** @return the program, built with mpicc if needed */
-    static CPeerBuild.Built build() {
-        return CPeerBuild.build("ompi", "mpicc", List.of("-O2", "-std=gnu11"));
-    }
 
     @Override
     public String label() {

@@ -245,6 +245,7 @@ public final class PingPong {
                         : MeasurementProgress.silent(o);
                 LoadSample before = LoadSample.take(pids);
                 rows.addAll(CPeers.withReportedMedians(Measurement.runSideBySide(pair, open, o, rowDone, progress), open, o.reps()));
+                CPeers.ucxBandwidth(open, o, speak ? out : null);
                 load = LoadSeen.between(before, LoadSample.take(pids));
                 cpuShare = CpuShare.describe();
             }

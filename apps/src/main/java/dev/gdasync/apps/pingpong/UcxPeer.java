@@ -55,6 +55,41 @@ final class UcxPeer implements CPeer {
         return List.of(server, client);
     }
 
+    /**
+     * The commands of one {@code tag_bw} run (UCP tagged sends streamed one way, UCX's bandwidth and message rate),
+     * as {@link #commands} for {@code tag_lat}.
+     *
+     * @param bytes the message size
+     * @param iters the messages
+     * @return the server's command, then the client's
+     */
+    List<List<String>> bandwidthCommands(int bytes, int iters) {
+        return commands(bytes, iters).stream().map(c -> c.stream().map(a -> a.equals("tag_lat") ? "tag_bw" : a).toList()).toList();
+    }
+
+    /**
+     * Reads a {@code tag_bw} run's CSV line.
+     *
+     * @param output the client's standard output
+     * @param iters  the messages asked for
+     * @return the overall bandwidth in MB/s as ucx_perftest reports it, and the overall messages per second
+     * @throws IllegalArgumentException when the output is not the CSV result
+     */
+    static double[] parseBandwidth(String output, int iters) {
+        String[] lines = output.strip().split("\n");
+        String last = lines[lines.length - 1].strip();
+        String[] f = last.split(",");
+        try {
+            if (f.length < 8 || Long.parseLong(f[0]) != iters) {
+                throw new NumberFormatException();
+            }
+            return new double[]{Double.parseDouble(f[5]), Double.parseDouble(f[7])};
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("ucx_perftest's last line is not its tag_bw CSV result for " + iters
+                    + " messages: '" + last + "'");
+        }
+    }
+
     @Override
     public Map<String, String> environment() {
         return Map.of("UCX_TLS", "posix,self", "UCX_WARN_UNUSED_ENV_VARS", "n");

@@ -45,6 +45,22 @@ class CPeerOutputTest {
     }
 
     @Test
+    void ucxPerftestBandwidthGivesTheOverallRateAndIsTheSameCommandWithTagBw() {
+        String out = "iterations,50.0_percentile_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr\n"
+                + "[thread 0]95682,0.112,41.606,72.916,1.47,0.84,24035,13714\n"
+                + "100000,0.126,88.870,73.605,0.69,0.83,11252,13586\n";
+        double[] bw = UcxPeer.parseBandwidth(out, 100000);
+        assertEquals(0.83, bw[0], 1e-9);
+        assertEquals(13586, bw[1], 1e-9);
+        assertThrows(IllegalArgumentException.class, () -> UcxPeer.parseBandwidth(out, 5));
+        assertThrows(IllegalArgumentException.class, () -> UcxPeer.parseBandwidth("1,2,3\n", 1));
+        UcxPeer ucx = new UcxPeer("ucx_perftest", new int[]{0, 1}, 13400);
+        List<String> client = ucx.bandwidthCommands(64, 500).get(1);
+        assertTrue(client.contains("tag_bw") && !client.contains("tag_lat"), client.toString());
+        assertEquals(ucx.commands(64, 500).get(0), ucx.bandwidthCommands(64, 500).get(0), "the server is the same");
+    }
+
+    @Test
     void peersPinBothSidesOrNeither() {
         UcxPeer ucx = new UcxPeer("ucx_perftest", new int[]{0, 1}, 13400);
         List<List<String>> cmds = ucx.commands(64, 500);

@@ -69,6 +69,7 @@ class CPeersLaunchTest {
                 "--sizes", "8", "--iters", "500", "--reps", "1", "--warmup", "0", "--csv", csv.toString());
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("ucx: ucx_perftest -t tag_lat"), r.all());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches(".*ucx tag_bw +8 B +500 messages .* MB/s .* msg/s.*")), r.all());
         String row = Files.readAllLines(csv).stream().filter(l -> l.startsWith("ucx,8,")).findFirst().orElseThrow(
                 () -> new AssertionError(r.all()));
         String[] cells = row.split(",", -1);
