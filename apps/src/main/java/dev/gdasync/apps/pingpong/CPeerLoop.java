@@ -27,18 +27,27 @@ final class CPeerLoop implements Loop {
     private static final long LISTEN_SECONDS = 10;
 
     private final Pair pair;
+    private final String label;
+    /** The program; null on rank 1, which runs nothing. */
     private final CPeer peer;
     /** The medians the program reported, per size, in run order (only for programs that report summaries). */
     private final Map<Integer, List<Double>> reportedP50 = new HashMap<>();
     private String failure;
 
     /**
-     * @param pair the ranks
-     * @param peer the program (used on rank 0 only; rank 1 passes the same)
+     * @param pair  the ranks
+     * @param label the mode's label (floor, ompi, ucx)
+     * @param peer  the program on rank 0; null on rank 1
      */
-    CPeerLoop(Pair pair, CPeer peer) {
+    CPeerLoop(Pair pair, String label, CPeer peer) {
         this.pair = pair;
+        this.label = label;
         this.peer = peer;
+    }
+
+    /** @return the mode's label */
+    String label() {
+        return label;
     }
 
     @Override
@@ -57,14 +66,14 @@ final class CPeerLoop implements Loop {
                 }
                 total = run.totalNanos();
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                failure = peer.label() + " (" + bytes + " B): " + e.getMessage();
+                failure = label + " (" + bytes + " B): " + e.getMessage();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                failure = peer.label() + ": interrupted";
+                failure = label + ": interrupted";
             }
         }
         if (!pair.decide(failure == null)) {
-            throw new IllegalStateException(failure != null ? failure : peer.label() + ": the C peer failed on rank 0");
+            throw new IllegalStateException(failure != null ? failure : label + ": the C peer failed on rank 0");
         }
         return total;
     }
@@ -81,11 +90,6 @@ final class CPeerLoop implements Loop {
         }
         List<Double> last = all.subList(Math.max(0, all.size() - runs), all.size());
         return Result.median(last.stream().mapToDouble(Double::doubleValue).toArray());
-    }
-
-    /** @return the program */
-    CPeer peer() {
-        return peer;
     }
 
     /**
@@ -125,8 +129,8 @@ final class CPeerLoop implements Loop {
     /** Runs the processes of one run; returns the last one's standard output. */
     private String run(List<List<String>> commands) throws IOException, InterruptedException {
         List<Process> started = new ArrayList<>();
-        Path out = Files.createTempFile("gdasync-" + peer.label() + "-", ".out");
-        Path err = Files.createTempFile("gdasync-" + peer.label() + "-", ".err");
+        Path out = Files.createTempFile("gdasync-" + label + "-", ".out");
+        Path err = Files.createTempFile("gdasync-" + label + "-", ".err");
         try {
             Process last = null;
             for (int i = 0; i < commands.size(); i++) {

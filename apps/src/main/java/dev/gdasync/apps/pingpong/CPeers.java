@@ -58,7 +58,7 @@ final class CPeers {
         if (out != null) {
             out.println(peer.describe() + (cpus[0] >= 0 ? "; pinned to CPUs " + cpus[0] + " and " + cpus[1] : "; not pinned"));
         }
-        return Optional.of(new CPeerLoop(pair, peer));
+        return Optional.of(new CPeerLoop(pair, mode.label(), peer));
     }
 
     /** @return the CPUs of rank 0 and rank 1 (a collective), both -1 unless both are pinned */
@@ -154,7 +154,7 @@ final class CPeers {
      */
     static void ucxBandwidth(List<Measurement.Mode> modes, PingPongOptions o, PrintStream out) {
         for (Measurement.Mode m : modes) {
-            if (m.loop() instanceof CPeerLoop c && c.peer() instanceof UcxPeer) {
+            if (m.loop() instanceof CPeerLoop c && c.label().equals(PingPongOptions.Mode.UCX.label())) {
                 for (int bytes : o.sizes()) {
                     String line = c.ucxBandwidth(bytes, o.iters());
                     if (out != null) {
