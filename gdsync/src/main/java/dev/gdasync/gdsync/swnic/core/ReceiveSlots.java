@@ -61,20 +61,6 @@ public final class ReceiveSlots {
         return (int) INT.getAcquire(seg, entry(index) + Layouts.Rqe.OFF_SEQ) == (int) (index + 1);
     }
 
-    /**
-     * Reads entry {@code index}'s line ahead of its use: the executor of a send calls it for the entry after the one
-     * it just consumed. The owner posted that entry (usually long) before, so its line is in the owner's cache; read
-     * now, while this side waits for the answer, the next send finds it here instead of taking a cross-core miss
-     * before it may copy (one of the cache-line moves of a small message, docs/bench/c-peers.md). Reading an
-     * entry that is not posted yet is harmless: nothing is decided on what this load sees.
-     *
-     * @param index an entry
-     * @return the entry's sequence word as read (ignored by callers; returned so the load is not dropped)
-     */
-    public int touch(long index) {
-        return (int) INT.getOpaque(seg, entry(index) + Layouts.Rqe.OFF_SEQ);
-    }
-
     /** @return the work request id of entry {@code index} */
     public long wrId(long index) {
         return seg.get(JAVA_LONG, entry(index) + Layouts.Rqe.OFF_WR_ID);

@@ -73,9 +73,6 @@ final class ShmConnection implements Connection {
     private boolean peerVerified;
     /** The peer's receive the last request consumed, or -1: for events. */
     private long lastPeerReceive = -1;
-    /** What the last look ahead at the peer's next receive entry read ({@link ReceiveSlots#touch}); never used. */
-    @SuppressWarnings("unused")
-    private int ahead;
 
     // Fields of the request being executed.
     private long w;
@@ -188,7 +185,6 @@ final class ShmConnection implements Connection {
         }
         r.complete(slot, recvWrId, length, imm, hasImm, CompletionOpcode.RECV, CompletionStatus.SUCCESS, ErrorDetail.NONE);
         qp.completeSend(index, CompletionStatus.SUCCESS, ErrorDetail.NONE, length, false);
-        ahead = r.touch(slot + 1); // the next send finds the peer's next receive entry in this cache
         return Outcome.DONE;
     }
 
@@ -226,7 +222,6 @@ final class ShmConnection implements Connection {
         if (op == Opcode.RDMA_WRITE_WITH_IMM) {
             r.complete(slot, recvWrId, length, sq.get(JAVA_INT, w + Layouts.Wqe.OFF_IMM), true,
                     CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, ErrorDetail.NONE);
-            ahead = r.touch(slot + 1);
         }
         qp.completeSend(index, CompletionStatus.SUCCESS, ErrorDetail.NONE, length, false);
         return Outcome.DONE;
