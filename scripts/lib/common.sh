@@ -208,6 +208,25 @@ ensure_rdma() {
     echo "gdasync: rdma-core's headers (infiniband/mlx5dv.h) are not installed and cannot be installed here: the mlx5 layout checks will say so and skip" >&2
 }
 
+# The ping-pong's C peers (docs/bench/c-peers.md): Open MPI (mpicc, mpirun: the ompi mode) and ucx_perftest
+# (ucx-utils: the ucx mode); gcc (the floor) comes with ensure_cxx. Installs Debian's openmpi-bin, libopenmpi-dev and
+# ucx-utils when missing (as root); elsewhere those modes say why they are skipped, and their tests too.
+ensure_cpeers() {
+    local missing=()
+    command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
+    command -v ucx_perftest >/dev/null 2>&1 || missing+=(ucx-utils)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: the ping-pong's C peers need ${missing[*]}; installing Debian's packages" >&2
+        local apt_log
+        apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } 2>&1) \
+            || { echo "$apt_log" >&2; die "could not install ${missing[*]} with apt-get"; }
+        return 0
+    fi
+    echo "gdasync: ${missing[*]} not installed and cannot be installed here: the ping-pong's ompi and ucx modes and their tests will say so and skip" >&2
+}
+
 setup() {
     find_jdk
     ensure_maven
@@ -216,6 +235,7 @@ setup() {
     ensure_cxx
     ensure_ucx
     ensure_rdma
+    ensure_cpeers
 }
 
 # Builds the apps module and what it depends on unless the jars are newer than every source file.
@@ -225,7 +245,7 @@ build_apps() {
         return 0
     fi
     echo "gdasync: building (first use or sources changed)..." >&2
-    run_maven -q -pl apps -am package -Dmaven.test.skip=true || die "the build failed"
+    run_maven -q -pl apps -am package -Dmaven.test.skip=true -DskipTests || die "the build failed"
 }
 
 # The class path of the apps and their dependencies.

@@ -39,4 +39,13 @@ public record Latencies(long count, double min, double p50, double p99, double p
     public boolean isKnown() {
         return count > 0;
     }
+
+    /**
+     * @param count  how many round trips the median was taken over
+     * @param p50    the one-way median a program reported (microseconds)
+     * @return a distribution known by its median only (ucx_perftest reports no other percentile by default)
+     */
+    public static Latencies medianOnly(long count, double p50) {
+        return new Latencies(count, Double.NaN, p50, Double.NaN, Double.NaN, Double.NaN);
+    }
 }

@@ -39,7 +39,8 @@ public final class LatencyPlot {
     private static final int TOP = 44;
     private static final int BOTTOM = 62;
     private static final Map<String, Color> COLORS = Map.of(
-            "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd));
+            "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd),
+            "floor", new Color(0x555555), "ompi", new Color(0xe377c2), "ucx", new Color(0xbcbd22));
     private static final Color[] OTHER = {new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf)};
 
     static {

@@ -134,7 +134,7 @@ public final class MessageRate {
                         }
                         yield new JucxRateLoop(pair, peer, o.window());
                     }
-                    case MPJ, KI -> null;
+                    case MPJ, KI, FLOOR, OMPI, UCX -> null;
                 };
                 if (loop != null) {
                     open.add(new Measurement.Mode(mode.label(), loop));

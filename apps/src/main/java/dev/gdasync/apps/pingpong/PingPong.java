@@ -40,7 +40,11 @@ import java.util.function.Consumer;
  * or on the host KI executor; the CPU exports tables ahead and reaps;</li>
  * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference;</li>
  * <li>{@code jucx} ({@link JucxLoop}): raw JUCX tagged send and receive between two UCP workers, the reference
- *     for the UCX transport ({@code UCX_TLS} from the environment chooses its transports).</li>
+ *     for the UCX transport ({@code UCX_TLS} from the environment chooses its transports);</li>
+ * <li>{@code floor}, {@code ompi}, {@code ucx} ({@link CPeers}): the C peers, programs outside the JVM run side by
+ *     side with the others: the flag hand-off that is the floor of any shared-memory message, Open MPI's
+ *     {@code MPI_Send}/{@code MPI_Recv} over its shared memory, and {@code ucx_perftest}'s tag latency; the report
+ *     prints every mode's ratio to the floor and to Open MPI.</li>
  * </ul>
  * Rank 0 sends first, times, prints the table and the targets, and writes the CSV ({@link Csv}) and the
  * plot ({@link LatencyPlot}). One-way = round trip / 2, the median of {@code --reps} timed runs after a
@@ -217,10 +221,16 @@ public final class PingPong {
         try {
             for (int k = 0; k < pairs.size(); k++) {
                 for (PingPongOptions.Mode mode : o.modes()) {
-                    if (mode == PingPongOptions.Mode.MPJ || (mode == PingPongOptions.Mode.JUCX && k > 0)) {
+                    boolean besideTheNic = mode == PingPongOptions.Mode.JUCX || CPeers.isCPeer(mode);
+                    if (mode == PingPongOptions.Mode.MPJ || (besideTheNic && k > 0)) {
                         continue;
                     }
-                    String label = mode.label() + (pairs.size() > 1 && mode != PingPongOptions.Mode.JUCX ? "/" + nics.get(k) : "");
+                    if (CPeers.isCPeer(mode)) {
+                        CPeers.open(mode, pairs.get(k), o.pin(), speak ? out : null)
+                                .ifPresent(l -> open.add(new Measurement.Mode(mode.label(), l)));
+                        continue;
+                    }
+                    String label = mode.label() + (pairs.size() > 1 && !besideTheNic ? "/" + nics.get(k) : "");
                     open.add(new Measurement.Mode(label, openLoop(mode, pairs.get(k), gpu, o, speak ? out : null)));
                 }
             }
@@ -234,7 +244,8 @@ public final class PingPong {
                 MeasurementProgress progress = speak ? MeasurementProgress.toStandardError(o, open.stream().map(Measurement.Mode::label).toList())
                         : MeasurementProgress.silent(o);
                 LoadSample before = LoadSample.take(pids);
-                rows.addAll(Measurement.runSideBySide(pair, open, o, rowDone, progress));
+                rows.addAll(CPeers.withReportedMedians(Measurement.runSideBySide(pair, open, o, rowDone, progress), open, o.reps()));
+                CPeers.ucxBandwidth(open, o, speak ? out : null);
                 load = LoadSeen.between(before, LoadSample.take(pids));
                 cpuShare = CpuShare.describe();
             }
@@ -297,6 +308,7 @@ public final class PingPong {
                 yield new JucxLoop(pair, peer, o);
             }
             case MPJ -> throw new IllegalArgumentException("mpj runs in JVMs of its own");
+            case FLOOR, OMPI, UCX -> throw new IllegalArgumentException(mode.label() + " runs C programs (CPeers)");
         };
     }
 

@@ -36,7 +36,8 @@ import java.util.Locale;
                 + " standard error every few seconds (-Dgdasync.progress.seconds=S through --jvm-opt changes how often)."})
 final class PingPongCommand implements CommandLines.Checked {
     @Option(names = "--mode", paramLabel = "M[,M...]", converter = ModesConverter.class,
-            description = "models to measure, in order: host, sa, ki, mpj, jucx (default host,sa)")
+            description = "models to measure, in order: host, sa, ki, mpj, jucx, and the C peers floor, ompi, ucx"
+                    + " (the floor is added whenever ompi or ucx is asked for; default host,sa)")
     List<Mode> modes = List.of(Mode.HOST, Mode.SA);
 
     @Option(names = "--sizes", paramLabel = "S[,S...]", converter = SizesConverter.class,
@@ -131,7 +132,7 @@ final class PingPongCommand implements CommandLines.Checked {
             for (Mode m : modes) {
                 if (m != Mode.HOST && m != Mode.SA) {
                     throw new IllegalArgumentException("--buffers gpu runs the host and sa modes only, not " + m.label()
-                            + " (ki, mpj and jucx use host buffers)");
+                            + " (ki, mpj, jucx and the C peers use host buffers)");
                 }
             }
         }
@@ -139,6 +140,14 @@ final class PingPongCommand implements CommandLines.Checked {
 
     /** @return the options read */
     PingPongOptions options() {
+        List<Mode> modes = this.modes;
+        if (!modes.contains(Mode.FLOOR) && modes.stream().anyMatch(CPeers::isCPeer)) {
+            // Every C peer's figure is read against the floor measured in the same run.
+            List<Mode> withFloor = new ArrayList<>(modes.size() + 1);
+            withFloor.add(Mode.FLOOR);
+            withFloor.addAll(modes);
+            modes = List.copyOf(withFloor);
+        }
         return new PingPongOptions(modes, sizes, iters, computeMicros, validate, csv, plot, reps, warmupSeconds, pin.equals("yes"),
                 kiExecutor, buffers, nics, jfr, stats);
     }
@@ -175,7 +184,7 @@ final class PingPongCommand implements CommandLines.Checked {
             for (String s : v.split(",", -1)) {
                 String m = s.strip();
                 if (m.isEmpty()) {
-                    throw new TypeConversionException("an empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj, jucx)");
+                    throw new TypeConversionException("an empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj, jucx, floor, ompi, ucx)");
                 }
                 Mode mode = null;
                 for (Mode candidate : Mode.values()) {
@@ -184,7 +193,7 @@ final class PingPongCommand implements CommandLines.Checked {
                     }
                 }
                 if (mode == null) {
-                    throw new TypeConversionException("unknown mode '" + m + "' (host, sa, ki, mpj or jucx)");
+                    throw new TypeConversionException("unknown mode '" + m + "' (host, sa, ki, mpj, jucx, floor, ompi or ucx)");
                 }
                 if (out.contains(mode)) {
                     throw new TypeConversionException(m + " is given twice");

@@ -10,7 +10,7 @@ import java.util.Locale;
 /**
  * The ping-pong's settings, read from its command line by {@link PingPongCommand}.
  *
- * @param modes         the models to measure, in order: host, sa, ki, mpj, jucx
+ * @param modes         the models to measure, in order: host, sa, ki, mpj, jucx, and the C peers floor, ompi, ucx
  * @param sizes         message sizes in bytes, in the order given
  * @param iters         round trips per timed run
  * @param computeMicros length of the busy compute task between a receive and the reply (0: none)
@@ -113,7 +113,16 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
          * Raw JUCX tagged send and receive between two UCP workers, without libmp: the reference for the UCX
          * transport. UCX picks its transports; {@code UCX_TLS} from the environment restricts them.
          */
-        JUCX;
+        JUCX,
+        /**
+         * The floor: a C flag hand-off between two spinning processes, no library on the path ({@link FloorPeer});
+         * measured whenever a C peer is, so every mode's ratio to it is printed.
+         */
+        FLOOR,
+        /** Open MPI in C: {@code MPI_Send}/{@code MPI_Recv} over its shared-memory transport ({@link OmpiPeer}). */
+        OMPI,
+        /** Raw UCX in C: {@code ucx_perftest -t tag_lat} over UCX's shared memory ({@link UcxPeer}). */
+        UCX;
 
         /** @return the name used on the command line, in the table and in the CSV */
         public String label() {

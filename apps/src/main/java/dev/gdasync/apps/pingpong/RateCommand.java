@@ -73,8 +73,8 @@ final class RateCommand implements CommandLines.Checked {
     @Override
     public void check() {
         for (Mode m : modes) {
-            if (m == Mode.KI) {
-                throw new IllegalArgumentException("--mode: msgrate measures host, sa, jucx and mpj, not ki");
+            if (m == Mode.KI || CPeers.isCPeer(m)) {
+                throw new IllegalArgumentException("--mode: msgrate measures host, sa, jucx and mpj, not " + m.label());
             }
         }
         for (Integer b : sizes) {

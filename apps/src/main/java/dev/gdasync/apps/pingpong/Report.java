@@ -20,7 +20,7 @@ final class Report {
         String line = String.format(Locale.ROOT, "%-5s %9d B  %7d iters  %11.3f us  %11.1f MB/s", r.mode(), r.bytes(), r.iters(),
                 r.oneWayMicros(), r.megabytesPerSecond());
         Latencies l = r.latencies();
-        return l.isKnown() ? line + String.format(Locale.ROOT, "  (p50 %.3f, p99 %.3f, max %.1f us)", l.p50(), l.p99(), l.max())
+        return l.isKnown() ? line + "  (p50 " + micros(l.p50()) + ", p99 " + micros(l.p99()) + ", max " + micros(l.max()) + " us)"
                 : line;
     }
 
@@ -43,6 +43,7 @@ final class Report {
                     ? " (the software mlx5 device moves its bytes over it too)" : ""));
         }
         table(rows, out);
+        Ratios.print(rows, out);
         out.println();
         for (Result r : rows) {
             if (r.bytes() != 8) {
@@ -56,6 +57,8 @@ final class Report {
                         r.oneWayMicros());
                 case "jucx" -> out.printf(Locale.ROOT, "8 B one-way, jucx: %.3f us (the raw JUCX reference; no target)%n",
                         r.oneWayMicros());
+                case "floor", "ompi", "ucx" -> out.printf(Locale.ROOT, "8 B one-way, %s: %.3f us (a C reference; no target)%n",
+                        r.mode(), r.oneWayMicros());
                 default -> {
                 }
             }
@@ -148,6 +151,10 @@ final class Report {
         }
         if (o.modes().contains(PingPongOptions.Mode.JUCX)) {
             parts.add("jucx on raw JUCX (" + JucxPeer.describe() + ")");
+        }
+        List<String> c = o.modes().stream().filter(CPeers::isCPeer).map(PingPongOptions.Mode::label).toList();
+        if (!c.isEmpty()) {
+            parts.add(words(c) + " in C beside them (separate processes on the same CPUs)");
         }
         return "pingpong, 2 ranks: " + String.join(", ", parts);
     }

@@ -7,7 +7,7 @@ import java.util.Arrays;
 /**
  * One measured row.
  *
- * @param mode         host, sa, ki, mpj or jucx
+ * @param mode         host, sa, ki, mpj, jucx, or a C peer: floor, ompi, ucx
  * @param bytes        message size
  * @param iters        round trips per timed run
  * @param oneWayMicros half the round-trip time, median over the timed runs

@@ -47,6 +47,15 @@ final class RoundTrips {
         last = nanos;
     }
 
+    /**
+     * Records a round trip another program timed (a C peer's).
+     *
+     * @param nanos the round trip
+     */
+    void record(long nanos) {
+        histogram.recordValue(Math.max(0, nanos));
+    }
+
     /** @return {@link #lap()} as a task, made once, for a stream to run after each receive */
     Runnable lapTask() {
         return lapTask;
