@@ -221,7 +221,10 @@ ensure_cpeers() {
         local apt_log
         apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
             && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } 2>&1) \
-            || { echo "$apt_log" >&2; die "could not install ${missing[*]} with apt-get"; }
+            && return 0
+        # Optional peers: a failed install must not stop the main job, only those modes.
+        echo "$apt_log" >&2
+        echo "gdasync: could not install ${missing[*]} with apt-get: the ping-pong's ompi and ucx modes and their tests will say so and skip" >&2
         return 0
     fi
     echo "gdasync: ${missing[*]} not installed and cannot be installed here: the ping-pong's ompi and ucx modes and their tests will say so and skip" >&2
