@@ -68,7 +68,7 @@ public final class ReducingCollectives implements AutoCloseable {
     public void allreduce(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                           long count, DataType type, ReduceOp op) {
         long bytes = checkReduce("allreduce", send, sendReg, recv, recvReg, count, type, op, count, count);
-        requireSameOrDisjoint(send, recv, bytes);
+        CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         MemorySegment in = scratch(bytes).asSlice(0, bytes);
         if (send.address() != recv.address()) {
             MemorySegment.copy(send, 0, recv, 0, bytes);
@@ -204,7 +204,7 @@ public final class ReducingCollectives implements AutoCloseable {
         long total = Math.multiplyExact(recvCount, (long) n);
         long block = checkReduce("reduceScatter", send, sendReg, recv, recvReg, recvCount, type, op, total, recvCount);
         long bytes = total * type.bytes();
-        requireInPlaceAt(send, recv, block, (long) comm.rank() * block, "send + rank · recvCount");
+        CollBuffers.requireInPlaceAt(send, recv, block, (long) comm.rank() * block, "send + rank · recvCount");
         // The whole vector is reduced in scratch (the caller's send is not written), then our block copied out.
         MemorySegment work = scratch(2 * bytes).asSlice(0, bytes);
         MemorySegment in = scratch.asSlice(bytes, bytes);
@@ -270,7 +270,7 @@ public final class ReducingCollectives implements AutoCloseable {
         long total = Math.multiplyExact(sendCount, (long) n);
         long block = checkReduce("allgather", send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
                 total);
-        requireInPlaceAt(recv, send, block, (long) comm.rank() * block, "recv + rank · sendCount");
+        CollBuffers.requireInPlaceAt(recv, send, block, (long) comm.rank() * block, "recv + rank · sendCount");
         MemorySegment out = recv.asSlice(0, total * type.bytes());
         MemorySegment mine = out.asSlice((long) comm.rank() * block, block);
         if (mine.address() != send.address()) {
@@ -339,54 +339,11 @@ public final class ReducingCollectives implements AutoCloseable {
         if (count < 0) {
             throw new IllegalArgumentException(what + ": count must be >= 0, got " + count);
         }
-        requireElems(what, "send", send, sendElems, type);
-        requireElems(what, "recv", recv, recvElems, type);
-        requireInside("send", send, "sendReg", sendReg);
-        requireInside("recv", recv, "recvReg", recvReg);
+        CollBuffers.requireElems(what, "send", send, sendElems, type);
+        CollBuffers.requireElems(what, "recv", recv, recvElems, type);
+        CollBuffers.requireInside("send", send, "sendReg", sendReg);
+        CollBuffers.requireInside("recv", recv, "recvReg", recvReg);
         return Math.multiplyExact(count, (long) type.bytes());
-    }
-
-    private static void requireElems(String what, String name, MemorySegment buf, long elems, DataType type) {
-        long need = Math.multiplyExact(elems, (long) type.bytes());
-        if (buf.byteSize() < need) {
-            throw new IllegalArgumentException(what + ": " + name + " holds " + buf.byteSize() + " bytes but needs "
-                    + elems + " " + type + " = " + need + " bytes");
-        }
-    }
-
-    private static void requireInside(String name, MemorySegment buf, String regName, MpRegistration reg) {
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
-        }
-        MemorySegment m = reg.segment();
-        long a = buf.address() - m.address();
-        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
-            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
-                    + ") is not inside " + regName + " " + reg + ": register it first");
-        }
-    }
-
-    /** In place means the very same start; any other overlap of the first {@code bytes} is refused. */
-    private static void requireSameOrDisjoint(MemorySegment send, MemorySegment recv, long bytes) {
-        long s = send.address();
-        long r = recv.address();
-        if (s != r && s < r + bytes && r < s + bytes && bytes > 0) {
-            throw new IllegalArgumentException("send and recv overlap without being the same buffer (in place needs "
-                    + "recv == send)");
-        }
-    }
-
-    /** {@code part} must either lie outside {@code whole} or start exactly at {@code whole + at}. */
-    private static void requireInPlaceAt(MemorySegment whole, MemorySegment part, long partBytes, long at,
-                                         String rule) {
-        long w = whole.address();
-        long p = part.address();
-        long wholeBytes = whole.byteSize();
-        boolean overlap = p < w + wholeBytes && w < p + partBytes && partBytes > 0;
-        if (overlap && p != w + at) {
-            throw new IllegalArgumentException("send and recv overlap but not in place: in place needs " + rule
-                    + " (offset " + at + " bytes), got offset " + (p - w));
-        }
     }
 
     private MemorySegment scratch(long bytes) {

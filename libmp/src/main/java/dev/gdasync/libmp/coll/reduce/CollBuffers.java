@@ -1,0 +1,85 @@
+package dev.gdasync.libmp.coll.reduce;
+
+import dev.gdasync.libmp.MpRegistration;
+
+import java.lang.foreign.MemorySegment;
+
+/** The buffer rules every collective of this package and of the MSCCL runtime checks before it writes anything. */
+public final class CollBuffers {
+    private CollBuffers() {
+    }
+
+    /**
+     * @param what  the call, for the message
+     * @param name  the buffer's parameter name
+     * @param buf   the buffer
+     * @param elems the elements it must hold
+     * @param type  their type
+     * @throws IllegalArgumentException if it is smaller
+     */
+    public static void requireElems(String what, String name, MemorySegment buf, long elems, DataType type) {
+        long need = Math.multiplyExact(elems, (long) type.bytes());
+        if (buf.byteSize() < need) {
+            throw new IllegalArgumentException(what + ": " + name + " holds " + buf.byteSize() + " bytes but needs "
+                    + elems + " " + type + " = " + need + " bytes");
+        }
+    }
+
+    /**
+     * @param name    the buffer's parameter name
+     * @param buf     the buffer
+     * @param regName the registration's parameter name
+     * @param reg     the registration
+     * @throws IllegalArgumentException if the registration is gone or does not contain the buffer
+     */
+    public static void requireInside(String name, MemorySegment buf, String regName, MpRegistration reg) {
+        if (!reg.isValid()) {
+            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
+        }
+        MemorySegment m = reg.segment();
+        long a = buf.address() - m.address();
+        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
+            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
+                    + ") is not inside " + regName + " " + reg + ": register it first");
+        }
+    }
+
+    /**
+     * In place means the very same start; any other overlap of the first {@code bytes} is refused.
+     *
+     * @param send  the send buffer
+     * @param recv  the receive buffer
+     * @param bytes the bytes each is used for
+     * @throws IllegalArgumentException if they overlap at different starts
+     */
+    public static void requireSameOrDisjoint(MemorySegment send, MemorySegment recv, long bytes) {
+        long s = send.address();
+        long r = recv.address();
+        if (s != r && s < r + bytes && r < s + bytes && bytes > 0) {
+            throw new IllegalArgumentException("send and recv overlap without being the same buffer (in place needs "
+                    + "recv == send)");
+        }
+    }
+
+    /**
+     * {@code part} must either lie outside {@code whole} or start exactly at {@code whole + at}.
+     *
+     * @param whole     the larger buffer
+     * @param part      the per-rank buffer
+     * @param partBytes the bytes of the part that are used
+     * @param at        where the part must start for in place
+     * @param rule      the rule, for the message
+     * @throws IllegalArgumentException if they overlap elsewhere
+     */
+    public static void requireInPlaceAt(MemorySegment whole, MemorySegment part, long partBytes, long at,
+                                         String rule) {
+        long w = whole.address();
+        long p = part.address();
+        long wholeBytes = whole.byteSize();
+        boolean overlap = p < w + wholeBytes && w < p + partBytes && partBytes > 0;
+        if (overlap && p != w + at) {
+            throw new IllegalArgumentException("send and recv overlap but not in place: in place needs " + rule
+                    + " (offset " + at + " bytes), got offset " + (p - w));
+        }
+    }
+}
