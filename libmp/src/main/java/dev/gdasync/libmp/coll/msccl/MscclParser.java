@@ -177,9 +177,9 @@ public final class MscclParser {
 
         private MscclProgram.Step step(int gpu, int tb) throws XMLStreamException {
             expect("step");
-            checkAttributes(STEP);
             int s = intAttr("s", null);
             where = "gpu " + gpu + " tb " + tb + " step " + s + ": ";
+            checkAttributes(STEP);
             String typeName = attr("type", null);
             StepType type = StepType.ofXml(typeName);
             if (type == null) {

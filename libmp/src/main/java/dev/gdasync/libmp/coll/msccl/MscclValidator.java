@@ -54,7 +54,7 @@ final class MscclValidator {
         Map<Long, Integer> recvConn = new HashMap<>();
         for (int t = 0; t < gpu.tbs().size(); t++) {
             MscclProgram.ThreadBlock tb = gpu.tbs().get(t);
-            String tat = at + "tb " + tb.id() + ": ";
+            String tat = at.substring(0, at.length() - 2) + " tb " + tb.id() + ": ";
             if (tb.id() != t) {
                 throw new MscclFormatException(at + "<tb> number " + t + " has id " + tb.id()
                         + ": thread blocks must be listed as 0..n-1");
@@ -67,7 +67,7 @@ final class MscclValidator {
             unique(tat, "recv", tb.recv(), tb.chan(), t, recvConn);
             for (int s = 0; s < tb.steps().size(); s++) {
                 MscclProgram.Step st = tb.steps().get(s);
-                String sat = tat + "step " + st.s() + ": ";
+                String sat = tat.substring(0, tat.length() - 2) + " step " + st.s() + ": ";
                 if (st.s() != s) {
                     throw new MscclFormatException(tat + "<step> number " + s + " has s=" + st.s()
                             + ": steps must be numbered 0..n-1 in order");
