@@ -2,10 +2,12 @@ package dev.gdasync.libmp.coll.reduce;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.CollRequest;
 import dev.gdasync.libmp.coll.Communicator;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The built-in reducing collectives of one communicator (NCCL's and MPI's allreduce, reduce-scatter, reduce,
@@ -136,10 +138,10 @@ public final class ReducingCollectives implements AutoCloseable {
         int newRank;
         if (me < 2 * rem) {
             if (me % 2 == 0) {
-                comm.sendrecv(acc, reg, me + 1, null, null, Communicator.PROC_NULL);
+                exchange(acc, reg, me + 1, null, null, Communicator.PROC_NULL);
                 newRank = -1;
             } else {
-                comm.sendrecv(null, null, Communicator.PROC_NULL, in, scratchReg, me - 1);
+                exchange(null, null, Communicator.PROC_NULL, in, scratchReg, me - 1);
                 combineLowerFirst(acc, in, true, count, type, op);
                 newRank = me / 2;
             }
@@ -154,23 +156,49 @@ public final class ReducingCollectives implements AutoCloseable {
             }
             int partnerNew = newRank ^ mask;
             int partner = partnerNew < rem ? partnerNew * 2 + 1 : partnerNew + rem;
-            comm.sendrecv(acc, reg, partner, in, scratchReg, partner);
+            exchange(acc, reg, partner, in, scratchReg, partner);
             combineLowerFirst(acc, in, partner < me, count, type, op);
         }
         if (me < 2 * rem) {
             if (me % 2 == 0) {
-                comm.sendrecv(null, null, Communicator.PROC_NULL, acc, reg, me + 1);
+                exchange(null, null, Communicator.PROC_NULL, acc, reg, me + 1);
             } else {
-                comm.sendrecv(acc, reg, me - 1, null, null, Communicator.PROC_NULL);
+                exchange(acc, reg, me - 1, null, null, Communicator.PROC_NULL);
             }
         } else {
             idleStep();
         }
     }
 
+    /**
+     * One step: posts the exchange and tests it until it finishes, spinning briefly, then yielding, then parking for
+     * 20 µs at a time, so that ranks and NIC agents sharing few cores get them; at most the Mp's wait timeout.
+     */
+    private void exchange(MemorySegment send, MpRegistration sendReg, int dest, MemorySegment recv,
+                          MpRegistration recvReg, int source) {
+        CollRequest r = comm.isendrecv(send, sendReg, dest, recv, recvReg, source);
+        long timeout = mp.config().waitTimeout().toNanos();
+        long start = System.nanoTime();
+        int idle = 0;
+        while (!comm.test(r)) {
+            if (System.nanoTime() - start > timeout) {
+                // The communicator's own wait reports the timeout with its message (the request stays active).
+                comm.wait(r);
+                return;
+            }
+            if (++idle < 64) {
+                Thread.onSpinWait();
+            } else if (idle < 256) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
     /** A step with nothing to exchange: it still takes a collective number, as the other ranks' steps do. */
     private void idleStep() {
-        comm.sendrecv(null, null, Communicator.PROC_NULL, null, null, Communicator.PROC_NULL);
+        exchange(null, null, Communicator.PROC_NULL, null, null, Communicator.PROC_NULL);
     }
 
     /** acc = in ∘ acc if {@code inIsLower}, else acc ∘ in: the lower rank's operand always comes first. */
@@ -234,7 +262,7 @@ public final class ReducingCollectives implements AutoCloseable {
             int sendBlock = Math.floorMod(me - s + shift, n);
             int recvBlock = Math.floorMod(me - s - 1 + shift, n);
             MemorySegment into = in.asSlice(0, blocks.bytes(recvBlock));
-            comm.sendrecv(blocks.of(acc, sendBlock), reg, right, into, scratchReg, left);
+            exchange(blocks.of(acc, sendBlock), reg, right, into, scratchReg, left);
             op.apply(type, blocks.of(acc, recvBlock), into, blocks.count(recvBlock));
         }
     }
@@ -248,7 +276,7 @@ public final class ReducingCollectives implements AutoCloseable {
         for (int s = 0; s < n - 1; s++) {
             int sendBlock = Math.floorMod(me + shift - s, n);
             int recvBlock = Math.floorMod(me + shift - s - 1, n);
-            comm.sendrecv(blocks.of(buf, sendBlock), reg, right, blocks.of(buf, recvBlock), reg, left);
+            exchange(blocks.of(buf, sendBlock), reg, right, blocks.of(buf, recvBlock), reg, left);
         }
     }
 
