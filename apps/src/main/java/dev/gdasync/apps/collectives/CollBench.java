@@ -211,6 +211,12 @@ final class CollBench {
         }
     }
 
+    static Path plotFile(Path plot, String coll) {
+        String name = plot.getFileName().toString();
+        String base = name.endsWith(".png") ? name.substring(0, name.length() - 4) : name;
+        return plot.resolveSibling(base + "-" + coll + ".png");
+    }
+
     static void report(List<BenchRow> rows, Path csv, Path plot) throws IOException {
         System.out.printf("%-10s %-9s %5s %10s %6s %12s %10s%n", "collective", "method", "ranks", "bytes", "iters",
                 "median_us", "MB/s");
@@ -225,12 +231,18 @@ final class CollBench {
             System.out.println("collectives: wrote " + csv);
         }
         if (plot != null) {
-            List<LatencyPlot.Point> points = rows.stream().map(r -> new LatencyPlot.Point(
-                    r.collective() + " " + r.method() + " (" + r.ranks() + " ranks)", (int) r.bytes(),
-                    r.medianMicros())).toList();
-            LatencyPlot.write(points, "collectives: time per collective vs bytes per rank",
-                    "time per collective (\u00b5s, log scale)", plot);
-            System.out.println("collectives: wrote " + plot);
+            // One picture per collective, a line per method: FILE.png becomes FILE-allreduce.png and FILE-alltoall.png.
+            for (String coll : List.of("allreduce", "alltoall")) {
+                List<LatencyPlot.Point> points = rows.stream().filter(r -> r.collective().equals(coll))
+                        .map(r -> new LatencyPlot.Point(r.method(), (int) r.bytes(), r.medianMicros())).toList();
+                if (points.isEmpty()) {
+                    continue;
+                }
+                Path file = plotFile(plot, coll);
+                LatencyPlot.write(points, coll + " on " + rows.getFirst().ranks() + " ranks: time per collective",
+                        "time per collective (\u00b5s, log scale)", file);
+                System.out.println("collectives: wrote " + file);
+            }
         }
     }
 }

@@ -67,7 +67,8 @@ public final class CollectivesApp {
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the benchmark rows as CSV")
     Path csv;
 
-    @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw the benchmark's bandwidth against size")
+    @Option(names = "--plot", paramLabel = "FILE.png",
+            description = "also draw time per collective against size: FILE-allreduce.png and FILE-alltoall.png")
     Path plot;
 
     private CollectivesApp() {

@@ -59,7 +59,8 @@ class CollectivesAppTest {
                 "alltoall,built-in,2,64,2,")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(start)), start + " in " + lines);
         }
-        assertTrue(Files.size(png) > 0);
+        assertTrue(Files.size(dir.resolve("c-allreduce.png")) > 0);
+        assertTrue(Files.size(dir.resolve("c-alltoall.png")) > 0);
     }
 
     @Test

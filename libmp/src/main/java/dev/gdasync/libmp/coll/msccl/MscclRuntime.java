@@ -253,20 +253,7 @@ public final class MscclRuntime implements AutoCloseable {
         if (broken != null) {
             throw new IllegalStateException("an earlier run failed, so the connections are out of step: " + broken);
         }
-        Objects.requireNonNull(send, "send must not be null");
-        Objects.requireNonNull(sendReg, "sendReg must not be null");
-        Objects.requireNonNull(recv, "recv must not be null");
-        Objects.requireNonNull(recvReg, "recvReg must not be null");
-        Objects.requireNonNull(type, "type must not be null");
-        Objects.requireNonNull(op, "op must not be null");
-        if (count < 0) {
-            throw new IllegalArgumentException(what + ": count must be >= 0, got " + count);
-        }
-        CollBuffers.requireElems(what, "send", send, sendElems, type);
-        CollBuffers.requireElems(what, "recv", recv, recvElems, type);
-        CollBuffers.requireInside("send", send, "sendReg", sendReg);
-        CollBuffers.requireInside("recv", recv, "recvReg", recvReg);
-        return Math.multiplyExact(count, (long) type.bytes());
+        return CollBuffers.requireCall(what, send, sendReg, recv, recvReg, count, type, op, sendElems, recvElems);
     }
 
     /**

@@ -3,10 +3,48 @@ package dev.gdasync.libmp.coll.reduce;
 import dev.gdasync.libmp.MpRegistration;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /** The buffer rules every collective of this package and of the MSCCL runtime checks before it writes anything. */
 public final class CollBuffers {
     private CollBuffers() {
+    }
+
+    /**
+     * Everything a collective call needs of its arguments: none null, a count &gt;= 0, both buffers large enough and
+     * inside their registrations.
+     *
+     * @param what      the call, for the messages
+     * @param send      the send buffer
+     * @param sendReg   its registration
+     * @param recv      the receive buffer
+     * @param recvReg   its registration
+     * @param count     the call's count
+     * @param type      the element type
+     * @param op        the operator
+     * @param sendElems the elements {@code send} must hold
+     * @param recvElems the elements {@code recv} must hold
+     * @return the bytes of {@code count} elements
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if a rule is broken
+     */
+    public static long requireCall(String what, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
+                                   MpRegistration recvReg, long count, DataType type, ReduceOp op, long sendElems,
+                                   long recvElems) {
+        Objects.requireNonNull(send, "send must not be null");
+        Objects.requireNonNull(sendReg, "sendReg must not be null");
+        Objects.requireNonNull(recv, "recv must not be null");
+        Objects.requireNonNull(recvReg, "recvReg must not be null");
+        Objects.requireNonNull(type, "type must not be null");
+        Objects.requireNonNull(op, "op must not be null");
+        if (count < 0) {
+            throw new IllegalArgumentException(what + ": count must be >= 0, got " + count);
+        }
+        CollBuffers.requireElems(what, "send", send, sendElems, type);
+        CollBuffers.requireElems(what, "recv", recv, recvElems, type);
+        CollBuffers.requireInside("send", send, "sendReg", sendReg);
+        CollBuffers.requireInside("recv", recv, "recvReg", recvReg);
+        return Math.multiplyExact(count, (long) type.bytes());
     }
 
     /**

@@ -358,20 +358,7 @@ public final class ReducingCollectives implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("these reducing collectives of " + comm + " are closed");
         }
-        Objects.requireNonNull(send, "send must not be null");
-        Objects.requireNonNull(sendReg, "sendReg must not be null");
-        Objects.requireNonNull(recv, "recv must not be null");
-        Objects.requireNonNull(recvReg, "recvReg must not be null");
-        Objects.requireNonNull(type, "type must not be null");
-        Objects.requireNonNull(op, "op must not be null");
-        if (count < 0) {
-            throw new IllegalArgumentException(what + ": count must be >= 0, got " + count);
-        }
-        CollBuffers.requireElems(what, "send", send, sendElems, type);
-        CollBuffers.requireElems(what, "recv", recv, recvElems, type);
-        CollBuffers.requireInside("send", send, "sendReg", sendReg);
-        CollBuffers.requireInside("recv", recv, "recvReg", recvReg);
-        return Math.multiplyExact(count, (long) type.bytes());
+        return CollBuffers.requireCall(what, send, sendReg, recv, recvReg, count, type, op, sendElems, recvElems);
     }
 
     private MemorySegment scratch(long bytes) {

@@ -100,7 +100,11 @@ class ReducingCollectivesTest {
             for (DataType t : DataType.values()) {
                 for (ReduceOp op : ReduceOp.values()) {
                     for (long count : COUNTS) {
-                        // Spread the cases: every (type, op) gets the large count; in place every other case.
+                        // The ring's large count for SUM and MIN of every type (the others' combine is the same code);
+                        // in place every other case.
+                        if (count == COUNTS[COUNTS.length - 1] && op != ReduceOp.SUM && op != ReduceOp.MIN) {
+                            continue;
+                        }
                         boolean inPlace = (k++ & 1) == 0;
                         fill(a, t, count, me, op, 0);
                         red.allreduce(a, ar, inPlace ? a : b, inPlace ? ar : br, count, t, op);
