@@ -75,6 +75,24 @@ public record MscclProgram(String source, String name, String proto, int nchanne
                        int deps, boolean hasdep) {
     }
 
+    /**
+     * @param gpu     a rank of the program
+     * @param peer    another rank
+     * @param chan    a channel
+     * @param sending true: the block of {@code gpu} that sends to {@code peer}; false: the one that receives from it
+     * @return that block's id
+     * @throws IllegalStateException if there is none (the validator matched every connection, so not for a loaded
+     *                               program)
+     */
+    int tbConnectedTo(int gpu, int peer, int chan, boolean sending) {
+        for (ThreadBlock tb : gpus.get(gpu).tbs()) {
+            if ((sending ? tb.send() : tb.recv()) == peer && tb.chan() == chan) {
+                return tb.id();
+            }
+        }
+        throw new IllegalStateException(this + ": gpu " + gpu + " has no thread block for rank " + peer);
+    }
+
     /** @return the most chunks one step moves */
     public int maxCnt() {
         int m = 1;

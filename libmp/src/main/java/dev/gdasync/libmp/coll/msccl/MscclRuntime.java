@@ -360,20 +360,9 @@ public final class MscclRuntime implements AutoCloseable {
             int me = comm.rank();
             for (int i = 0; i < n; i++) {
                 MscclProgram.ThreadBlock tb = runners.get(i).tb();
-                peerTb[i] = tb.send() < 0 ? -1 : tbOf(tb.send(), me, tb.chan(), false);
-                senderTb[i] = tb.recv() < 0 ? -1 : tbOf(tb.recv(), me, tb.chan(), true);
+                peerTb[i] = tb.send() < 0 ? -1 : program.tbConnectedTo(tb.send(), me, tb.chan(), false);
+                senderTb[i] = tb.recv() < 0 ? -1 : program.tbConnectedTo(tb.recv(), me, tb.chan(), true);
             }
-        }
-
-        /** The block of gpu {@code g} that receives from (or, if {@code sending}, sends to) {@code peer}. */
-        private int tbOf(int g, int peer, int chan, boolean sending) {
-            for (MscclProgram.ThreadBlock tb : program.gpus().get(g).tbs()) {
-                if ((sending ? tb.send() : tb.recv()) == peer && tb.chan() == chan) {
-                    return tb.id();
-                }
-            }
-            // The validator matched every connection, so this cannot happen for a loaded program.
-            throw new IllegalStateException(program + ": gpu " + g + " has no thread block for rank " + peer);
         }
 
         void run() {
