@@ -264,7 +264,7 @@ public final class MscclRuntime implements AutoCloseable {
     private Optional<MscclProgram> choose(Communicator comm, Collective c, boolean inPlace, long callBytes,
                                           long bigElems, DataType type, ReduceOp op) {
         Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
-                .filter(x -> x.gpus().get(comm.rank()).tbs().size() <= config.maxThreadBlocks());
+                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
         long id = p.map(x -> (long) programs.programs().indexOf(x) + 1).orElse(0L);
         long fingerprint = ((id * 31 + c.ordinal()) * 31 + type.ordinal()) * 31 + op.ordinal();
         fingerprint = fingerprint * 1_000_003L + bigElems;
