@@ -21,9 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The built-in reducing collectives against a plain reference: 1…8 ranks, every type and operator, counts of 0, 1,
- * odd, fewer than the ranks and large enough for the ring; in place and out of place; floats bit-identical across
- * ranks.
+ * The built-in reducing collectives against a plain reference: 1…8 ranks (every type and operator at 3, SUM of
+ * every type and every operator of int32 at the others), counts of 0, 1, odd, fewer than the ranks and large enough
+ * for the ring; in place and out of place; floats bit-identical across ranks.
  */
 class ReducingCollectivesTest {
     /** 0, 1, fewer than ranks, odd small (recursive doubling), odd large (ring: 8 B × 9001 > 64 KiB). */
@@ -99,6 +99,10 @@ class ReducingCollectivesTest {
             int k = 0;
             for (DataType t : DataType.values()) {
                 for (ReduceOp op : ReduceOp.values()) {
+                    // Every (type, operator) at 3 ranks; elsewhere SUM of every type and every operator of int32.
+                    if (n != 3 && op != ReduceOp.SUM && t != DataType.INT32) {
+                        continue;
+                    }
                     for (long count : COUNTS) {
                         // The ring's large count for SUM and MIN of every type (the others' combine is the same code);
                         // in place every other case.
@@ -184,7 +188,7 @@ class ReducingCollectivesTest {
 
     /** Random floats (sums inexact): every rank must hold the same bits, for both algorithms. */
     @ParameterizedTest(name = "{0} ranks")
-    @ValueSource(ints = {3, 4, 7})
+    @ValueSource(ints = {3, 4})
     void floatResultsAreBitIdenticalOnEveryRank(int n) throws Exception {
         ConcurrentHashMap<String, long[]> first = new ConcurrentHashMap<>();
         AtomicInteger compared = new AtomicInteger();
