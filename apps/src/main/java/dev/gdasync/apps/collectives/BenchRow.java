@@ -1,5 +1,7 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.apps.bench.Medians;
+
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -22,10 +24,7 @@ record BenchRow(String collective, String method, int ranks, long bytes, int ite
     }
 
     double medianMicros() {
-        double[] s = repMicros.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        return Medians.of(repMicros);
     }
 
     String csv() {

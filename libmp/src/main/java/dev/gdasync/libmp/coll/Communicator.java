@@ -521,15 +521,7 @@ public final class Communicator {
     }
 
     private static void requireRegistered(String name, MemorySegment buf, String regName, MpRegistration reg) {
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
-        }
-        MemorySegment m = reg.segment();
-        long a = buf.address() - m.address();
-        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
-            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
-                    + ") is not inside " + regName + " " + reg + ": register it first");
-        }
+        RegisteredBuffers.requireInside(name, buf, regName, reg);
     }
 
     private static void requireBytes(String name, MemorySegment buf, long need, String what) {

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll.reduce;
 
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.RegisteredBuffers;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -42,8 +43,8 @@ public final class CollBuffers {
         }
         CollBuffers.requireElems(what, "send", send, sendElems, type);
         CollBuffers.requireElems(what, "recv", recv, recvElems, type);
-        CollBuffers.requireInside("send", send, "sendReg", sendReg);
-        CollBuffers.requireInside("recv", recv, "recvReg", recvReg);
+        RegisteredBuffers.requireInside("send", send, "sendReg", sendReg);
+        RegisteredBuffers.requireInside("recv", recv, "recvReg", recvReg);
         return Math.multiplyExact(count, (long) type.bytes());
     }
 
@@ -60,25 +61,6 @@ public final class CollBuffers {
         if (buf.byteSize() < need) {
             throw new IllegalArgumentException(what + ": " + name + " holds " + buf.byteSize() + " bytes but needs "
                     + elems + " " + type + " = " + need + " bytes");
-        }
-    }
-
-    /**
-     * @param name    the buffer's parameter name
-     * @param buf     the buffer
-     * @param regName the registration's parameter name
-     * @param reg     the registration
-     * @throws IllegalArgumentException if the registration is gone or does not contain the buffer
-     */
-    public static void requireInside(String name, MemorySegment buf, String regName, MpRegistration reg) {
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
-        }
-        MemorySegment m = reg.segment();
-        long a = buf.address() - m.address();
-        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
-            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
-                    + ") is not inside " + regName + " " + reg + ": register it first");
         }
     }
 
