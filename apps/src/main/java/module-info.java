@@ -29,4 +29,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.jacobi2d;
     opens dev.gdasync.apps.shmembench;
     opens dev.gdasync.apps.spts;
+    opens dev.gdasync.apps.collectives;
 }

@@ -85,3 +85,90 @@ extern "C" __global__ void gds_compute_spin(uint64_t ns) {
     }
     gds_ki::spin_ns(ns);
 }
+
+#include "msccl_interpreter.cuh"
+
+/*
+ * The MSCCL-IR interpreter (msccl_interpreter.cuh): launch with grid = header.ntb (cooperatively) and any block
+ * size; block b runs tb record b. Steps of one block are executed by all its threads; thread 0 does the waits and
+ * the signals. spin_limit bounds every wait (a dependency cycle or a lost peer ends with the block's status set).
+ */
+extern "C" __global__ void gds_msccl_interpreter(const gds_msccl_header *h, gds_msccl_tb *tbs,
+                                                 const gds_msccl_step *steps, uint8_t *arena, uint64_t spin_limit) {
+    if (h->magic != GDS_MSCCL_MAGIC || blockIdx.x >= h->ntb) {
+        return;
+    }
+    gds_msccl_tb *tb = &tbs[blockIdx.x];
+    volatile uint64_t *sems = (volatile uint64_t *)(arena + h->sem_offset);
+    __shared__ int give_up;
+    uint64_t recv_seq = 0;
+    uint64_t send_seq = 0;
+    for (uint32_t t = 0; t < h->tiles; t++) {
+        uint64_t elems = h->chunk_elems - (uint64_t)t * h->tile_elems;
+        if (elems > h->tile_elems) {
+            elems = h->tile_elems;
+        }
+        for (uint32_t s = 0; s < tb->nsteps; s++) {
+            const gds_msccl_step *st = &steps[tb->first_step + s];
+            bool receives = st->type >= GDS_MSCCL_RECV && st->type <= GDS_MSCCL_RECV_REDUCE_COPY_SEND;
+            bool sends = st->type == GDS_MSCCL_SEND || st->type == GDS_MSCCL_RECV_COPY_SEND
+                    || st->type == GDS_MSCCL_RECV_REDUCE_SEND || st->type == GDS_MSCCL_RECV_REDUCE_COPY_SEND;
+            uint64_t rq = recv_seq + 1;
+            uint64_t sq = send_seq + 1;
+            uint32_t rslot = (uint32_t)((rq - 1) % h->slots);
+            uint32_t sslot = (uint32_t)((sq - 1) % h->slots);
+            if (threadIdx.x == 0) {
+                bool ok = true;
+                if (st->depid >= 0) {
+                    uint32_t dep = tb->gpu_first + (uint32_t)st->depid;
+                    ok = gds_msccl_wait_geq(&sems[dep], (uint64_t)t * tbs[dep].nsteps + (uint64_t)st->deps + 1,
+                                            spin_limit);
+                }
+                if (ok && receives) {
+                    volatile uint64_t *flag = (volatile uint64_t *)(arena + tb->recv_region
+                            + (uint64_t)h->slots * h->slot_bytes + 8ull * rslot);
+                    ok = gds_msccl_wait_geq(flag, h->epoch_base + rq, spin_limit);
+                }
+                if (ok && sends && sq > h->slots) {
+                    ok = gds_msccl_wait_geq((volatile uint64_t *)(arena + tb->ack_word), h->epoch_base + sq - h->slots,
+                                            spin_limit);
+                }
+                give_up = ok ? 0 : 1;
+                if (!ok) {
+                    tb->status = 1 + s;
+                }
+            }
+            __syncthreads();
+            if (give_up) {
+                return;
+            }
+            uint8_t *in = receives ? arena + tb->recv_region + (uint64_t)rslot * h->slot_bytes : nullptr;
+            uint8_t *out = sends ? arena + tb->send_region + (uint64_t)sslot * h->slot_bytes : nullptr;
+            switch (h->dtype) {
+                case 0: gds_msccl_execute<int32_t>(h, st, arena, tb, in, out, t, elems); break;
+                case 1: gds_msccl_execute<int64_t>(h, st, arena, tb, in, out, t, elems); break;
+                case 2: gds_msccl_execute<float>(h, st, arena, tb, in, out, t, elems); break;
+                default: gds_msccl_execute<double>(h, st, arena, tb, in, out, t, elems); break;
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                if (sends) {
+                    gds_msccl_store((volatile uint64_t *)(arena + tb->send_region + (uint64_t)h->slots * h->slot_bytes
+                                                          + 8ull * sslot), h->epoch_base + sq);
+                }
+                if (receives) {
+                    gds_msccl_store((volatile uint64_t *)(arena + tb->peer_ack_word), h->epoch_base + rq);
+                }
+                if (st->hasdep) {
+                    gds_msccl_store(&sems[blockIdx.x], (uint64_t)t * tb->nsteps + s + 1);
+                }
+            }
+            if (receives) {
+                recv_seq = rq;
+            }
+            if (sends) {
+                send_seq = sq;
+            }
+        }
+    }
+}

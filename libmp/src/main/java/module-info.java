@@ -8,11 +8,15 @@ module dev.gdasync.libmp {
     requires static mpj;
     // The command lines of the launcher and the applications.
     requires transitive info.picocli;
+    // The JDK's StAX parser reads MSCCL-IR programs (coll.msccl).
+    requires java.xml;
 
     exports dev.gdasync.libmp;
     exports dev.gdasync.libmp.bootstrap;
     exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.coll;
+    exports dev.gdasync.libmp.coll.msccl;
+    exports dev.gdasync.libmp.coll.reduce;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;

@@ -30,6 +30,13 @@ public final class KiKernels {
     /** {@code gds_compute_spin(ns)}: grid 1, block 1; busy waits {@code ns} nanoseconds (emulated compute). */
     public static final String COMPUTE_SPIN = "gds_compute_spin";
 
+    /**
+     * {@code gds_msccl_interpreter(header, tbs, steps, arena, spin_limit)}: grid = the table's thread blocks,
+     * launched cooperatively; the MSCCL-IR interpreter over a table written by libmp's {@code MscclDeviceTable}
+     * (docs/msccl.md).
+     */
+    public static final String MSCCL_INTERPRETER = "gds_msccl_interpreter";
+
     /** The class-path folder of the built kernels. */
     public static final String KERNEL_DIRECTORY = "dev/gdasync/ki/kernels/";
     /** The class-path folder of the CUDA sources: {@code device.cuh} and {@code ki_templates.cu}. */

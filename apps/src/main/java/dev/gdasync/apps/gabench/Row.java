@@ -1,5 +1,7 @@
 package dev.gdasync.apps.gabench;
 
+import dev.gdasync.apps.bench.Medians;
+
 import java.util.Arrays;
 
 /**
@@ -24,10 +26,7 @@ record Row(String method, String layout, String op, int bytes, int runs, int ite
 
     /** @return the median of the reps' microseconds per operation */
     double medianMicros() {
-        double[] s = repMicros.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        return Medians.of(repMicros);
     }
 
     double minMicros() {

@@ -70,7 +70,7 @@ public final class LatencyPlot {
      * @param bytes the message size (x)
      * @param value the value (y), positive
      */
-    record Point(String line, int bytes, double value) {
+    public record Point(String line, int bytes, double value) {
     }
 
     /**
@@ -81,7 +81,7 @@ public final class LatencyPlot {
      * @param yLabel the y axis's label
      * @param file   where; its folder must exist
      */
-    static void write(List<Point> points, String title, String yLabel, Path file) {
+    public static void write(List<Point> points, String title, String yLabel, Path file) {
         writePng(render(points, WIDTH, HEIGHT, title, yLabel), file);
     }
 

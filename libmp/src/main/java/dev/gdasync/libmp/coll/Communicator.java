@@ -25,6 +25,8 @@ import java.util.TreeSet;
 public final class Communicator {
     /** The colour of a rank that joins no communicator in {@link #split}. */
     public static final int UNDEFINED = -1;
+    /** The peer of a one-sided {@link #isendrecv}: no message in that direction (MPI's {@code MPI_PROC_NULL}). */
+    public static final int PROC_NULL = -2;
 
     private final Collectives owner;
     private final int context;
@@ -44,6 +46,11 @@ public final class Communicator {
             }
         }
         this.rank = r;
+    }
+
+    /** @return the collectives (and through them the Mp) this communicator belongs to */
+    public Collectives collectives() {
+        return owner;
     }
 
     /** @return this rank's number in the communicator */
@@ -278,6 +285,76 @@ public final class Communicator {
     }
 
     /**
+     * Starts one exchange (MPI's {@code MPI_Isendrecv} on bytes): {@code send} goes to rank {@code dest} and
+     * {@code recv} is filled from rank {@code source}; either peer may be {@link #PROC_NULL} (then its buffer may be
+     * null), and both may be. Like every collective here it takes the communicator's next collective number, so every
+     * member must post the same number of collectives (a rank with nothing to exchange in a step posts one with both
+     * peers {@link #PROC_NULL}); the building block of the reducing collectives of {@code coll.reduce}.
+     *
+     * @param send    the bytes to send, or null if {@code dest} is {@link #PROC_NULL}
+     * @param sendReg a registration containing {@code send}
+     * @param dest    the receiving rank of this communicator, or {@link #PROC_NULL}
+     * @param recv    where the bytes from {@code source} land (exactly {@code recv.byteSize()} are expected); must
+     *                not overlap {@code send}
+     * @param recvReg a registration containing {@code recv}
+     * @param source  the sending rank of this communicator, or {@link #PROC_NULL}
+     * @return the request
+     */
+    public CollRequest isendrecv(MemorySegment send, MpRegistration sendReg, int dest, MemorySegment recv,
+                                 MpRegistration recvReg, int source) {
+        if (dest != PROC_NULL) {
+            requireRank("dest", dest);
+            Objects.requireNonNull(send, "send must not be null");
+            Objects.requireNonNull(sendReg, "sendReg must not be null");
+            requireRegistered("send", send, "sendReg", sendReg);
+        }
+        if (source != PROC_NULL) {
+            requireRank("source", source);
+            Objects.requireNonNull(recv, "recv must not be null");
+            Objects.requireNonNull(recvReg, "recvReg must not be null");
+            requireRegistered("recv", recv, "recvReg", recvReg);
+        }
+        if (dest != PROC_NULL && source != PROC_NULL) {
+            checkBuffers(send, sendReg, recv, recvReg);
+        }
+        boolean selfSend = dest == rank;
+        if (selfSend != (source == rank)) {
+            throw new IllegalArgumentException("dest " + dest + " and source " + source + " of rank " + rank
+                    + ": a rank exchanges with itself only in both directions");
+        }
+        if (selfSend) {
+            requireBytes("recv", recv, send.byteSize(), "send.byteSize()");
+        }
+        CollOp op = newOp("isendrecv");
+        if (selfSend) {
+            MemorySegment.copy(send, 0, recv, 0, send.byteSize());
+        } else {
+            if (dest != PROC_NULL) {
+                op.send(worldRanks[dest], 0, send, sendReg, -1);
+            }
+            if (source != PROC_NULL) {
+                op.recv(worldRanks[source], 0, recv, recvReg);
+            }
+        }
+        return start(op);
+    }
+
+    /**
+     * Blocking {@link #isendrecv}.
+     *
+     * @param send    the bytes to send, or null
+     * @param sendReg its registration, or null
+     * @param dest    the receiving rank, or {@link #PROC_NULL}
+     * @param recv    where the received bytes land, or null
+     * @param recvReg its registration, or null
+     * @param source  the sending rank, or {@link #PROC_NULL}
+     */
+    public void sendrecv(MemorySegment send, MpRegistration sendReg, int dest, MemorySegment recv,
+                         MpRegistration recvReg, int source) {
+        wait(isendrecv(send, sendReg, dest, recv, recvReg, source));
+    }
+
+    /**
      * Blocking {@link #ialltoall}.
      *
      * @param send       the send buffer
@@ -444,15 +521,7 @@ public final class Communicator {
     }
 
     private static void requireRegistered(String name, MemorySegment buf, String regName, MpRegistration reg) {
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(regName + " " + reg + " is deregistered");
-        }
-        MemorySegment m = reg.segment();
-        long a = buf.address() - m.address();
-        if (a < 0 || buf.byteSize() > m.byteSize() || a > m.byteSize() - buf.byteSize()) {
-            throw new IllegalArgumentException(name + " [0x" + Long.toHexString(buf.address()) + ", +" + buf.byteSize()
-                    + ") is not inside " + regName + " " + reg + ": register it first");
-        }
+        RegisteredBuffers.requireInside(name, buf, regName, reg);
     }
 
     private static void requireBytes(String name, MemorySegment buf, long need, String what) {

@@ -1,0 +1,145 @@
+package dev.gdasync.apps.collectives;
+
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.msccl.MscclConfig;
+import dev.gdasync.libmp.coll.msccl.MscclLimits;
+import dev.gdasync.libmp.coll.msccl.MscclPrograms;
+import dev.gdasync.libmp.coll.msccl.MscclRuntime;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * {@code scripts/mprun -np 4 collectives --xml FILE}: loads MSCCL-IR programs, runs each one's collective on int32
+ * data at sizes it is selected for and at one it is not (the built-in runs then), and checks the result exactly on
+ * every rank. With {@code --bench}: allreduce and alltoall latency and bandwidth, programs against the built-in
+ * algorithms against MPJ Express, side by side in one run.
+ */
+@Command(name = "scripts/mprun -np N collectives", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+        usageHelpAutoWidth = false,
+        description = "Runs MSCCL-IR programs (and the built-in collectives where none fits) and checks the results"
+                + " exactly; --bench measures allreduce and alltoall: programs, built-ins and MPJ Express.")
+public final class CollectivesApp {
+    @Option(names = "--xml", paramLabel = "FILE",
+            description = "an MSCCL-IR file or a folder of them (repeatable); default: the files that the"
+                    + " gdasync.msccl.xml property or GDASYNC_MSCCL_XML lists")
+    List<Path> xml = new ArrayList<>();
+
+    @Option(names = "--bench", description = "measure allreduce and alltoall instead of checking")
+    boolean bench;
+
+    @Option(names = "--sizes", split = ",", paramLabel = "BYTES",
+            defaultValue = "8,64,512,4096,32768,262144,1048576",
+            description = "benchmark sizes per rank in bytes, multiples of 4 (default: ${DEFAULT-VALUE})")
+    List<Long> sizes;
+
+    @Option(names = "--large", description = "add 4, 16 and 64 MiB to the benchmark sizes")
+    boolean large;
+
+    @Option(names = "--iters", paramLabel = "N", defaultValue = "50",
+            description = "collectives per rep for small sizes; large sizes get fewer, at least 2 (default: ${DEFAULT-VALUE})")
+    int iters;
+
+    @Option(names = "--reps", paramLabel = "N", defaultValue = "5",
+            description = "timed reps per size and method after a warm-up rep; the median is reported (default: ${DEFAULT-VALUE})")
+    int reps;
+
+    @Option(names = "--slot-bytes", paramLabel = "BYTES", defaultValue = "65536",
+            description = "connection slot size of the interpreter (a tile is this over the program's largest cnt)"
+                    + " (default: ${DEFAULT-VALUE})")
+    int slotBytes;
+
+    @Option(names = "--inline", description = "run a rank's thread blocks on its main thread instead of a thread each")
+    boolean inline;
+
+    @Option(names = "--no-mpj", description = "leave out the MPJ Express baseline")
+    boolean noMpj;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write the benchmark rows as CSV")
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE.png",
+            description = "also draw time per collective against size: FILE-allreduce.png and FILE-alltoall.png")
+    Path plot;
+
+    private CollectivesApp() {
+    }
+
+    /**
+     * @param args the options; {@code --help} lists them
+     */
+    public static void main(String[] args) {
+        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        CollectivesApp app = new CollectivesApp();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
+        if (stop.isPresent()) {
+            System.exit(stop.getAsInt());
+        }
+        MscclPrograms programs;
+        MscclConfig config;
+        try {
+            programs = app.xml.isEmpty() ? MscclPrograms.fromEnvironment()
+                    : MscclPrograms.load(app.xml, MscclLimits.defaults());
+            config = MscclConfig.defaults().withSlotBytes(app.slotBytes).withThreads(!app.inline);
+            app.checkOptions();
+        } catch (RuntimeException e) {
+            if (speaker) {
+                System.err.println("collectives: " + e.getMessage());
+            }
+            System.exit(2);
+            return;
+        }
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot);
+             Collectives coll = Collectives.open(mp)) {
+            boolean ok;
+            if (app.bench) {
+                try (MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
+                    ok = new CollBench(mp, coll.world(), rt, app.benchSizes(), app.iters, app.reps).run(app.noMpj,
+                            app.csv, app.plot);
+                }
+            } else {
+                ok = new ProgramCheck(coll, programs, config).run();
+            }
+            mp.barrier();
+            if (!ok) {
+                System.exit(1);
+            }
+        } catch (Exception e) {
+            System.err.println("collectives: rank failed: " + e);
+            System.exit(1);
+        }
+    }
+
+    private void checkOptions() {
+        for (long s : sizes) {
+            if (s <= 0 || s % 4 != 0) {
+                throw new IllegalArgumentException("--sizes must be positive multiples of 4, got " + s);
+            }
+        }
+        if (iters < 1 || reps < 1) {
+            throw new IllegalArgumentException("--iters and --reps must be >= 1");
+        }
+        for (Path f : new Path[] {csv, plot}) {
+            if (f != null && f.toAbsolutePath().getParent() != null && !Files.isDirectory(f.toAbsolutePath().getParent())) {
+                throw new IllegalArgumentException("the folder of " + f + " does not exist");
+            }
+        }
+    }
+
+    private List<Long> benchSizes() {
+        List<Long> s = new ArrayList<>(sizes);
+        if (large) {
+            s.addAll(List.of(4L << 20, 16L << 20, 64L << 20));
+        }
+        return s;
+    }
+}

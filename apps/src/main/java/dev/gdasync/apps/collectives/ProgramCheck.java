@@ -1,0 +1,183 @@
+package dev.gdasync.apps.collectives;
+
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.Communicator;
+import dev.gdasync.libmp.coll.msccl.Collective;
+import dev.gdasync.libmp.coll.msccl.MscclConfig;
+import dev.gdasync.libmp.coll.msccl.MscclProgram;
+import dev.gdasync.libmp.coll.msccl.MscclPrograms;
+import dev.gdasync.libmp.coll.msccl.MscclRuntime;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
+import dev.gdasync.libmp.coll.reduce.ReducingCollectives;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The check mode: every loaded program's collective on int32 data, at three counts it is selected for (one element
+ * per chunk, 257, 16411) and at one it is not (the built-in runs), each checked element by element on every rank;
+ * rank 0 prints one line per run. Each program runs in a runtime of its own, so every file is exercised even when
+ * an earlier one would be selected for the same calls. Without programs, the built-ins of all four collectives are
+ * checked.
+ */
+final class ProgramCheck {
+    private final Mp mp;
+    private final Collectives coll;
+    private final Communicator comm;
+    private final MscclPrograms programs;
+    private final MscclConfig config;
+    private MscclRuntime rt;
+
+    ProgramCheck(Collectives coll, MscclPrograms programs, MscclConfig config) {
+        this.mp = coll.mp();
+        this.coll = coll;
+        this.comm = coll.world();
+        this.programs = programs;
+        this.config = config;
+    }
+
+    /** @return whether every run was exact on every rank */
+    boolean run() {
+        boolean ok = true;
+        List<MscclProgram> all = programs.programs();
+        say("collectives: " + all.size() + " program(s) loaded, " + comm.size() + " ranks");
+        try (ReducingCollectives tally = ReducingCollectives.of(comm)) {
+            if (all.isEmpty()) {
+                rt = MscclRuntime.open(coll, programs, config);
+                for (Collective c : Collective.values()) {
+                    ok &= check(tally, null, c, false, 1001);
+                }
+                rt.close();
+            }
+            for (MscclProgram p : all) {
+                if (p.ngpus() != comm.size()) {
+                    say("collectives: " + p + " needs " + p.ngpus() + " ranks; skipped on " + comm.size());
+                    continue;
+                }
+                // A runtime of its own, so that an earlier program for the same calls does not shadow it.
+                rt = MscclRuntime.open(coll, MscclPrograms.of(List.of(p)), config);
+                long unit = p.collective() == Collective.ALLREDUCE ? p.nchunksperloop()
+                        : p.nchunksperloop() / gcd(p.nchunksperloop(), p.ngpus());
+                for (long k : new long[] {1, 257, 16411}) {
+                    long count = unit * k;
+                    if (count * 4 >= p.minBytes() && count * 4 < p.maxBytes()) {
+                        ok &= check(tally, p, p.collective(), p.inPlace(), count);
+                    }
+                }
+                long outside = unit > 1 ? unit * 257 + 1
+                        : p.maxBytes() != Long.MAX_VALUE ? p.maxBytes() / 4 + 1 : p.minBytes() > 0 ? 1 : -1;
+                if (outside > 0) {
+                    ok &= check(tally, p, p.collective(), p.inPlace(), outside);
+                } else {
+                    say("collectives: " + p.name() + ": every count is in its range and divides into its chunks");
+                }
+                rt.close();
+            }
+        }
+        say(ok ? "collectives: all results exact on every rank" : "collectives: SOME RESULTS WRONG");
+        return ok;
+    }
+
+    /** Runs one collective of {@code count} (NCCL's count) and checks it; prints what ran. */
+    private boolean check(ReducingCollectives tally, MscclProgram p, Collective c, boolean inPlace, long count) {
+        int n = comm.size();
+        int me = comm.rank();
+        long big = c == Collective.ALLREDUCE ? count : count * n;
+        MemorySegment a = mp.allocate(Math.max(8, 4 * big));
+        MemorySegment b = mp.allocate(Math.max(8, 4 * big));
+        MpRegistration ar = mp.register(a);
+        MpRegistration br = mp.register(b);
+        long wrong = 0;
+        Optional<MscclProgram> ran;
+        try {
+            long blk = 4 * count;
+            switch (c) {
+                case ALLREDUCE -> {
+                    fill(a, me, 0, count);
+                    ran = rt.allreduce(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32,
+                            ReduceOp.SUM);
+                    MemorySegment out = inPlace ? a : b;
+                    for (long i = 0; i < count; i++) {
+                        wrong += out.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, i) ? 1 : 0;
+                    }
+                }
+                case ALLGATHER -> {
+                    MemorySegment send = inPlace ? b.asSlice(me * blk, blk) : a;
+                    fill(send, me, 0, count);
+                    ran = rt.allgather(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32);
+                    for (int r = 0; r < n; r++) {
+                        for (long i = 0; i < count; i++) {
+                            wrong += b.getAtIndex(ValueLayout.JAVA_INT, r * count + i) != in(r, i) ? 1 : 0;
+                        }
+                    }
+                }
+                case ALLTOALL -> {
+                    fill(a, me, 0, big);
+                    ran = rt.alltoall(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32);
+                    MemorySegment out = inPlace ? a : b;
+                    for (int r = 0; r < n; r++) {
+                        for (long i = 0; i < count; i++) {
+                            wrong += out.getAtIndex(ValueLayout.JAVA_INT, r * count + i) != in(r, me * count + i) ? 1 : 0;
+                        }
+                    }
+                }
+                case REDUCE_SCATTER -> {
+                    fill(a, me, 0, big);
+                    MemorySegment out = inPlace ? a.asSlice(me * blk, blk) : b;
+                    ran = rt.reduceScatter(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32, ReduceOp.SUM);
+                    for (long i = 0; i < count; i++) {
+                        wrong += out.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, me * count + i) ? 1 : 0;
+                    }
+                }
+                default -> throw new IllegalStateException(c.toString());
+            }
+            b.set(ValueLayout.JAVA_LONG, 0, wrong);
+            tally.allreduce(b.asSlice(0, 8), br, b.asSlice(0, 8), br, 1, DataType.INT64, ReduceOp.SUM);
+            long allWrong = b.get(ValueLayout.JAVA_LONG, 0);
+            String what = ran.map(x -> "MSCCL program '" + x.name() + "'").orElse("the built-in algorithm");
+            say(String.format("collectives: %-14s %s%s of %d int32 (%d B): ran %s%s: %s", c.xml(),
+                    inPlace ? "in place" : "out of place", p == null ? "" : " [" + p.name() + "]", count, 4 * count,
+                    what, p != null && ran.isEmpty() ? " (outside the program's counts)" : "",
+                    allWrong == 0 ? "exact on all " + n + " ranks" : allWrong + " WRONG elements"));
+            return allWrong == 0;
+        } finally {
+            mp.deregister(ar);
+            mp.deregister(br);
+            mp.free(a);
+            mp.free(b);
+        }
+    }
+
+    static int in(int rank, long i) {
+        return rank * 100_000 + (int) i * 3 + 1;
+    }
+
+    private static int sum(int n, long i) {
+        int s = 0;
+        for (int r = 0; r < n; r++) {
+            s += in(r, i);
+        }
+        return s;
+    }
+
+    private static void fill(MemorySegment m, int rank, long from, long count) {
+        for (long i = 0; i < count; i++) {
+            m.setAtIndex(ValueLayout.JAVA_INT, i, in(rank, from + i));
+        }
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+
+    private void say(String line) {
+        if (comm.rank() == 0) {
+            System.out.println(line);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.gdasync.libmp.coll.msccl;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an {@link MscclRuntime} runs programs.
+ *
+ * @param slotBytes       bytes of one connection slot: a message carries one tile of each chunk of a step, so a
+ *                        tile is {@code slotBytes / (the program's largest cnt)} bytes; a multiple of 8
+ * @param slots           slots per connection (messages in flight before the sender waits for the receiver)
+ * @param maxThreadBlocks thread blocks per rank the runtime has connection memory for
+ * @param timeout         how long a run may take before it fails naming the blocked thread blocks
+ * @param threads         true: every thread block runs on a thread of its own (the caller's thread moves the
+ *                        data); false: the caller's thread runs all of them in turn
+ */
+public record MscclConfig(int slotBytes, int slots, int maxThreadBlocks, Duration timeout, boolean threads) {
+    /** Checks the values. */
+    public MscclConfig {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        if (slotBytes < 8 || slotBytes % 8 != 0) {
+            throw new IllegalArgumentException("slotBytes must be a positive multiple of 8, got " + slotBytes);
+        }
+        if (slots < 1 || slots > 64) {
+            throw new IllegalArgumentException("slots must be 1..64, got " + slots);
+        }
+        if (maxThreadBlocks < 1 || maxThreadBlocks > 128) {
+            throw new IllegalArgumentException("maxThreadBlocks must be 1..128, got " + maxThreadBlocks);
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+    }
+
+    /** @return 64 KiB slots, 4 per connection, 16 thread blocks, 30 s, a thread per thread block */
+    public static MscclConfig defaults() {
+        return new MscclConfig(64 * 1024, 4, 16, Duration.ofSeconds(30), true);
+    }
+
+    /**
+     * @param bytes the slot size
+     * @return this config with it
+     */
+    public MscclConfig withSlotBytes(int bytes) {
+        return new MscclConfig(bytes, slots, maxThreadBlocks, timeout, threads);
+    }
+
+    /**
+     * @param t the timeout
+     * @return this config with it
+     */
+    public MscclConfig withTimeout(Duration t) {
+        return new MscclConfig(slotBytes, slots, maxThreadBlocks, t, threads);
+    }
+
+    /**
+     * @param onThreads whether each thread block gets a thread
+     * @return this config with it
+     */
+    public MscclConfig withThreads(boolean onThreads) {
+        return new MscclConfig(slotBytes, slots, maxThreadBlocks, timeout, onThreads);
+    }
+
+    /** @return the bytes of one thread block's connection memory: slots, their flags, an acknowledgement word */
+    long regionBytes() {
+        long r = (long) slots * slotBytes + 8L * slots + 8;
+        return (r + 63) & ~63L;
+    }
+
+    /** @return where the slots' flags start in a region */
+    long flagsOffset() {
+        return (long) slots * slotBytes;
+    }
+
+    /** @return where the acknowledgement word lies in a region */
+    long ackOffset() {
+        return flagsOffset() + 8L * slots;
+    }
+}

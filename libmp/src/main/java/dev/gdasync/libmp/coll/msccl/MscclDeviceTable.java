@@ -1,0 +1,197 @@
+package dev.gdasync.libmp.coll.msccl;
+
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * The table of the kernel interpreter ({@code gds_msccl_interpreter} in ki-kernels' {@code msccl_interpreter.cuh}):
+ * a 64-byte header, a 96-byte record per thread block of the launch and a 16-byte record per step, with every
+ * address a byte offset into one arena. This encoding runs all ranks of a program in one launch on one device (the
+ * rank's blocks follow each other); each rank's input, output and scratch, each block's connection region and the
+ * semaphores are laid out in the arena as {@link Layout} says. The C structs assert the same sizes and offsets.
+ *
+ * <p>The kernel has not run yet (no GPU was lent to this work): the table is tested against the program here, the
+ * kernel is compiled and assembled by ki-kernels' build.
+ */
+public final class MscclDeviceTable {
+    /** Bytes of the header. */
+    public static final int HEADER_BYTES = 64;
+    /** Bytes of a thread block's record. */
+    public static final int TB_BYTES = 96;
+    /** Bytes of a step's record. */
+    public static final int STEP_BYTES = 16;
+    /** The header's magic, "MSCL" little-endian. */
+    public static final int MAGIC = 0x4c43534d;
+    private static final long NONE = -1L;
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
+
+    private MscclDeviceTable() {
+    }
+
+    /**
+     * Where things lie in the arena.
+     *
+     * @param arenaBytes the arena's size
+     * @param input      each rank's input buffer
+     * @param output     each rank's output buffer (the input for in-place allreduce and alltoall)
+     * @param region     each launch block's connection region (slots, flags, acknowledgement word)
+     * @param semaphores the semaphores, one 64-bit word per launch block
+     */
+    public record Layout(long arenaBytes, long[] input, long[] output, long[] region, long semaphores) {
+    }
+
+    /**
+     * The encoded table.
+     *
+     * @param header the header
+     * @param tbs    the thread-block records, rank after rank
+     * @param steps  the step records
+     * @param layout the arena's layout
+     */
+    public record Encoded(MemorySegment header, MemorySegment tbs, MemorySegment steps, Layout layout) {
+    }
+
+    /**
+     * Encodes a program for one launch running all its ranks.
+     *
+     * @param p         the program
+     * @param type      the element type
+     * @param op        the operator
+     * @param bigElems  the elements of the collective's larger buffer (a multiple of nchunksperloop)
+     * @param slots     slots per connection
+     * @param slotBytes bytes per slot, a multiple of 8
+     * @param epoch     the run's number (flags and acknowledgements carry it in their upper 32 bits)
+     * @param arena     where the table is allocated
+     * @return the table
+     * @throws IllegalArgumentException if the count does not fit the program
+     */
+    public static Encoded encode(MscclProgram p, DataType type, ReduceOp op, long bigElems, int slots, int slotBytes,
+                                 long epoch, Arena arena) {
+        Objects.requireNonNull(p, "p must not be null");
+        Objects.requireNonNull(type, "type must not be null");
+        Objects.requireNonNull(op, "op must not be null");
+        Objects.requireNonNull(arena, "arena must not be null");
+        if (bigElems < p.nchunksperloop() || bigElems % p.nchunksperloop() != 0) {
+            throw new IllegalArgumentException(bigElems + " elements do not divide into " + p + "'s "
+                    + p.nchunksperloop() + " chunks");
+        }
+        if (slots < 1 || slotBytes < 8 || slotBytes % 8 != 0) {
+            throw new IllegalArgumentException("slots " + slots + " and slotBytes " + slotBytes
+                    + " must be >= 1 and a positive multiple of 8");
+        }
+        int n = p.ngpus();
+        long elem = type.bytes();
+        long chunkElems = bigElems / p.nchunksperloop();
+        long tileElems = Math.min(chunkElems, Math.max(1, slotBytes / ((long) p.maxCnt() * elem)));
+        long tiles = (chunkElems + tileElems - 1) / tileElems;
+        int ntb = 0;
+        int nsteps = 0;
+        int[] first = new int[n];
+        for (MscclProgram.Gpu g : p.gpus()) {
+            first[g.id()] = ntb;
+            ntb += g.tbs().size();
+            for (MscclProgram.ThreadBlock tb : g.tbs()) {
+                nsteps += tb.steps().size();
+            }
+        }
+        // The arena: per rank input, output (unless in place: one buffer), scratch; then regions; then semaphores.
+        long inBytes = p.collective().inputChunks(p.nchunksperloop(), n) * chunkElems * elem;
+        long outBytes = p.collective().outputChunks(p.nchunksperloop(), n) * chunkElems * elem;
+        long regionBytes = align((long) slots * slotBytes + 8L * slots + 8);
+        long at = 0;
+        long[] input = new long[n];
+        long[] output = new long[n];
+        long[] scratch = new long[n];
+        for (int r = 0; r < n; r++) {
+            long big = Math.max(inBytes, outBytes);
+            if (p.inPlace()) {
+                long per = (long) (p.nchunksperloop() / n) * chunkElems * elem;
+                input[r] = p.collective() == Collective.ALLGATHER ? at + r * per : at;
+                output[r] = p.collective() == Collective.REDUCE_SCATTER ? at + r * per : at;
+                at = align(at + big);
+            } else {
+                input[r] = at;
+                output[r] = align(at + inBytes);
+                at = align(output[r] + outBytes);
+            }
+            scratch[r] = at;
+            at = align(at + p.gpus().get(r).sChunks() * chunkElems * elem);
+        }
+        long[] region = new long[ntb];
+        for (int b = 0; b < ntb; b++) {
+            region[b] = at;
+            at += regionBytes;
+        }
+        long semaphores = at;
+        at += 8L * ntb;
+        Layout layout = new Layout(align(at), input, output, region, semaphores);
+
+        MemorySegment header = arena.allocate(HEADER_BYTES, 64);
+        header.set(I32, 0, MAGIC);
+        header.set(I32, 4, 1);
+        header.set(I32, 8, ntb);
+        header.set(I32, 12, (int) tiles);
+        header.set(I64, 16, tileElems);
+        header.set(I64, 24, chunkElems);
+        header.set(I32, 32, slots);
+        header.set(I32, 36, slotBytes);
+        header.set(I32, 40, type.ordinal());
+        header.set(I32, 44, op.ordinal());
+        header.set(I64, 48, epoch << 32);
+        header.set(I64, 56, semaphores);
+
+        MemorySegment tbs = arena.allocate((long) TB_BYTES * Math.max(1, ntb), 64);
+        MemorySegment steps = arena.allocate((long) STEP_BYTES * Math.max(1, nsteps), 64);
+        int b = 0;
+        int s = 0;
+        long flagsAndAck = (long) slots * slotBytes + 8L * slots;
+        for (MscclProgram.Gpu g : p.gpus()) {
+            for (MscclProgram.ThreadBlock tb : g.tbs()) {
+                long rec = (long) TB_BYTES * b;
+                tbs.set(I32, rec, s);
+                tbs.set(I32, rec + 4, tb.steps().size());
+                tbs.set(I32, rec + 8, first[g.id()]);
+                tbs.set(I32, rec + 12, (tb.send() >= 0 ? 1 : 0) | (tb.recv() >= 0 ? 2 : 0));
+                tbs.set(I64, rec + 16, tb.recv() >= 0 ? region[b] : NONE);
+                tbs.set(I64, rec + 24, tb.send() >= 0
+                        ? region[first[tb.send()] + p.tbConnectedTo(tb.send(), g.id(), tb.chan(), false)] : NONE);
+                tbs.set(I64, rec + 32, region[b] + flagsAndAck);
+                tbs.set(I64, rec + 40, tb.recv() >= 0
+                        ? region[first[tb.recv()] + p.tbConnectedTo(tb.recv(), g.id(), tb.chan(), true)] + flagsAndAck
+                        : NONE);
+                tbs.set(I64, rec + 48, input[g.id()]);
+                tbs.set(I64, rec + 56, output[g.id()]);
+                tbs.set(I64, rec + 64, scratch[g.id()]);
+                for (MscclProgram.Step st : tb.steps()) {
+                    long o = (long) STEP_BYTES * s++;
+                    steps.set(ValueLayout.JAVA_BYTE, o, (byte) st.type().ordinal());
+                    steps.set(ValueLayout.JAVA_BYTE, o + 1, bufferCode(st.srcbuf()));
+                    steps.set(ValueLayout.JAVA_BYTE, o + 2, bufferCode(st.dstbuf()));
+                    steps.set(ValueLayout.JAVA_BYTE, o + 3, (byte) (st.hasdep() ? 1 : 0));
+                    steps.set(I16, o + 4, (short) Math.max(0, st.srcoff()));
+                    steps.set(I16, o + 6, (short) Math.max(0, st.dstoff()));
+                    steps.set(I16, o + 8, (short) st.cnt());
+                    steps.set(I16, o + 10, (short) st.depid());
+                    steps.set(I16, o + 12, (short) st.deps());
+                }
+                b++;
+            }
+        }
+        return new Encoded(header, tbs, steps, layout);
+    }
+
+    private static byte bufferCode(Buffer b) {
+        return b == null ? (byte) 255 : (byte) b.ordinal();
+    }
+
+    private static long align(long v) {
+        return (v + 63) & ~63L;
+    }
+}

@@ -1,0 +1,516 @@
+package dev.gdasync.libmp.coll.msccl;
+
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.MpRequest;
+import dev.gdasync.libmp.MpWindow;
+import dev.gdasync.libmp.PutFlags;
+import dev.gdasync.libmp.coll.CollectiveException;
+import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.Communicator;
+import dev.gdasync.libmp.coll.reduce.CollBuffers;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
+import dev.gdasync.libmp.coll.reduce.ReducingCollectives;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs collectives as MSCCL-IR programs on the host, with the built-in algorithms of {@link ReducingCollectives} as
+ * the fallback: each call picks a program with {@link MscclPrograms#select} and runs this rank's {@code <gpu>},
+ * or runs the built-in when none fits. Every call first agrees with the other ranks on what runs (one small
+ * allreduce, which is also the barrier that makes the connection memory free for the run).
+ *
+ * <p>Transport: one connection per (peer, channel) and direction, with {@link MscclConfig#slots} slots of
+ * {@link MscclConfig#slotBytes}: the receiver's slots and flags lie in a window over every rank of the Mp; the
+ * sender puts a message and then its flag (one queue pair, so in order), the receiver acknowledges by putting
+ * the number of messages it has consumed into the sender's acknowledgement word. Only the caller's thread drives
+ * the Mp (as NCCL's proxy drives the network); thread blocks touch memory only.
+ *
+ * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window). Driven by
+ * one thread; one collective at a time; while a run is in progress this Mp carries no other one-sided traffic to
+ * the window and no collective of the host engine on the same ranks.
+ */
+public final class MscclRuntime implements AutoCloseable {
+    private static final int MAX_PENDING_PUTS = 48;
+
+    private final Collectives coll;
+    private final Mp mp;
+    private final MscclPrograms programs;
+    private final MscclConfig config;
+    private final MemorySegment arena;
+    private final MpWindow window;
+    private final MemorySegment stage;
+    private final MpRegistration stageReg;
+    private final MemorySegment semaphoreMemory;
+    private final Map<Integer, ReducingCollectives> builtins = new HashMap<>();
+    private String broken;
+    private boolean closed;
+
+    private MscclRuntime(Collectives coll, MscclPrograms programs, MscclConfig config) {
+        this.coll = coll;
+        this.mp = coll.mp();
+        this.programs = programs;
+        this.config = config;
+        long bytes = config.regionBytes() * config.maxThreadBlocks();
+        this.arena = mp.allocate(bytes);
+        this.window = mp.windowCreate(arena);
+        this.stage = mp.allocate(bytes);
+        this.stageReg = mp.register(stage);
+        this.semaphoreMemory = mp.allocate(8L * config.maxThreadBlocks());
+    }
+
+    /**
+     * Opens the runtime; collective over every rank of the Mp.
+     *
+     * @param coll     the Mp's collectives
+     * @param programs the programs to choose from
+     * @param config   slots, thread blocks, timeout
+     * @return the runtime
+     */
+    public static MscclRuntime open(Collectives coll, MscclPrograms programs, MscclConfig config) {
+        Objects.requireNonNull(coll, "coll must not be null");
+        Objects.requireNonNull(programs, "programs must not be null");
+        Objects.requireNonNull(config, "config must not be null");
+        return new MscclRuntime(coll, programs, config);
+    }
+
+    /** @return the programs it chooses from */
+    public MscclPrograms programs() {
+        return programs;
+    }
+
+    /** @return its configuration */
+    public MscclConfig config() {
+        return config;
+    }
+
+    // ---- collectives ----
+
+    /**
+     * Allreduce (see {@link ReducingCollectives#allreduce}); in place when {@code recv == send}.
+     *
+     * @param comm    the communicator
+     * @param send    count elements
+     * @param sendReg its registration
+     * @param recv    count elements
+     * @param recvReg its registration
+     * @param count   elements
+     * @param type    element type
+     * @param op      operator
+     * @return the program that ran, or empty if the built-in algorithm did
+     */
+    public Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                            ReduceOp op) {
+        long bytes = check("allreduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count);
+        CollBuffers.requireSameOrDisjoint(send, recv, bytes);
+        boolean inPlace = send.address() == recv.address();
+        Optional<MscclProgram> p = choose(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op);
+        if (p.isEmpty()) {
+            builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op);
+        } else {
+            run(p.get(), comm, send, inPlace ? send : recv, count, type, op);
+        }
+        return p;
+    }
+
+    /**
+     * Allgather (see {@link ReducingCollectives#allgather}); in place when {@code send} is the rank's block of
+     * {@code recv}.
+     *
+     * @param comm      the communicator
+     * @param send      sendCount elements
+     * @param sendReg   its registration
+     * @param recv      size · sendCount elements
+     * @param recvReg   its registration
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @return the program that ran, or empty if the built-in algorithm did
+     */
+    public Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                            MemorySegment recv, MpRegistration recvReg, long sendCount,
+                                            DataType type) {
+        long total = Math.multiplyExact(sendCount, (long) comm.size());
+        long block = check("allgather", comm, send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
+                total);
+        CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
+        boolean inPlace = send.address() == recv.address() + comm.rank() * block && block > 0;
+        Optional<MscclProgram> p = choose(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM);
+        if (p.isEmpty()) {
+            builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type);
+        } else {
+            run(p.get(), comm, inPlace ? recv : send, recv, total, type, ReduceOp.SUM);
+        }
+        return p;
+    }
+
+    /**
+     * All-to-all (see {@link ReducingCollectives#alltoall}); in place (an in-place program only) when
+     * {@code recv == send}.
+     *
+     * @param comm    the communicator
+     * @param send    size · count elements
+     * @param sendReg its registration
+     * @param recv    size · count elements
+     * @param recvReg its registration
+     * @param count   elements per pair of ranks
+     * @param type    element type
+     * @return the program that ran, or empty if the built-in algorithm did
+     */
+    public Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                           MemorySegment recv, MpRegistration recvReg, long count, DataType type) {
+        long total = Math.multiplyExact(count, (long) comm.size());
+        check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
+        CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
+        boolean inPlace = send.address() == recv.address();
+        Optional<MscclProgram> p = choose(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type,
+                ReduceOp.SUM);
+        if (p.isEmpty()) {
+            builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type);
+        } else {
+            run(p.get(), comm, send, recv, total, type, ReduceOp.SUM);
+        }
+        return p;
+    }
+
+    /**
+     * Reduce-scatter (see {@link ReducingCollectives#reduceScatter}); in place when {@code recv} is the rank's
+     * block of {@code send}.
+     *
+     * @param comm      the communicator
+     * @param send      size · recvCount elements
+     * @param sendReg   its registration
+     * @param recv      recvCount elements
+     * @param recvReg   its registration
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        operator
+     * @return the program that ran, or empty if the built-in algorithm did
+     */
+    public Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                DataType type, ReduceOp op) {
+        long total = Math.multiplyExact(recvCount, (long) comm.size());
+        long block = check("reduceScatter", comm, send, sendReg, recv, recvReg, recvCount, type, op, total,
+                recvCount);
+        CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");
+        boolean inPlace = recv.address() == send.address() + comm.rank() * block && block > 0;
+        Optional<MscclProgram> p = choose(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op);
+        if (p.isEmpty()) {
+            builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op);
+        } else {
+            run(p.get(), comm, send, inPlace ? send : recv, total, type, op);
+        }
+        return p;
+    }
+
+    /** Destroys the window; collective over every rank of the Mp. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (ReducingCollectives r : builtins.values()) {
+            r.close();
+        }
+        if (agreeMemory != null) {
+            mp.deregister(agreeReg);
+            mp.free(agreeMemory);
+        }
+        mp.windowDestroy(window);
+        mp.deregister(stageReg);
+        mp.free(stage);
+        mp.free(arena);
+        mp.free(semaphoreMemory);
+    }
+
+    // ---- selection ----
+
+    private long check(String what, Communicator comm, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
+                       MpRegistration recvReg, long count, DataType type, ReduceOp op, long sendElems,
+                       long recvElems) {
+        Objects.requireNonNull(comm, "comm must not be null");
+        if (closed) {
+            throw new IllegalStateException("this MSCCL runtime is closed");
+        }
+        if (comm.collectives() != coll) {
+            throw new IllegalArgumentException(comm + " belongs to another Collectives than this runtime");
+        }
+        if (broken != null) {
+            throw new IllegalStateException("an earlier run failed, so the connections are out of step: " + broken);
+        }
+        return CollBuffers.requireCall(what, send, sendReg, recv, recvReg, count, type, op, sendElems, recvElems);
+    }
+
+    /**
+     * Picks a program and makes sure every rank picked the same one: an allreduce (MAX) of this rank's choice, its
+     * negation and its last run's epoch shows any difference to every rank, which then all refuse; the maximum
+     * epoch + 1 numbers this run on every rank.
+     */
+    private Optional<MscclProgram> choose(Communicator comm, Collective c, boolean inPlace, long callBytes,
+                                          long bigElems, DataType type, ReduceOp op) {
+        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
+                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
+        long id = p.map(x -> (long) programs.programs().indexOf(x) + 1).orElse(0L);
+        long fingerprint = ((id * 31 + c.ordinal()) * 31 + type.ordinal()) * 31 + op.ordinal();
+        fingerprint = fingerprint * 1_000_003L + bigElems;
+        if (agreeMemory == null) {
+            agreeMemory = mp.allocate(24);
+            agreeReg = mp.register(agreeMemory);
+        }
+        agreeMemory.set(ValueLayout.JAVA_LONG, 0, fingerprint);
+        agreeMemory.set(ValueLayout.JAVA_LONG, 8, -fingerprint);
+        agreeMemory.set(ValueLayout.JAVA_LONG, 16, epoch);
+        builtin(comm).allreduce(agreeMemory, agreeReg, agreeMemory, agreeReg, 3, DataType.INT64, ReduceOp.MAX);
+        if (agreeMemory.get(ValueLayout.JAVA_LONG, 0) != -agreeMemory.get(ValueLayout.JAVA_LONG, 8)) {
+            throw new IllegalStateException("rank " + comm.rank() + " of " + comm + " chose "
+                    + p.map(MscclProgram::toString).orElse("the built-in " + c.xml())
+                    + " but other ranks chose otherwise: load the same programs and pass the same count, type and "
+                    + "operator on every rank");
+        }
+        if (p.isPresent()) {
+            epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
+        }
+        return p;
+    }
+
+    /**
+     * The number of the last run on this rank. Flags and acknowledgements carry it in their upper 32 bits, so
+     * whatever an earlier run left in the connection memory is below every value this run waits for, and the
+     * memory needs no clearing (which no rank could time safely without a second barrier).
+     */
+    private long epoch;
+    private MemorySegment agreeMemory;
+    private MpRegistration agreeReg;
+
+    private ReducingCollectives builtin(Communicator comm) {
+        return builtins.computeIfAbsent(comm.context(), k -> ReducingCollectives.of(comm));
+    }
+
+    // ---- the interpreter ----
+
+    private void run(MscclProgram program, Communicator comm, MemorySegment input, MemorySegment output,
+                     long bigElems, DataType type, ReduceOp op) {
+        int me = comm.rank();
+        MscclProgram.Gpu gpu = program.gpus().get(me);
+        int ntb = gpu.tbs().size();
+        long chunkElems = bigElems / program.nchunksperloop();
+        long region = config.regionBytes();
+        semaphoreMemory.fill((byte) 0);
+        try (Arena scratchArena = Arena.ofShared()) {
+            MemorySegment scratch = gpu.sChunks() == 0 ? MemorySegment.NULL
+                    : scratchArena.allocate(gpu.sChunks() * chunkElems * type.bytes(), 64);
+            RunPlan plan = new RunPlan(program, me, type, op, input, output, scratch, chunkElems,
+                    config.slotBytes());
+            MemoryWord[] sem = new MemoryWord[ntb];
+            for (int t = 0; t < ntb; t++) {
+                sem[t] = MemoryWord.word64(semaphoreMemory, 8L * t, "semaphore of tb " + t);
+            }
+            List<ThreadBlockRunner> runners = new ArrayList<>();
+            for (MscclProgram.ThreadBlock tb : gpu.tbs()) {
+                MemorySegment mine = arena.asSlice(region * tb.id(), region);
+                MemoryWord[] flags = new MemoryWord[config.slots()];
+                for (int s = 0; s < flags.length; s++) {
+                    flags[s] = MemoryWord.word64(mine, config.flagsOffset() + 8L * s, "flag of slot " + s);
+                }
+                runners.add(new ThreadBlockRunner(plan, tb, sem, mine, flags,
+                        MemoryWord.word64(mine, config.ackOffset(), "acknowledgements of tb " + tb.id()),
+                        stage.asSlice(region * tb.id(), region), config.slots(), config.slotBytes(), epoch << 32));
+            }
+            new Proxy(program, comm, runners).run();
+        }
+    }
+
+    /** The caller's thread during a run: starts the blocks, moves their messages, watches the clock. */
+    private final class Proxy {
+        private final MscclProgram program;
+        private final Communicator comm;
+        private final List<ThreadBlockRunner> runners;
+        private final long[] posted;
+        private final long[] acked;
+        private final int[] peerTb;
+        private final int[] senderTb;
+        private final ArrayDeque<MpRequest> pending = new ArrayDeque<>();
+        private final AtomicReference<Throwable> blockFailure = new AtomicReference<>();
+        private volatile boolean stop;
+
+        Proxy(MscclProgram program, Communicator comm, List<ThreadBlockRunner> runners) {
+            this.program = program;
+            this.comm = comm;
+            this.runners = runners;
+            int n = runners.size();
+            posted = new long[n];
+            acked = new long[n];
+            peerTb = new int[n];
+            senderTb = new int[n];
+            int me = comm.rank();
+            for (int i = 0; i < n; i++) {
+                MscclProgram.ThreadBlock tb = runners.get(i).tb();
+                peerTb[i] = tb.send() < 0 ? -1 : program.tbConnectedTo(tb.send(), me, tb.chan(), false);
+                senderTb[i] = tb.recv() < 0 ? -1 : program.tbConnectedTo(tb.recv(), me, tb.chan(), true);
+            }
+        }
+
+        void run() {
+            List<Thread> threads = new ArrayList<>();
+            if (config.threads()) {
+                for (ThreadBlockRunner r : runners) {
+                    if (!r.isDone()) {
+                        Thread t = new Thread(() -> drive(r), "msccl-r" + comm.rank() + "-tb" + r.tb().id());
+                        t.setDaemon(true);
+                        threads.add(t);
+                    }
+                }
+                threads.forEach(Thread::start);
+            }
+            try {
+                loop();
+            } finally {
+                stop = true;
+                for (Thread t : threads) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        }
+
+        private void drive(ThreadBlockRunner r) {
+            try {
+                int idle = 0;
+                while (!stop && !r.isDone()) {
+                    if (r.advance()) {
+                        idle = 0;
+                    } else {
+                        idle = backoff(idle);
+                    }
+                }
+            } catch (Throwable t) {
+                blockFailure.compareAndSet(null, t);
+            }
+        }
+
+        private void loop() {
+            long start = System.nanoTime();
+            long timeout = config.timeout().toNanos();
+            int idle = 0;
+            while (true) {
+                boolean progress = false;
+                if (!config.threads()) {
+                    for (ThreadBlockRunner r : runners) {
+                        while (r.advance()) {
+                            progress = true;
+                        }
+                    }
+                }
+                progress |= moveMessages();
+                while (!pending.isEmpty() && mp.test(pending.peek())) {
+                    pending.poll();
+                }
+                if (finished()) {
+                    break;
+                }
+                Throwable f = blockFailure.get();
+                if (f != null) {
+                    throw fail("a thread block failed: " + f, f);
+                }
+                if (mp.failure() != null) {
+                    throw fail("the job failed: " + mp.failure(), null);
+                }
+                if (System.nanoTime() - start > timeout) {
+                    throw fail("it did not finish within " + config.timeout()
+                            + " (a dependency cycle, or a peer that is gone or runs something else)", null);
+                }
+                idle = progress ? 0 : backoff(idle);
+            }
+            while (!pending.isEmpty()) {
+                mp.wait(pending.poll());
+            }
+        }
+
+        /** Puts every message a block made ready, and acknowledges every message a block consumed. */
+        private boolean moveMessages() {
+            boolean progress = false;
+            long region = config.regionBytes();
+            for (int i = 0; i < runners.size(); i++) {
+                ThreadBlockRunner r = runners.get(i);
+                MscclProgram.ThreadBlock tb = r.tb();
+                long ready = r.ready.getAcquire();
+                while (posted[i] < ready && pending.size() < MAX_PENDING_PUTS) {
+                    long seq = ++posted[i];
+                    int slot = (int) ((seq - 1) % config.slots());
+                    int peer = comm.worldRank(tb.send());
+                    long base = region * peerTb[i];
+                    long at = region * tb.id();
+                    long bytes = r.messageBytes[slot];
+                    pending.add(mp.iput(stage.asSlice(at + (long) slot * config.slotBytes(), bytes), stageReg, peer,
+                            base + (long) slot * config.slotBytes(), window, 0));
+                    MemorySegment flag = stage.asSlice(at + config.flagsOffset() + 8L * slot, 8);
+                    flag.set(ValueLayout.JAVA_LONG, 0, (epoch << 32) + seq);
+                    pending.add(mp.iput(flag, stageReg, peer, base + config.flagsOffset() + 8L * slot, window,
+                            PutFlags.INLINE));
+                    progress = true;
+                }
+                long consumed = r.consumed.getAcquire();
+                if (consumed > acked[i] && pending.size() < MAX_PENDING_PUTS) {
+                    acked[i] = consumed;
+                    MemorySegment word = stage.asSlice(region * tb.id() + config.ackOffset(), 8);
+                    word.set(ValueLayout.JAVA_LONG, 0, (epoch << 32) + consumed);
+                    pending.add(mp.iput(word, stageReg, comm.worldRank(tb.recv()),
+                            region * senderTb[i] + config.ackOffset(), window, PutFlags.INLINE));
+                    progress = true;
+                }
+            }
+            return progress;
+        }
+
+        private boolean finished() {
+            for (int i = 0; i < runners.size(); i++) {
+                ThreadBlockRunner r = runners.get(i);
+                if (!r.isDone() || posted[i] < r.ready.getAcquire() || acked[i] < r.consumed.getAcquire()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private CollectiveException fail(String why, Throwable cause) {
+            stop = true;
+            StringBuilder b = new StringBuilder("rank " + comm.rank() + " of " + comm + ": " + program + " failed: "
+                    + why + ";");
+            for (ThreadBlockRunner r : runners) {
+                b.append(' ').append(r.position()).append(';');
+            }
+            broken = b.toString();
+            return new CollectiveException(b.toString(), cause);
+        }
+    }
+
+    /** Spin briefly, then yield, then sleep a little: ranks and blocks often share few cores. */
+    private static int backoff(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 256) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(20_000);
+        }
+        return idle + 1;
+    }
+}
