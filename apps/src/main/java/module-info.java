@@ -26,4 +26,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.trace;
     opens dev.gdasync.apps.spmv;
     opens dev.gdasync.apps.gabench;
+    opens dev.gdasync.apps.nbc;
 }
