@@ -76,6 +76,7 @@ public final class CollProxy implements AutoCloseable {
     private long nextWr = 1;
     private long lastLiveness;
     private volatile boolean stop;
+    private boolean closed;
     private Thread thread;
 
     /** A posted collective of one rank, as the proxy holds it. */
@@ -521,9 +522,13 @@ public final class CollProxy implements AutoCloseable {
         return queueRegion.path();
     }
 
-    /** Stops the loop, says so in the queue, and frees the NIC; ranks still waiting see the proxy gone. */
+    /** Stops the loop, says so in the queue, and frees the NIC; ranks still waiting see the proxy gone. Idempotent. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         stop = true;
         if (thread != null) {
             try {
