@@ -12,7 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code mprun --proxies}: real rank JVMs and a real proxy JVM; offloaded collectives, a killed rank, a killed proxy. */
+/**
+ * {@code mprun --proxies}: real rank JVMs and a real proxy JVM; offloaded collectives, a killed rank, a killed proxy;
+ * and the host engine's collectives between ranks in two network namespaces (skipped with a printed reason where
+ * namespaces cannot be made).
+ */
 @Timeout(120)
 class MpRunProxiesTest {
     @Test
@@ -21,6 +25,18 @@ class MpRunProxiesTest {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < 3; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
+                assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void hostEngineCollectivesAcrossNetworkNamespaces() {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "3", "collrank", "check")) {
+            assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
+            for (int r = 0; r < 3; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] offloaded false"), mprun.describe());
                 assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
             }
         }

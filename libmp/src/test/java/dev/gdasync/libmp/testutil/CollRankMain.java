@@ -24,8 +24,8 @@ import java.time.Duration;
  * A rank of the offload launcher tests ({@code collrank}), under {@code mprun --proxies}. Modes:
  * <ul>
  * <li>{@code check}: alltoall, allgather, bcast from every root (1 B, 9000 B, 300 005 B) and a group ring
- * broadcast, each compared with the reference after the rank computed without calling test until the receive
- * buffer was full; prints "offloaded true" and "collectives ok";</li>
+ * broadcast, each compared with the reference after its wait; on the offload engine the rank first computes without
+ * calling test until the receive buffer is full; prints "offloaded BOOLEAN" and "collectives ok";</li>
  * <li>{@code victim V}: rank V prints "ready PID" and sleeps (to be killed); the others post an alltoall, print
  * "posted PID", wait, and print "failed: MESSAGE" and exit 3 when it fails;</li>
  * <li>{@code proxykill}: every rank prints "proxy PID" (read from the proxy's queue); rank 0 posts an alltoall
@@ -35,6 +35,8 @@ import java.time.Duration;
  * </ul>
  */
 public final class CollRankMain {
+    private static boolean offloaded;
+
     private CollRankMain() {
     }
 
@@ -55,7 +57,8 @@ public final class CollRankMain {
                 int n = world.size();
                 switch (args[0]) {
                     case "check" -> {
-                        System.out.println("offloaded " + coll.offloaded());
+                        offloaded = coll.offloaded();
+                        System.out.println("offloaded " + offloaded);
                         for (long bytes : new long[] {1, 9000, 300_005}) {
                             check(mp, world, bytes);
                         }
@@ -125,6 +128,7 @@ public final class CollRankMain {
         CollRequest r = world.ialltoall(send, sr, recv, rr, bytes);
         computeUntil(recv, expect, "alltoall " + bytes);
         world.wait(r);
+        same(recv, expect, "alltoall " + bytes);
         for (int j = 0; j < n; j++) {
             for (long i = 0; i < bytes; i++) {
                 expect[(int) (j * bytes + i)] = pattern(j, 0, i);
@@ -133,6 +137,7 @@ public final class CollRankMain {
         r = world.iallgather(send.asSlice(0, bytes), sr, recv, rr);
         computeUntil(recv, expect, "allgather " + bytes);
         world.wait(r);
+        same(recv, expect, "allgather " + bytes);
         for (int root = 0; root < n; root++) {
             byte[] b = new byte[(int) bytes];
             MemorySegment buf = recv.asSlice(0, bytes);
@@ -143,6 +148,7 @@ public final class CollRankMain {
             r = world.ibcast(buf, rr, root);
             computeUntil(buf, b, "bcast " + bytes + " from " + root);
             world.wait(r);
+            same(buf, b, "bcast " + bytes + " from " + root);
         }
         world.allgather(send.asSlice(0, 1), sr, recv.asSlice(0, n), rr);
     }
@@ -170,9 +176,21 @@ public final class CollRankMain {
         CollRequest r = g.groupCall();
         computeUntil(buf, expect, "ring broadcast");
         world.wait(r);
+        same(buf, expect, "ring broadcast");
     }
 
+    private static void same(MemorySegment buf, byte[] expect, String what) {
+        long at = buf.asSlice(0, expect.length).mismatch(MemorySegment.ofArray(expect));
+        if (at >= 0) {
+            throw new AssertionError(what + ": byte " + at + " differs from the reference");
+        }
+    }
+
+    /** Offload: computes without test until the buffer is full. Host: nothing (the wait after it moves the data). */
     private static void computeUntil(MemorySegment buf, byte[] expect, String what) {
+        if (!offloaded) {
+            return;
+        }
         MemorySegment want = MemorySegment.ofArray(expect);
         long deadline = System.nanoTime() + 30_000_000_000L;
         double sink = 0;
