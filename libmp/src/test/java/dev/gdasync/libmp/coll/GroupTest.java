@@ -2,6 +2,7 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.testutil.CollChecks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,7 +12,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 
-import static dev.gdasync.libmp.coll.CollRanks.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,32 +29,7 @@ class GroupTest {
             Communicator world = coll.world();
             Mp mp = coll.mp();
             int me = world.rank();
-            MemorySegment buf = mp.allocate(bytes);
-            MpRegistration reg = mp.register(buf);
-            byte[] expect = new byte[(int) bytes];
-            for (long i = 0; i < bytes; i++) {
-                expect[(int) i] = pattern(0, 42, i, 5);
-                buf.set(ValueLayout.JAVA_BYTE, i, me == 0 ? expect[(int) i] : 0);
-            }
-            // Rank r receives from r - 1 and, once that arrived, forwards to r + 1: one group, one call.
-            Group g = world.groupStart();
-            if (me == 0) {
-                g.send(buf, reg, 1);
-            } else {
-                int got = g.recv(buf, reg, me - 1);
-                if (me + 1 < n) {
-                    g.send(buf, reg, me + 1, got);
-                }
-            }
-            g.groupEnd();
-            CollRequest r = g.groupCall();
-            if (offload) {
-                OffloadCollectivesTest.computeUntilEqual(buf, expect, "ring broadcast");
-                world.wait(r);
-            } else {
-                world.wait(r);
-                assertEquals(-1, buf.mismatch(MemorySegment.ofArray(expect)), "ring broadcast content");
-            }
+            CollChecks.ringBroadcast(mp, world, bytes, offload);
             // Point-to-point as one-message groups: every rank sends its rank to the next and receives the previous.
             MemorySegment out = mp.allocate(8);
             MemorySegment in = mp.allocate(8);
