@@ -11,8 +11,9 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The OSU loops of one collective on one engine: the pure communication time (post and wait), then the overlapped
- * loop: post, a dummy compute as long as the pure time split into slices with a {@code test} after each, wait. The
- * buffers are checked after every phase, so a wrong result never yields a figure.
+ * loop: post, a dummy compute as long as the pure time split into slices with a {@code test} after each, wait. Each
+ * column is the median over the iterations. The buffers are checked after every phase, so a wrong result never
+ * yields a figure.
  */
 final class OverlapLoop {
     private final Mp mp;
@@ -95,28 +96,29 @@ final class OverlapLoop {
         return (byte) (from * 37 + to * 11 + stamp * 3 + 1);
     }
 
-    /** @return microseconds per post and wait, over iters iterations after warmup untimed ones */
+    /** @return the median over iters iterations (after warmup untimed ones) of one post and wait, in µs */
     double pure(int warmup, int iters) {
         for (int i = 0; i < warmup; i++) {
             world.wait(post());
         }
         mp.barrier();
-        long start = System.nanoTime();
+        double[] us = new double[iters];
         for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
             world.wait(post());
+            us[i] = (System.nanoTime() - t0) / 1e3;
         }
-        double us = (System.nanoTime() - start) / 1e3 / iters;
         verify();
-        return us;
+        return median(us);
     }
 
     /**
      * @param computeUs the dummy compute per iteration
-     * @return {overall, compute (tests included), test} in microseconds per iteration
+     * @return the medians of {overall, compute (tests included), test} per iteration, in µs
      */
     double[] overlapped(int warmup, int iters, double computeUs) {
         long slice = Math.max(1, Math.round(computeUs * 1000 / slices));
-        double[] sums = new double[3];
+        double[][] us = new double[3][iters];
         mp.barrier();
         for (int i = -warmup; i < iters; i++) {
             long t0 = System.nanoTime();
@@ -138,13 +140,23 @@ final class OverlapLoop {
             }
             long t1 = System.nanoTime();
             if (i >= 0) {
-                sums[0] += (t1 - t0) / 1e3;
-                sums[1] += (computeEnd - computeStart) / 1e3;
-                sums[2] += testNanos / 1e3;
+                us[0][i] = (t1 - t0) / 1e3;
+                us[1][i] = (computeEnd - computeStart) / 1e3;
+                us[2][i] = testNanos / 1e3;
             }
         }
         verify();
-        return new double[] {sums[0] / iters, sums[1] / iters, sums[2] / iters};
+        return new double[] {median(us[0]), median(us[1]), median(us[2])};
+    }
+
+    /**
+     * The median, not OSU's mean: on a machine whose CPUs the ranks, their NIC agents and the proxy share, one
+     * descheduled iteration can last milliseconds and would dominate a mean.
+     */
+    static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     /** The dummy compute: a busy loop on this thread. */

@@ -3,7 +3,8 @@ package dev.gdasync.apps.nbc;
 import dev.gdasync.libmp.coll.Overlap;
 
 /**
- * One measured point, averaged over iterations and then over ranks (OSU's "avg"): microseconds per iteration.
+ * One measured point: the median over iterations, then the mean over ranks (OSU's "avg"), in microseconds per
+ * iteration.
  *
  * @param coll    the collective
  * @param engine  {@code host} or {@code offload}
