@@ -13,6 +13,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.bootstrap;
     exports dev.gdasync.libmp.cli;
     exports dev.gdasync.libmp.coll;
+    exports dev.gdasync.libmp.coll.offload;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;

@@ -20,7 +20,7 @@ import java.time.Duration;
 /**
  * A rank of the offload launcher tests ({@code collrank}), under {@code mprun --proxies}. Modes:
  * <ul>
- * <li>{@code check}: alltoall, allgather, bcast from every root (1 B, 9000 B, 300 005 B) and a group ring
+ * <li>{@code check}: alltoall, allgather, bcast from every root (9000 B, 300 005 B) and a group ring
  * broadcast, each compared with the reference after its wait; on the offload engine the rank first computes without
  * calling test until the receive buffer is full; prints "offloaded BOOLEAN" and "collectives ok";</li>
  * <li>{@code victim V}: rank V prints "ready PID" and sleeps (to be killed); the others post an alltoall, print
@@ -54,7 +54,7 @@ public final class CollRankMain {
                     case "check" -> {
                         boolean offloaded = coll.offloaded();
                         System.out.println("offloaded " + offloaded);
-                        for (long bytes : new long[] {1, 9000, 300_005}) {
+                        for (long bytes : new long[] {9000, 300_005}) {
                             CollChecks.alltoallAllgatherBcast(mp, world, bytes, offloaded);
                         }
                         CollChecks.ringBroadcast(mp, world, 70_000, offloaded);
