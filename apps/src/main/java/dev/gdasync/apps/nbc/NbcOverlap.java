@@ -56,9 +56,14 @@ public final class NbcOverlap implements CommandLines.Checked {
             description = "timed iterations per loop from 128 KiB (default: ${DEFAULT-VALUE})")
     int largeIters;
 
-    @Option(names = "--warmup", paramLabel = "N", defaultValue = "10",
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "20",
             description = "untimed iterations before each loop (default: ${DEFAULT-VALUE})")
     int warmup;
+
+    @Option(names = "--warmup-iters", paramLabel = "N", defaultValue = "300",
+            description = "untimed iterations of every collective on every engine at the smallest size before the first"
+                    + " timed loop, so that the first row does not measure the JIT (default: ${DEFAULT-VALUE})")
+    int warmupIters;
 
     @Option(names = "--slices", paramLabel = "N", defaultValue = "10",
             description = "the dummy compute's slices, with a test call after each (default: ${DEFAULT-VALUE})")
@@ -88,8 +93,9 @@ public final class NbcOverlap implements CommandLines.Checked {
         if (sizes.stream().anyMatch(s -> s < 1 || s > (64L << 20))) {
             throw new IllegalArgumentException("sizes must be 1 … 64 MiB");
         }
-        if (iters < 1 || largeIters < 1 || warmup < 0 || slices < 1) {
-            throw new IllegalArgumentException("--iters, --large-iters and --slices must be >= 1, --warmup >= 0");
+        if (iters < 1 || largeIters < 1 || warmup < 0 || warmupIters < 0 || slices < 1) {
+            throw new IllegalArgumentException("--iters, --large-iters and --slices must be >= 1, --warmup and"
+                    + " --warmup-iters >= 0");
         }
         for (Path f : new Path[] {csv, plot}) {
             if (f != null && f.toAbsolutePath().getParent() != null && !Files.isDirectory(f.toAbsolutePath().getParent())) {
@@ -133,6 +139,14 @@ public final class NbcOverlap implements CommandLines.Checked {
             }
             if (!engines.contains("host")) {
                 open.remove("host");
+            }
+            long smallest = sizes.stream().mapToLong(Long::longValue).min().orElseThrow();
+            for (String coll : colls) {
+                for (Collectives c : open.values()) {
+                    OverlapLoop loop = new OverlapLoop(c, coll, smallest, slices);
+                    loop.pure(warmupIters, 1);
+                    loop.close();
+                }
             }
             List<OverlapRow> rows = new ArrayList<>();
             for (String coll : colls) {

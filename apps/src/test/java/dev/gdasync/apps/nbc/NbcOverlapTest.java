@@ -46,7 +46,7 @@ class NbcOverlapTest {
         List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun",
                 "--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies", "nbc-overlap", "--sizes", "64,9000",
-                "--iters", "3", "--large-iters", "1", "--warmup", "1", "--csv", csv.toString(), "--plot", png.toString());
+                "--iters", "3", "--large-iters", "1", "--warmup", "1", "--warmup-iters", "2", "--csv", csv.toString(), "--plot", png.toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
         Process p = pb.start();
