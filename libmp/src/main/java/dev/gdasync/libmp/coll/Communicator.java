@@ -418,8 +418,8 @@ public final class Communicator {
     // ---- completion ----
 
     /**
-     * Makes every active collective of the Mp progress, and says whether this one finished; if it did, the request
-     * is released.
+     * Makes every active collective of the Mp progress (host engine) or reads their done words (offload engine: the
+     * proxy progresses them), and says whether this one finished; if it did, the request is released.
      *
      * @param request a request of this communicator
      * @return whether it finished
