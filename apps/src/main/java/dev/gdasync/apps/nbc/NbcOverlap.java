@@ -125,8 +125,9 @@ public final class NbcOverlap implements CommandLines.Checked {
     private void run(Mp mp) throws Exception {
         boolean speaker = mp.rank() == 0;
         Map<String, Collectives> open = new LinkedHashMap<>();
+        // The host engine also averages the figures over the ranks, so it is open even when not measured.
+        Collectives host = Collectives.host(mp);
         try {
-            Collectives host = Collectives.host(mp);
             open.put("host", host);
             if (engines.contains("offload")) {
                 try {
@@ -177,6 +178,7 @@ public final class NbcOverlap implements CommandLines.Checked {
             for (Collectives c : open.values()) {
                 c.close();
             }
+            host.close();
         }
     }
 
