@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
 import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.CollRankMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,9 +20,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class MpRunProxiesTest {
+    /** The ranks' program, by main class (a short name would change the launcher tests' list of known names). */
+    private static final String COLL_RANK = CollRankMain.class.getName();
+
     @Test
     void collectivesRunOffloadedUnderTheProxy() {
-        try (ChildProcess mprun = launch("-np", "3", "--proxies", "collrank", "check")) {
+        try (ChildProcess mprun = launch("-np", "3", "--proxies", COLL_RANK, "check")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < 3; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
@@ -33,7 +37,7 @@ class MpRunProxiesTest {
     @Test
     void hostEngineCollectivesAcrossNetworkNamespaces() {
         NetnsLaunchTest.assumeNetns();
-        try (ChildProcess mprun = launch("--netns", "2", "-np", "3", "collrank", "check")) {
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "3", COLL_RANK, "check")) {
             assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < 3; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded false"), mprun.describe());
@@ -44,7 +48,7 @@ class MpRunProxiesTest {
 
     @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", "collrank", "victim", "1")) {
+        try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);
             mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
             mprun.awaitLine(l -> l.startsWith("[2] posted "), WAIT);
@@ -59,7 +63,7 @@ class MpRunProxiesTest {
 
     @Test
     void aKilledProxyFailsThePendingCollective() {
-        try (ChildProcess mprun = launch("-np", "2", "--grace", "1", "--proxies", "collrank", "proxykill")) {
+        try (ChildProcess mprun = launch("-np", "2", "--grace", "1", "--proxies", COLL_RANK, "proxykill")) {
             String line = mprun.awaitLine(l -> l.startsWith("[0] proxy "), WAIT);
             long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
             mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
@@ -72,7 +76,7 @@ class MpRunProxiesTest {
 
     @Test
     void offloadWithoutAProxyIsRefusedPrecisely() {
-        try (ChildProcess mprun = launch("-np", "1", "collrank", "noproxy")) {
+        try (ChildProcess mprun = launch("-np", "1", COLL_RANK, "noproxy")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             assertTrue(mprun.stdout().contains("[0] refused: offloaded collectives need a collective proxy, and this job has"
                     + " none: GDASYNC_COLL_PROXY is not set (start the job with scripts/mprun --proxies)"), mprun.describe());

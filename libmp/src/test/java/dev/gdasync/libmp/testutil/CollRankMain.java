@@ -18,7 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * A rank of the offload launcher tests ({@code collrank}), under {@code mprun --proxies}. Modes:
+ * A rank of the offload launcher tests, run by its class name under {@code mprun --proxies}. Modes:
  * <ul>
  * <li>{@code check}: alltoall, allgather, bcast from every root (9000 B, 300 005 B) and a group ring
  * broadcast, each compared with the reference after its wait; on the offload engine the rank first computes without
