@@ -30,4 +30,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.shmembench;
     opens dev.gdasync.apps.spts;
     opens dev.gdasync.apps.collectives;
+    opens dev.gdasync.apps.nbc;
 }

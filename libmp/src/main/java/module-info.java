@@ -17,6 +17,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.coll;
     exports dev.gdasync.libmp.coll.msccl;
     exports dev.gdasync.libmp.coll.reduce;
+    exports dev.gdasync.libmp.coll.offload;
     exports dev.gdasync.libmp.comm;
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;

@@ -25,7 +25,7 @@ import java.util.Map;
  * when no collective is active the engine holds no receive and the Mp's point-to-point traffic is the caller's.
  * Runs on the thread that drives the Mp; nothing here is thread-safe.
  */
-final class CollEngine {
+final class CollEngine implements Engine {
     static final int HEADER_BYTES = 24;
     private static final int SEND_SLOTS = 256;
     /** Requests left in Mp's pool for the caller's own traffic. */
@@ -101,23 +101,32 @@ final class CollEngine {
         }
     }
 
-    Mp mp() {
+    @Override
+    public Mp mp() {
         return mp;
     }
 
-    int activeCount() {
+    @Override
+    public boolean offloaded() {
+        return false;
+    }
+
+    @Override
+    public int activeCount() {
         return active.size();
     }
 
     /** @throws CollectiveException if a transfer failed earlier: the peers' message streams are out of step */
-    void requireHealthy() {
+    @Override
+    public void requireHealthy() {
         if (broken != null) {
             throw new CollectiveException("collectives on rank " + me + " are unusable: " + broken, brokenCause);
         }
     }
 
     /** Starts a collective whose schedule is complete: local copies were done by the caller. */
-    void start(CollOp op) {
+    @Override
+    public void start(CollOp op) {
         requireHealthy();
         CollOp previous = active.putIfAbsent(key(op.context, op.seq), op);
         if (previous != null) {
@@ -142,7 +151,8 @@ final class CollEngine {
     }
 
     /** Makes every active collective progress without waiting. */
-    void progress() {
+    @Override
+    public void progress() {
         if (broken != null) {
             return;
         }
@@ -330,7 +340,8 @@ final class CollEngine {
     }
 
     /** Frees the engine's memory; outstanding collectives are the caller's mistake and are abandoned. */
-    void close() {
+    @Override
+    public void close() {
         for (CollOp op : active.values()) {
             op.abandon(op + " was abandoned: its Collectives closed", null);
         }

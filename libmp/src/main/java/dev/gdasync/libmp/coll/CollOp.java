@@ -112,6 +112,15 @@ final class CollOp {
         recvsLeft = 0;
     }
 
+    /** The proxy finished this rank's part of the collective (offload engine), with or without an error. */
+    void finishedByProxy(String why) {
+        if (why != null) {
+            fail(why, null);
+        }
+        sendsLeft = 0;
+        recvsLeft = 0;
+    }
+
     boolean isFinished() {
         return sendsLeft == 0 && recvsLeft == 0;
     }

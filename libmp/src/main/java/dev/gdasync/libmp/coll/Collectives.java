@@ -1,27 +1,35 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.coll.offload.CollProxy;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The collectives of one {@link Mp}: its host progress engine and the communicators over its ranks. Collective
- * traffic is progressed by the calling thread inside {@link Communicator#test} and {@link Communicator#wait} (the
- * MPI model), so a rank that never calls them makes no progress on its collectives.
+ * The collectives of one {@link Mp}: its progress engine and the communicators over its ranks. With the host
+ * engine ({@link #host}) collective traffic is progressed by the calling thread inside {@link Communicator#test}
+ * and {@link Communicator#wait} (the MPI model), so a rank that never calls them makes no progress on its
+ * collectives. With the offload engine ({@link #offload}) each collective is one task for the host's collective
+ * proxy (started by {@code scripts/mprun --proxies}), which moves the bytes while the rank computes; test and wait
+ * only look at the task's completion. The API is the same for both.
  *
  * <p>While a collective that involves two ranks is active on either of them, those two ranks must not exchange
  * Mp point-to-point messages: Mp matches per peer in FIFO order, and the engine's receives would take them.
  * Driven by the thread that drives the Mp.
  */
 public final class Collectives implements AutoCloseable {
-    private final CollEngine engine;
+    /** Set to {@code offload} (mprun --proxies does) to make {@link #open} choose the offload engine. */
+    public static final String ENGINE_ENV = "GDASYNC_COLL_ENGINE";
+
+    private final Engine engine;
     private final Communicator world;
     /** The smallest context id no communicator of this rank uses; split agrees on it over the parent. */
     private int nextContext = 1;
     private boolean closed;
 
-    private Collectives(Mp mp) {
-        this.engine = new CollEngine(mp);
+    private Collectives(Mp mp, Engine engine) {
+        this.engine = engine;
         int[] all = new int[mp.size()];
         for (int r = 0; r < all.length; r++) {
             all[r] = r;
@@ -30,14 +38,67 @@ public final class Collectives implements AutoCloseable {
     }
 
     /**
-     * Starts the collectives of an Mp; local, no message is exchanged.
+     * Starts the collectives of an Mp with the engine the job chose: the offload engine when the environment
+     * variable {@value #ENGINE_ENV} is {@code offload} (as under {@code scripts/mprun --proxies}), else the host
+     * engine; local, no message is exchanged.
      *
      * @param mp the job's endpoint, driven by this thread
      * @return the collectives, to close before the Mp
      */
     public static Collectives open(Mp mp) {
         Objects.requireNonNull(mp, "mp must not be null");
-        return new Collectives(mp);
+        return "offload".equals(System.getenv(ENGINE_ENV)) ? offload(mp) : host(mp);
+    }
+
+    /**
+     * Starts the collectives of an Mp on the host engine (progressed by test and wait); local.
+     *
+     * @param mp the job's endpoint, driven by this thread
+     * @return the collectives, to close before the Mp
+     */
+    public static Collectives host(Mp mp) {
+        Objects.requireNonNull(mp, "mp must not be null");
+        return new Collectives(mp, new CollEngine(mp));
+    }
+
+    /**
+     * Starts the collectives of an Mp on the offload engine, with the proxy the launcher started for this host
+     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}); local to this rank and its proxy.
+     *
+     * @param mp the job's endpoint, driven by this thread
+     * @return the collectives, to close before the Mp
+     * @throws IllegalStateException if the job has no proxy, or the proxy cannot serve this rank
+     */
+    public static Collectives offload(Mp mp) {
+        Objects.requireNonNull(mp, "mp must not be null");
+        String locator = System.getenv(CollProxy.LOCATOR_ENV);
+        if (locator == null || locator.isBlank()) {
+            throw new IllegalStateException("offloaded collectives need a collective proxy, and this job has none: "
+                    + CollProxy.LOCATOR_ENV + " is not set (start the job with scripts/mprun --proxies)");
+        }
+        return offload(mp, Path.of(locator));
+    }
+
+    /**
+     * Starts the collectives of an Mp on the offload engine, with the proxy whose locator file is given (a
+     * {@link CollProxy} of this host wrote it).
+     *
+     * @param mp      the job's endpoint, driven by this thread
+     * @param locator the proxy's locator file
+     * @return the collectives, to close before the Mp
+     * @throws IllegalStateException if no proxy publishes that locator within the Mp's wait timeout, or the proxy
+     *                               cannot serve this rank
+     */
+    public static Collectives offload(Mp mp, Path locator) {
+        Objects.requireNonNull(mp, "mp must not be null");
+        Objects.requireNonNull(locator, "locator must not be null");
+        return new Collectives(mp, new OffloadEngine(mp, locator));
+    }
+
+    /** @return whether a proxy executes these collectives (the offload engine) */
+    public boolean offloaded() {
+        requireOpen();
+        return engine.offloaded();
     }
 
     /** @return the communicator of every rank of the Mp, context 0 */
@@ -62,7 +123,7 @@ public final class Collectives implements AutoCloseable {
         engine.progress();
     }
 
-    CollEngine engine() {
+    Engine engine() {
         requireOpen();
         return engine;
     }

@@ -263,6 +263,17 @@ public final class Communicator {
         requireRank("root", root);
         CollOp op = newOp("ibcast");
         int n = size();
+        if (owner.offloaded()) {
+            // The proxy moves every message itself: a flat tree from the root costs it no forwarding step.
+            if (rank == root) {
+                for (int k = 1; k < n; k++) {
+                    op.send(worldRanks[(root + k) % n], 0, buf, reg, -1);
+                }
+            } else {
+                op.recv(worldRanks[root], 0, buf, reg);
+            }
+            return start(op);
+        }
         int rel = Math.floorMod(rank - root, n);
         int parentRecv = -1;
         int mask = 1;
@@ -408,11 +419,84 @@ public final class Communicator {
         wait(ibcast(buf, reg, root));
     }
 
+    // ---- groups ----
+
+    /**
+     * Starts a group: a pattern of the caller's own sends and receives, each send optionally waiting for an earlier
+     * receive of the group (NCCL's {@code ncclGroupStart}, BluesMPI's group primitives). {@link Group#groupCall}
+     * posts it as one collective of this communicator: every member calls it, in the same order as this
+     * communicator's other collectives, a member with nothing to move with an empty group.
+     *
+     * @return the group, to fill and then end and call
+     */
+    public Group groupStart() {
+        owner.requireOpen();
+        return new Group(this);
+    }
+
+    /**
+     * A group of one send ({@link #groupStart} … {@link Group#send} … {@link Group#groupCall}).
+     *
+     * @param buf  the data
+     * @param reg  a registration containing it
+     * @param peer the receiving rank of this communicator
+     * @return the request
+     */
+    public CollRequest sendOffload(MemorySegment buf, MpRegistration reg, int peer) {
+        Group g = groupStart();
+        g.send(buf, reg, peer);
+        g.groupEnd();
+        return g.groupCall();
+    }
+
+    /**
+     * A group of one receive ({@link #groupStart} … {@link Group#recv} … {@link Group#groupCall}).
+     *
+     * @param buf  where the data lands
+     * @param reg  a registration containing it
+     * @param peer the sending rank of this communicator
+     * @return the request
+     */
+    public CollRequest recvOffload(MemorySegment buf, MpRegistration reg, int peer) {
+        Group g = groupStart();
+        g.recv(buf, reg, peer);
+        g.groupEnd();
+        return g.groupCall();
+    }
+
+    /** Posts a filled group (called by {@link Group#groupCall}). */
+    CollRequest callGroup(List<Group.Step> steps) {
+        CollOp op = newOp("group");
+        int[] sendsTo = new int[size()];
+        int[] recvsFrom = new int[size()];
+        int[] recvIndex = new int[steps.size()];
+        for (int i = 0; i < steps.size(); i++) {
+            Group.Step st = steps.get(i);
+            int peer = worldRanks[st.peer()];
+            if (st.send()) {
+                op.send(peer, sendsTo[st.peer()]++, st.buf(), st.reg(), st.after() < 0 ? -1 : recvIndex[st.after()]);
+            } else {
+                recvIndex[i] = op.recv(peer, recvsFrom[st.peer()]++, st.buf(), st.reg());
+            }
+        }
+        return start(op);
+    }
+
+    void checkGroupStep(String name, MemorySegment buf, MpRegistration reg, int peer) {
+        Objects.requireNonNull(buf, "buf must not be null");
+        Objects.requireNonNull(reg, "reg must not be null");
+        requireRegistered("buf", buf, "reg", reg);
+        requireRank(name, peer);
+        if (peer == rank) {
+            throw new IllegalArgumentException(name + " " + peer + " is this rank: a group moves data between ranks only");
+        }
+    }
+
     // ---- completion ----
 
     /**
-     * Makes every active collective of the Mp progress, and says whether this one finished; if it did, the request
-     * is released.
+     * Makes every active collective of the Mp progress (host engine) or reads their done words (offload engine: the
+     * proxy progresses them), and says whether this one finished; if it did, the request is released.
      *
      * @param request a request of this communicator
      * @return whether it finished
@@ -475,7 +559,9 @@ public final class Communicator {
                              long[] sendDispls, MemorySegment recv, MpRegistration recvReg, long[] recvCounts,
                              long[] recvDispls) {
         CollOp op = newOp(name);
-        for (int i = 0; i < size(); i++) {
+        // Scatter-destination order: rank r addresses r + 1, r + 2, ... first, so no rank is every sender's first.
+        for (int k = 0; k < size(); k++) {
+            int i = (rank + k) % size();
             MemorySegment out = send.asSlice(sendDispls[i], sendCounts[i]);
             MemorySegment into = recv.asSlice(recvDispls[i], recvCounts[i]);
             if (i == rank) {

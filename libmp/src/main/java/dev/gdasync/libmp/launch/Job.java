@@ -3,6 +3,8 @@ package dev.gdasync.libmp.launch;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.libmp.bootstrap.JobIds;
+import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.offload.CollProxy;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -43,6 +45,11 @@ import java.util.concurrent.TimeUnit;
  * namespace reaches over the bridge; each rank also gets {@code GDASYNC_NETNS} (its namespace) and
  * {@code GDASYNC_NETNS_ADDRESS} (its namespace's address).
  *
+ * <p>With {@code --proxies} the host's collective proxy ({@link CollProxy}) starts first, with the job's id, the
+ * rank count and the locator file it publishes its queue in; every rank gets that locator and
+ * {@code GDASYNC_COLL_ENGINE=offload}. The proxy is not a rank: its exit decides nothing, and it is stopped (and
+ * its locator removed) when the ranks have ended.
+ *
  * <p>With {@code --jfr DIR} rank r's JVM starts with {@link FlightRecording#jvmOption} ({@code DIR/rank-r.jfr}, the
  * settings file the launcher wrote into DIR); the JVM writes the file when it exits.
  */
@@ -52,6 +59,9 @@ final class Job {
 
     private final LaunchOptions options;
     private final List<String> jvm;
+    /** The collective proxy's command line, or empty without --proxies. */
+    private final List<String> proxyJvm;
+    private ProxyProcess proxy;
     private final Path shmBase;
     private final List<String> netnsExec;
     private final PrintStream out;
@@ -70,8 +80,17 @@ final class Job {
      *                  name is appended ({@link NetNamespaces#ensureUp}); empty without --netns
      */
     Job(LaunchOptions options, List<String> jvm, Path shmBase, List<String> netnsExec, PrintStream out, PrintStream err) {
+        this(options, jvm, List.of(), shmBase, netnsExec, out, err);
+    }
+
+    /**
+     * @param proxyJvm the collective proxy's command line (--proxies), or empty
+     */
+    Job(LaunchOptions options, List<String> jvm, List<String> proxyJvm, Path shmBase, List<String> netnsExec,
+        PrintStream out, PrintStream err) {
         this.options = options;
         this.jvm = List.copyOf(jvm);
+        this.proxyJvm = List.copyOf(proxyJvm);
         this.shmBase = shmBase;
         this.netnsExec = List.copyOf(netnsExec);
         this.out = out;
@@ -114,6 +133,20 @@ final class Job {
         List<String> prefix = ParentDeath.prefix();
         // Variables that would compete with the launcher's (GDASYNC_SECRET_FILE) or confuse apps.
         List<String> unset = List.of("GDASYNC_SECRET_FILE");
+        Map<String, String> proxyEnv = Map.of();
+        if (!proxyJvm.isEmpty()) {
+            Path locator = ShmDirectory.userRoot(shmBase).resolve("coll-proxy-" + jobId);
+            proxyEnv = Map.of(CollProxy.LOCATOR_ENV, locator.toString(), Collectives.ENGINE_ENV, "offload");
+            List<String> command = new ArrayList<>(prefix);
+            command.addAll(proxyJvm);
+            try {
+                proxy = ProxyProcess.start(command, Map.of("GDASYNC_SIZE", Integer.toString(options.ranks()),
+                        "GDASYNC_JOB_ID", jobId, CollProxy.LOCATOR_ENV, locator.toString()), unset, locator, out, err);
+            } catch (IOException e) {
+                err.println("mprun: cannot start the collective proxy: " + e.getMessage());
+                return false;
+            }
+        }
         for (int r = 0; r < options.ranks(); r++) {
             Map<String, String> env = new HashMap<>(Map.of(
                     "GDASYNC_RANK", Integer.toString(r),
@@ -121,6 +154,7 @@ final class Job {
                     "GDASYNC_RENDEZVOUS", rendezvous,
                     "GDASYNC_SECRET", HexFormat.of().formatHex(secret),
                     "GDASYNC_JOB_ID", jobId));
+            env.putAll(proxyEnv);
             List<String> command = new ArrayList<>(prefix);
             if (options.netns() > 0) {
                 int h = NetNamespaces.hostOf(r, options.netns());
@@ -243,7 +277,10 @@ final class Job {
     }
 
     /** Removes what dead processes left in shared memory under the ranks' base (a rank killed with SIGKILL). */
-    private void cleanSharedMemory() {
+    private void cleanSharedMemory() throws InterruptedException {
+        if (proxy != null) {
+            proxy.stop(STOP_PATIENCE, DRAIN, err);
+        }
         try {
             ShmDirectory.cleanStale(ShmDirectory.userRoot(shmBase));
         } catch (UncheckedIOException | SecurityException e) {

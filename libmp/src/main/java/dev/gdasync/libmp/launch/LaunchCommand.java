@@ -67,6 +67,10 @@ final class LaunchCommand implements CommandLines.Checked {
                     + " if its parent exists); scripts/trace DIR turns them into one timeline")
     Path jfr;
 
+    @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks: collectives opened with"
+            + " Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
+    boolean proxies;
+
     @Option(names = "--list", description = "list the programs known by short name and exit")
     boolean list;
 
@@ -102,6 +106,9 @@ final class LaunchCommand implements CommandLines.Checked {
             throw new IllegalArgumentException("--netns " + netns + " with " + ranks + " rank" + (ranks == 1 ? "" : "s")
                     + " would leave hosts without a rank: K must not exceed -np N");
         }
+        if (proxies && netns > 0) {
+            throw new IllegalArgumentException("--proxies serves the ranks of one host; it cannot be combined with --netns yet");
+        }
         options();
     }
 
@@ -112,7 +119,7 @@ final class LaunchCommand implements CommandLines.Checked {
     LaunchOptions options() {
         List<String> jvm = new ArrayList<>(jvmOpts);
         ClassPath cp = ClassPath.choose(classpath, jvm, env);
-        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list, jfr);
+        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list, jfr, proxies);
     }
 
     /** --jfr: a folder, or a new one in an existing folder; no comma (the JVM option's separator). */

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The launcher's settings, read from its command line by {@link LaunchCommand}:
- * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] MAIN [ARGS...]}, or
+ * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] MAIN
+ * [ARGS...]}, or
  * {@code --list}.
  *
  * @param ranks     how many ranks to start (-np, default 1)
@@ -23,9 +24,10 @@ import java.util.Map;
  * @param list      --list: print the registered short names and exit
  * @param jfr       the folder every rank records its flight recording into ({@code DIR/rank-N.jfr}, --jfr), absolute,
  *                  or null
+ * @param proxies   --proxies: start the host's collective proxy beside the ranks (offloaded collectives)
  */
 record LaunchOptions(int ranks, int netns, Duration grace, List<String> jvmOpts, ClassPath classpath, String app,
-                     List<String> appArgs, boolean list, Path jfr) {
+                     List<String> appArgs, boolean list, Path jfr, boolean proxies) {
     static final Duration DEFAULT_GRACE = Duration.ofSeconds(3);
 
     /**

@@ -21,9 +21,14 @@ final class LinePump implements Runnable {
     private final byte[] prefix;
 
     LinePump(InputStream in, PrintStream out, int rank) {
+        this(in, out, Integer.toString(rank));
+    }
+
+    /** A pump whose lines carry another label, such as {@code "[proxy] "}. */
+    LinePump(InputStream in, PrintStream out, String label) {
         this.in = in;
         this.out = out;
-        this.prefix = ("[" + rank + "] ").getBytes(StandardCharsets.US_ASCII);
+        this.prefix = ("[" + label + "] ").getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.gdasync.libmp.launch;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.trace.TraceSettings;
 import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.coll.offload.CollProxy;
 import picocli.CommandLine;
 
 import java.io.File;
@@ -23,7 +24,7 @@ import java.util.OptionalInt;
  * {@link dev.gdasync.libmp.bootstrap.EnvBootstrap}.
  *
  * <pre>
- * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] MAIN [ARGS...]
+ * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] MAIN [ARGS...]
  * </pre>
  * MAIN is any main class (with or without a package) on CP or on the launcher's class path, or a short name from a
  * {@code META-INF/gdasync-apps.properties} there. The launcher runs as {@code scripts/mprun} (with the
@@ -32,7 +33,9 @@ import java.util.OptionalInt;
  * when every rank exited with 0, else the first failed rank's status; 2 for a wrong command line. With
  * {@code --netns K} the ranks are spread over K network namespaces made by {@code scripts/netns} (see
  * {@link NetNamespaces}); when they cannot be made (not root, no {@code ip}) the launcher says why and exits
- * with 1 before starting any rank.
+ * with 1 before starting any rank. With {@code --proxies} it first starts the host's collective proxy
+ * ({@link CollProxy}) and the ranks' {@code Collectives.open} use it; the proxy's lines are prefixed
+ * {@code [proxy]}, and it is stopped once every rank has ended.
  */
 public final class MpRun {
     private MpRun() {
@@ -109,7 +112,13 @@ public final class MpRun {
             }
         }
         Path shmBase = shmBase(options.jvmOpts());
-        return new Job(options, rankCommand(options, mainClass), shmBase, netnsExec, out, err).run();
+        List<String> proxy = List.of();
+        if (options.proxies()) {
+            List<String> c = new ArrayList<>(rankCommand(options, CollProxy.class.getName()));
+            c.subList(c.size() - options.appArgs().size(), c.size()).clear();
+            proxy = c;
+        }
+        return new Job(options, rankCommand(options, mainClass), proxy, shmBase, netnsExec, out, err).run();
     }
 
     private static int usageError(CommandLine cl, PrintStream err, String message) {

@@ -1,11 +1,20 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.gdsync.swnic.SwNicConfig;
+import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
+import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.testutil.CollChecks;
 import dev.gdasync.libmp.testutil.ThreadRanks;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Runs a job's ranks as threads of this JVM, each with its own Mp and Collectives; reports the first failure. */
 final class CollRanks {
@@ -17,17 +26,66 @@ final class CollRanks {
     }
 
     static void run(int n, Path base, Body body) throws Exception {
-        MpConfig config = MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base))
-                .withWaitTimeout(Duration.ofSeconds(20));
-        ThreadRanks.run(n, config, "coll-rank", Duration.ofSeconds(180), mp -> {
-            try (Collectives coll = Collectives.open(mp)) {
+        ThreadRanks.run(n, config(base), "coll-rank", Duration.ofSeconds(180), mp -> {
+            try (Collectives coll = Collectives.host(mp)) {
                 body.run(coll);
             }
         });
     }
 
+    /** Runs the ranks on the offload engine, with a collective proxy on a thread of this JVM (a NIC of its own). */
+    static void runOffload(int n, Path base, Body body) throws Exception {
+        try (CollProxy proxy = startProxy(n, base, CollProxy.DEFAULT_THRESHOLD)) {
+            ThreadRanks.run(n, config(base), "coll-rank", Duration.ofSeconds(180), mp -> {
+                try (Collectives coll = Collectives.offload(mp, locator(base))) {
+                    body.run(coll);
+                }
+            });
+        }
+    }
+
+    static CollProxy startProxy(int n, Path base, long threshold) {
+        return new CollProxy(SwNicConfig.defaults().withShmBase(base).withJobId("coll-proxy-test"), n, locator(base),
+                threshold).start();
+    }
+
+    static Path locator(Path base) {
+        return base.resolve("coll-proxy-locator");
+    }
+
+    static MpConfig config(Path base) {
+        return MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base)).withWaitTimeout(Duration.ofSeconds(20));
+    }
+
+    /**
+     * Rank 0 broadcasts 64 bytes, rank 1 expects 32: the receiver's request (on the offload engine both ranks')
+     * fails with the size, the receiver's block stays unwritten, and the next collective works.
+     */
+    static void disagreeingBcast(Collectives coll) {
+        Communicator world = coll.world();
+        Mp mp = coll.mp();
+        MemorySegment buf = mp.allocate(64);
+        MpRegistration reg = mp.register(buf);
+        int me = world.rank();
+        buf.fill((byte) (me == 0 ? 9 : 3));
+        CollRequest r = world.ibcast(me == 0 ? buf : buf.asSlice(0, 32), reg, 0);
+        String why = "ibcast #0 on communicator 0: rank 0 sent 64 bytes but rank 1 expects 32 from it; the block was not"
+                + " written" + (coll.offloaded() ? " (reported by the collective proxy to rank " + me + ")" : "");
+        if (me == 0 && !coll.offloaded()) {
+            world.wait(r);
+        } else {
+            assertEquals(why, assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
+        }
+        for (long i = 0; i < 64; i++) {
+            assertEquals((byte) (me == 0 ? 9 : 3), buf.get(ValueLayout.JAVA_BYTE, i), "unwritten at " + i);
+        }
+        MemorySegment one = buf.asSlice(0, 8);
+        world.bcast(one, reg, 1);
+        assertEquals((byte) 3, one.get(ValueLayout.JAVA_BYTE, 7), "the next collective works");
+    }
+
     /** The reference content of the byte at {@code i} of what {@code from} sends {@code to}. */
     static byte pattern(int from, int to, long i, int salt) {
-        return (byte) (from * 31 + to * 7 + i * 13 + (i >>> 8) + salt);
+        return CollChecks.pattern(from, to, i, salt);
     }
 }

@@ -2,6 +2,7 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.testutil.CollChecks;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -90,54 +91,10 @@ class CollectivesTest {
     @ParameterizedTest(name = "{0} ranks")
     @MethodSource("rankCounts")
     void alltoallvWithUnevenCountsEqualsTheReference(int n) throws Exception {
-        CollRanks.run(n, shm, coll -> {
-            Communicator world = coll.world();
-            Mp mp = coll.mp();
-            int me = world.rank();
-            long[] sc = new long[n];
-            long[] sd = new long[n];
-            long[] rc = new long[n];
-            long[] rd = new long[n];
-            long s = 0;
-            long r = 0;
-            for (int j = 0; j < n; j++) {
-                sc[j] = count(me, j);
-                rc[j] = count(j, me);
-            }
-            for (int j = n - 1; j >= 0; j--) {
-                sd[j] = s;
-                s += sc[j] + 3;
-                rd[j] = r;
-                r += rc[j] + 5;
-            }
-            MemorySegment send = mp.allocate(s);
-            MemorySegment recv = mp.allocate(r);
-            MpRegistration sr = mp.register(send);
-            MpRegistration rr = mp.register(recv);
-            recv.fill((byte) 0x5A);
-            for (int j = 0; j < n; j++) {
-                for (long i = 0; i < sc[j]; i++) {
-                    send.set(ValueLayout.JAVA_BYTE, sd[j] + i, pattern(me, j, i, 3));
-                }
-            }
-            world.alltoallv(send, sr, sc, sd, recv, rr, rc, rd);
-            for (int j = 0; j < n; j++) {
-                for (long i = 0; i < rc[j]; i++) {
-                    assertEquals(pattern(j, me, i, 3), recv.get(ValueLayout.JAVA_BYTE, rd[j] + i), "from " + j + " byte " + i);
-                }
-                for (long i = rc[j]; i < rc[j] + 5; i++) {
-                    assertEquals((byte) 0x5A, recv.get(ValueLayout.JAVA_BYTE, rd[j] + i), "gap after block " + j + " untouched");
-                }
-            }
-        });
+        CollRanks.run(n, shm, coll -> CollChecks.unevenAlltoallv(coll.mp(), coll.world(), 70_000));
     }
 
     static Stream<Integer> rankCounts() {
         return Stream.of(2, 3, 4, 5, 6, 7, 8);
-    }
-
-    /** Some pairs exchange nothing, others up to ~70 KB. */
-    private static long count(int from, int to) {
-        return (from + to) % 3 == 0 ? 0 : 1 + (from * 5 + to * 11) * 777L % 70_000;
     }
 }

@@ -1,0 +1,35 @@
+package dev.gdasync.libmp.coll;
+
+import dev.gdasync.libmp.Mp;
+
+/**
+ * What moves a rank's collectives: the host engine ({@link CollEngine}, progressed by the caller's test and wait)
+ * or the offload engine ({@link OffloadEngine}, executed by the host's collective proxy). Both take the same
+ * {@link CollOp} schedules, so every collective and group runs on either.
+ */
+interface Engine {
+    /** @return the Mp under the engine */
+    Mp mp();
+
+    /** @return the collectives posted and not yet finished on this rank */
+    int activeCount();
+
+    /** @throws CollectiveException if the engine can no longer run collectives */
+    void requireHealthy();
+
+    /**
+     * Starts a collective whose schedule is complete.
+     *
+     * @param op the schedule
+     */
+    void start(CollOp op);
+
+    /** Makes the active collectives progress (host) or looks at their completion (offload), without waiting. */
+    void progress();
+
+    /** @return whether a proxy executes the collectives */
+    boolean offloaded();
+
+    /** Frees the engine; active collectives are abandoned. */
+    void close();
+}

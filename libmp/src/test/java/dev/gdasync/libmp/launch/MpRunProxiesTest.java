@@ -1,0 +1,85 @@
+package dev.gdasync.libmp.launch;
+
+import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.CollRankMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+
+import static dev.gdasync.libmp.launch.MpRunTest.WAIT;
+import static dev.gdasync.libmp.launch.MpRunTest.launch;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code mprun --proxies}: real rank JVMs and a real proxy JVM; offloaded collectives, a killed rank, a killed proxy;
+ * and the host engine's collectives between ranks in two network namespaces (skipped with a printed reason where
+ * namespaces cannot be made).
+ */
+@Timeout(120)
+class MpRunProxiesTest {
+    /** The ranks' program, by main class (a short name would change the launcher tests' list of known names). */
+    private static final String COLL_RANK = CollRankMain.class.getName();
+
+    @Test
+    void collectivesRunOffloadedUnderTheProxy() {
+        try (ChildProcess mprun = launch("-np", "3", "--proxies", COLL_RANK, "check")) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int r = 0; r < 3; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
+                assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void hostEngineCollectivesAcrossNetworkNamespaces() {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "3", COLL_RANK, "check")) {
+            assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
+            for (int r = 0; r < 3; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] offloaded false"), mprun.describe());
+                assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
+        try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
+            List<Long> victim = MpRunTest.readyPids(mprun, 1);
+            mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
+            mprun.awaitLine(l -> l.startsWith("[2] posted "), WAIT);
+            ProcessHandle.of(victim.getFirst()).orElseThrow().destroyForcibly();
+            for (int r : new int[] {0, 2}) {
+                String line = mprun.awaitLine(l -> l.startsWith("[" + r + "] failed: "), WAIT);
+                assertTrue(line.contains("ialltoall #0 on communicator 0") && line.contains("rank 1"), line);
+            }
+            assertNotEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+        }
+    }
+
+    @Test
+    void aKilledProxyFailsThePendingCollective() {
+        try (ChildProcess mprun = launch("-np", "2", "--grace", "1", "--proxies", COLL_RANK, "proxykill")) {
+            String line = mprun.awaitLine(l -> l.startsWith("[0] proxy "), WAIT);
+            long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+            mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
+            ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+            String failed = mprun.awaitLine(l -> l.startsWith("[0] failed: "), WAIT);
+            assertTrue(failed.contains("the collective proxy (pid " + pid + ") is gone"), failed);
+            assertNotEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+        }
+    }
+
+    @Test
+    void offloadWithoutAProxyIsRefusedPrecisely() {
+        try (ChildProcess mprun = launch("-np", "1", COLL_RANK, "noproxy")) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            assertTrue(mprun.stdout().contains("[0] refused: offloaded collectives need a collective proxy, and this job has"
+                    + " none: GDASYNC_COLL_PROXY is not set (start the job with scripts/mprun --proxies)"), mprun.describe());
+        }
+    }
+}
