@@ -183,9 +183,12 @@ public class EnvBootstrapTest {
         assertTrue(message(results.get(0)).contains("rank 1 says the job has 3 ranks, rank 0 says 2"), message(results.get(0)));
         assertTrue(message(results.get(1)).contains("refused this rank"), message(results.get(1)));
 
+        // A second job gets a port of its own, as every launched job does: the first job's closed connections
+        // may still hold this one (a connection rank 0 closed whose other end has not closed yet blocks a new bind).
+        String second = "127.0.0.1:" + freePort();
         List<Object> ids = onThreads(List.of(
-                () -> EnvBootstrap.connect(env(0, 2, LONG)),
-                () -> EnvBootstrap.connect(JobEnvironment.of(1, 2, rendezvous, SECRET, "other", LONG))));
+                () -> EnvBootstrap.connect(JobEnvironment.of(0, 2, second, SECRET, "envtest", LONG)),
+                () -> EnvBootstrap.connect(JobEnvironment.of(1, 2, second, SECRET, "other", LONG))));
         assertTrue(message(ids.get(0)).contains("rank 1 says the job id is 'other', rank 0 says 'envtest'"), message(ids.get(0)));
     }
 
