@@ -81,12 +81,13 @@ public record LoadSample(long total, long busy, long steal, long own, double loa
 
     /**
      * @param pidStat the text of {@code /proc/PID/stat}
-     * @return the process's user plus system time (fields 14 and 15), in ticks
+     * @return the process's user plus system time (fields 14 and 15) and that of the children it waited for (fields
+     *         16 and 17: the C peers a rank starts and reaps are the job's own load, not another process's), in ticks
      */
     static long processTicks(String pidStat) {
         // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
         String[] f = pidStat.substring(pidStat.lastIndexOf(')') + 2).trim().split("\\s+");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
     }
 
     /**

@@ -32,9 +32,11 @@ class LoadSampleTest {
 
     @Test
     void readsAProcessesTimesAfterItsName() {
-        // the name may hold spaces and parentheses; utime and stime are fields 14 and 15
+        // the name may hold spaces and parentheses; utime and stime are fields 14 and 15, the reaped children's 16, 17
         String pidStat = "4242 (java (rank) 0) S 1 4242 4242 0 -1 4194560 100 0 0 0 700 300 0 0 20 0 30 0 1 2 3";
         assertEquals(1000, LoadSample.processTicks(pidStat));
+        String withChildren = "4242 (java) S 1 4242 4242 0 -1 4194560 100 0 0 0 700 300 40 2 20 0 30 0 1 2 3";
+        assertEquals(1042, LoadSample.processTicks(withChildren));
         assertEquals(0.73, LoadSample.loadAverage("0.73 1.58 2.92 1/87 1650\n"));
     }
 
