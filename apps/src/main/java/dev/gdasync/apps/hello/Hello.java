@@ -28,7 +28,7 @@ public final class Hello {
      * @param args nothing, or {@code --help} or {@code --version}
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        boolean speaker = CommandLines.speaksForJob();
         OptionalInt stop = CommandLines.parse(CommandLines.of(new Hello()), args, System.out, System.err, speaker);
         if (stop.isPresent()) {
             System.exit(stop.getAsInt());

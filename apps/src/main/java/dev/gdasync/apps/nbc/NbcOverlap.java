@@ -108,7 +108,7 @@ public final class NbcOverlap implements CommandLines.Checked {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        boolean speaker = CommandLines.speaksForJob();
         NbcOverlap app = new NbcOverlap();
         OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
         if (stop.isPresent()) {

@@ -44,7 +44,7 @@ public final class ShmemMain {
      * @param args the command line
      */
     public static void main(String name, App app, String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        boolean speaker = CommandLines.speaksForJob();
         OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
         if (stop.isPresent()) {
             System.exit(stop.getAsInt());

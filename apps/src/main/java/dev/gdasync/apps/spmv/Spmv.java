@@ -63,7 +63,7 @@ public final class Spmv {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = System.getenv("GDASYNC_RANK") == null || "0".equals(System.getenv("GDASYNC_RANK"));
+        boolean speaker = CommandLines.speaksForJob();
         Spmv app = new Spmv();
         OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
         if (stop.isPresent()) {

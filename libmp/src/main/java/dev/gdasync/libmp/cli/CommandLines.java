@@ -45,6 +45,17 @@ public final class CommandLines {
     }
 
     /**
+     * Whether this process prints a job's usage text and command-line errors: rank 0 of a launched job, or a process
+     * not started as a rank ({@code GDASYNC_RANK} unset), so a wrong option is reported once, not once per rank.
+     *
+     * @return whether this process speaks for the job
+     */
+    public static boolean speaksForJob() {
+        String rank = System.getenv("GDASYNC_RANK");
+        return rank == null || "0".equals(rank);
+    }
+
+    /**
      * @param command an object annotated with picocli's {@code @Command}
      * @return its command line with the project's settings
      */
