@@ -11,6 +11,7 @@ module dev.gdasync.apps {
     requires HdrHistogram;
     requires java.desktop;
     requires jdk.jfr;
+    requires jdk.management;
     requires com.fasterxml.jackson.core;
 
     // The launcher starts applications by class name; picocli reads their options and JMH instantiates its

@@ -431,7 +431,11 @@ public final class Mp implements AutoCloseable {
             for (MemorySegment b : bufs) {
                 l.recvWr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
             }
-            retryFull(() -> l.qp.postRecv(l.recvWr));
+            try {
+                l.qp.postRecv(l.recvWr);
+            } catch (QueueFullException full) {
+                retryFullSlowly(() -> l.qp.postRecv(l.recvWr));
+            }
         } catch (RuntimeException e) {
             pool.cancel(r);
             throw e;
@@ -471,7 +475,11 @@ public final class Mp implements AutoCloseable {
         MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
         SendWorkRequest wr = sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
         try {
-            retryFull(() -> l.qp.postSend(wr));
+            try {
+                l.qp.postSend(wr);
+            } catch (QueueFullException full) {
+                retryFullSlowly(() -> l.qp.postSend(wr));
+            }
         } catch (RuntimeException e) {
             pool.cancel(r);
             throw e;
@@ -1362,7 +1370,11 @@ public final class Mp implements AutoCloseable {
     private void prepare(PeerLink l, MpRequest r, SendWorkRequest wr) {
         SendRequest send;
         try {
-            send = retryFull(() -> l.qp.prepareSend(wr));
+            try {
+                send = l.qp.prepareSend(wr);
+            } catch (QueueFullException full) {
+                send = retryFullSlowly(() -> l.qp.prepareSend(wr));
+            }
         } catch (RuntimeException e) {
             pool.cancel(r);
             throw e;
@@ -1419,15 +1431,10 @@ public final class Mp implements AutoCloseable {
         pool.cancel(r);
     }
 
-    /** Retries an operation refused for a full queue after reaping, as LibMP does, until the wait timeout. */
-    private <T> T retryFull(java.util.function.Supplier<T> op) {
-        try {
-            return op.get();
-        } catch (QueueFullException e) {
-            return retryFullSlowly(op);
-        }
-    }
-
+    /**
+     * Retries an operation the NIC refused for a full queue after reaping, as LibMP does, until the wait timeout.
+     * Callers try the operation once themselves first: the lambda is allocated only when a queue was full.
+     */
     private <T> T retryFullSlowly(java.util.function.Supplier<T> op) {
         long deadline = System.nanoTime() + config.waitTimeout().toNanos();
         for (;;) {
@@ -1444,8 +1451,8 @@ public final class Mp implements AutoCloseable {
         }
     }
 
-    private void retryFull(Runnable op) {
-        retryFull(() -> {
+    private void retryFullSlowly(Runnable op) {
+        retryFullSlowly(() -> {
             op.run();
             return null;
         });

@@ -18,6 +18,7 @@ import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.LocalBootstrap;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -36,6 +37,8 @@ import java.util.concurrent.CompletableFuture;
  * <li>{@code libmp}: the same through libmp's {@code irecv}, {@code isend}, {@code wait}, {@code wait}: the
  *     nic steps plus request bookkeeping.</li>
  * </ul>
+ * It also prints the bytes the thread allocated per message over the second half of the loop (after the JIT has
+ * compiled the path), read with {@code ThreadMXBean.getThreadAllocatedBytes}: exact, so repeatable on a busy machine.
  * Figures and method: docs/bench/c-peers.md.
  */
 public final class LoopbackSteps {
@@ -57,11 +60,13 @@ public final class LoopbackSteps {
             System.err.println("LoopbackSteps: BYTES is 1..4096, N at least 1");
             System.exit(2);
         }
-        long check = args[0].equals("nic") ? nic(bytes, n) : libmp(bytes, n);
-        System.out.println(args[0] + " " + bytes + " B x " + n + ": done (" + check + ")");
+        AllocationMeter meter = new AllocationMeter(n);
+        long check = args[0].equals("nic") ? nic(bytes, n, meter) : libmp(bytes, n, meter);
+        System.out.println(args[0] + " " + bytes + " B x " + n + ": done (" + check + "), "
+                + meter.perMessage() + " bytes allocated per message over the last " + meter.measured() + " messages");
     }
 
-    private static long nic(int bytes, long n) {
+    private static long nic(int bytes, long n, AllocationMeter meter) {
         SwNicConfig cfg = SwNicConfig.defaults().withJobId("steps-" + ProcessHandle.current().pid());
         try (SoftwareNic a = SoftwareNic.open(cfg); SoftwareNic b = SoftwareNic.open(cfg)) {
             HostRegion ra = a.allocateHost(8192);
@@ -77,6 +82,7 @@ public final class LoopbackSteps {
             Completion c = new Completion();
             long sum = 0;
             for (long i = 0; i < n; i++) {
+                meter.at(i);
                 qb.postRecv(recv);
                 qa.postSend(send);
                 while (qb.recvCq().poll(c) == 0) {
@@ -87,11 +93,12 @@ public final class LoopbackSteps {
                     Thread.onSpinWait();
                 }
             }
+            meter.end();
             return sum;
         }
     }
 
-    private static long libmp(int bytes, long n) throws Exception {
+    private static long libmp(int bytes, long n, AllocationMeter meter) throws Exception {
         List<Bootstrap> boots = LocalBootstrap.group(2);
         MpConfig config = MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048));
         CompletableFuture<Mp> second = CompletableFuture.supplyAsync(() -> Mp.init(boots.get(1), config));
@@ -105,15 +112,50 @@ public final class LoopbackSteps {
         MemorySegment in = mb.asSlice(0, bytes);
         long sum = 0;
         for (long i = 0; i < n; i++) {
+            meter.at(i);
             MpRequest r = b.irecv(in, 0, rb);
             MpRequest s = a.isend(out, 1, ra);
             a.wait(s);
             b.wait(r);
             sum += r.byteCount();
         }
+        meter.end();
         CompletableFuture<Void> closing = CompletableFuture.runAsync(b::close);
         a.close();
         closing.get();
         return sum;
+    }
+
+    /** The calling thread's allocated bytes from the loop's middle iteration to its end. */
+    private static final class AllocationMeter {
+        private static final com.sun.management.ThreadMXBean THREADS =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        private final long from;
+        private final long measured;
+        private long start;
+        private long allocated;
+
+        AllocationMeter(long n) {
+            this.from = n / 2;
+            this.measured = n - from;
+        }
+
+        void at(long i) {
+            if (i == from) {
+                start = THREADS.getCurrentThreadAllocatedBytes();
+            }
+        }
+
+        void end() {
+            allocated = THREADS.getCurrentThreadAllocatedBytes() - start;
+        }
+
+        long measured() {
+            return measured;
+        }
+
+        double perMessage() {
+            return (double) allocated / measured;
+        }
     }
 }
