@@ -106,9 +106,6 @@ final class LaunchCommand implements CommandLines.Checked {
             throw new IllegalArgumentException("--netns " + netns + " with " + ranks + " rank" + (ranks == 1 ? "" : "s")
                     + " would leave hosts without a rank: K must not exceed -np N");
         }
-        if (proxies && netns > 0) {
-            throw new IllegalArgumentException("--proxies serves the ranks of one host; it cannot be combined with --netns yet");
-        }
         options();
     }
 

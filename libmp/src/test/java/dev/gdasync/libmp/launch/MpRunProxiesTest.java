@@ -47,6 +47,18 @@ class MpRunProxiesTest {
     }
 
     @Test
+    void offloadedCollectivesAcrossNetworkNamespaces() {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--proxies", COLL_RANK, "check")) {
+            assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
+            for (int r = 0; r < 4; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
+                assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+            }
+        }
+    }
+
+    @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
         try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);
