@@ -153,6 +153,11 @@ final class OffloadEngine implements Engine {
     }
 
     @Override
+    public int hostOf(int worldRank) {
+        return queue.hostOf(worldRank);
+    }
+
+    @Override
     public boolean offloaded() {
         return true;
     }

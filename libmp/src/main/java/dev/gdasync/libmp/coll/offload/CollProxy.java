@@ -266,6 +266,7 @@ public final class CollProxy implements AutoCloseable {
             this.qps = new QueuePair[ranks];
             this.taken = new long[ranks];
             this.dead = new boolean[ranks];
+            queue.writePlacement(placement);
             queue.initHeader(ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), threshold, host);
             Path tmp = locator.resolveSibling(locator.getFileName() + ".tmp");
             Files.createDirectories(locator.toAbsolutePath().getParent());

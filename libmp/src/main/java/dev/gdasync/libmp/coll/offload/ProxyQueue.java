@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * header (4096 B)   magic, version, proxy pid and start time, ranks, slots per rank, slot size, staging size,
- *                   direct threshold, stopped flag, hosts in the job, this proxy's host
+ *                   direct threshold, stopped flag, hosts in the job, this proxy's host, the host of every rank
+ *                   (4 bytes each from offset 64; the header grows in 4096-byte steps to hold them)
  * rank area r       control (4096 B): state, the rank's pid and start time, its queue pair's endpoint, the
  *                   proxy's endpoint for it, head (tasks posted), tail (tasks taken), closed flag, refusal text
  *                   then one link (2048 B) per host: the endpoint of the rank's queue pair for that host's proxy
@@ -51,6 +52,7 @@ public final class ProxyQueue {
     static final long H_THRESHOLD = 40;
     static final long H_HOSTS = 48;
     static final long H_HOST = 52;
+    static final long H_PLACEMENT = 64;
 
     static final long CONTROL = 4096;
     /** 0 free; {@link #RANK_PUBLISHED}; {@link #PROXY_CONNECTED}; {@link #REFUSED}. */
@@ -123,7 +125,11 @@ public final class ProxyQueue {
      * @return the file's length
      */
     public static long bytes(int ranks, int hosts) {
-        return HEADER + ranks * rankArea(hosts);
+        return header(ranks) + ranks * rankArea(hosts);
+    }
+
+    private static long header(int ranks) {
+        return align(H_PLACEMENT + 4L * ranks, HEADER);
     }
 
     private static long rankArea(int hosts) {
@@ -147,6 +153,25 @@ public final class ProxyQueue {
     /** @return the hosts of the job, one proxy each */
     public int hosts() {
         return hosts;
+    }
+
+    /**
+     * @param rank a rank of the job
+     * @return the host it runs on (its proxy's)
+     */
+    public int hostOf(int rank) {
+        return file.get(ValueLayout.JAVA_INT, H_PLACEMENT + 4L * rank);
+    }
+
+    /**
+     * The proxy writes where every rank runs (before {@link #initHeader}).
+     *
+     * @param placement the host of every rank
+     */
+    public void writePlacement(int[] placement) {
+        for (int r = 0; r < placement.length; r++) {
+            file.set(ValueLayout.JAVA_INT, H_PLACEMENT + 4L * r, placement[r]);
+        }
     }
 
     /** @return the host of the proxy that owns this queue */
@@ -228,7 +253,7 @@ public final class ProxyQueue {
     // ---- control area of one rank ----
 
     private long control(int rank) {
-        return HEADER + rank * rankArea(hosts);
+        return header(ranks) + rank * rankArea(hosts);
     }
 
     private long link(int rank, int host) {
