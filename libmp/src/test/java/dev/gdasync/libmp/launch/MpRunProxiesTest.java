@@ -55,6 +55,14 @@ class MpRunProxiesTest {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
                 assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
             }
+            // Each host's proxy wrote into the other host's ranks (over the network transport between namespaces).
+            for (int h = 0; h < 2; h++) {
+                int host = h;
+                String line = mprun.stdout().stream().filter(l -> l.startsWith("[proxy h" + host + "] host ")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no summary from the proxy of host " + host + "\n"
+                                + mprun.describe()));
+                assertTrue(line.matches(".*: [1-9][0-9]* transfers, [1-9][0-9]* of them into ranks of other hosts"), line);
+            }
         }
     }
 

@@ -111,6 +111,9 @@ public final class CollProxy implements AutoCloseable {
         }
     };
     private long nextToken = 1;
+    /** Transfers finished, and how many of them wrote into a rank of another host (written by the loop only). */
+    private volatile long moved;
+    private volatile long movedAcross;
     private long nextWr = 1;
     private long lastLiveness;
     private volatile boolean stop;
@@ -634,6 +637,12 @@ public final class CollProxy implements AutoCloseable {
     }
 
     private void transferDone(Transfer x) {
+        if (x.failure == null && x.send.task.failure == null) {
+            moved++;
+            if (x.recv.task.remoteHost >= 0) {
+                movedAcross++;
+            }
+        }
         entryDone(x.send);
         entryDone(x.recv);
         releaseForwards(x.recv);
@@ -736,6 +745,11 @@ public final class CollProxy implements AutoCloseable {
         return n;
     }
 
+    /** @return a line saying how many transfers this proxy finished and how many of them went to another host */
+    public String summary() {
+        return "host " + host + ": " + moved + " transfers, " + movedAcross + " of them into ranks of other hosts";
+    }
+
     /** @return the queue file's path */
     public Path queuePath() {
         return queueRegion.path();
@@ -805,6 +819,7 @@ public final class CollProxy implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             proxy.stop = true;
             proxy.queue.markStopped();
+            System.out.println(proxy.summary());
         }));
         proxy.run();
     }
