@@ -67,8 +67,8 @@ final class LaunchCommand implements CommandLines.Checked {
                     + " if its parent exists); scripts/trace DIR turns them into one timeline")
     Path jfr;
 
-    @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks: collectives opened with"
-            + " Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
+    @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks (one per host with"
+            + " --netns): collectives opened with Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
     boolean proxies;
 
     @Option(names = "--list", description = "list the programs known by short name and exit")
