@@ -24,7 +24,7 @@ class OffloadAcrossHostsTest {
     Path shm;
 
     @ParameterizedTest(name = "{0} ranks on {1} hosts, {2} bytes")
-    @CsvSource({"2, 2, 1", "4, 2, 9000", "3, 2, 300005", "5, 3, 4099", "4, 2, 1048576"})
+    @CsvSource({"2, 2, 1", "4, 2, 9000", "3, 2, 300005", "5, 3, 4099"})
     void collectivesAcrossHostsEqualTheReference(int n, int hosts, long bytes) throws Exception {
         CollRanks.runOffloadHosts(n, hosts, shm, coll -> {
             assertTrue(coll.offloaded());

@@ -67,6 +67,27 @@ class MpRunProxiesTest {
     }
 
     @Test
+    void aKilledProxyFailsThePendingCollectivesOnEveryHost() throws Exception {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--grace", "12", "--proxies", COLL_RANK, "victim", "1")) {
+            String line = mprun.awaitLine(l -> l.startsWith("[3] proxy "), WAIT.multipliedBy(2));
+            long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+            for (int r : new int[] {0, 2, 3}) {
+                mprun.awaitLine(l -> l.startsWith("[" + r + "] posted "), WAIT);
+            }
+            ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // host 1's proxy
+            String own = mprun.awaitLine(l -> l.startsWith("[3] failed: "), WAIT);
+            assertTrue(own.contains("the collective proxy (pid " + pid + ") is gone"), own);
+            for (int r : new int[] {0, 2}) {
+                String failed = mprun.awaitLine(l -> l.startsWith("[" + r + "] failed: "), WAIT);
+                assertTrue(failed.contains("ialltoall #0 on communicator 0") && failed.contains("the collective proxy of host 1"),
+                        failed);
+            }
+            assertNotEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+        }
+    }
+
+    @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
         try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);

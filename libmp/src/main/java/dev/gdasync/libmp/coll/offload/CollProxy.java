@@ -75,6 +75,9 @@ public final class CollProxy implements AutoCloseable {
     /** Work requests in flight at most (staged writes and chunks). */
     private static final int MAX_IN_FLIGHT = 256;
     private static final long LIVENESS_NANOS = 50_000_000L;
+    private static final long BEAT_NANOS = 1_000_000_000L;
+    /** Generous: on a loaded machine a live proxy may miss several beats. */
+    private static final long SILENCE_NANOS = 10_000_000_000L;
 
     private final Nic nic;
     private final HostRegion queueRegion;
@@ -111,6 +114,7 @@ public final class CollProxy implements AutoCloseable {
         }
     };
     private long nextToken = 1;
+    private long lastBeat;
     /** Transfers finished, and how many of them wrote into a rank of another host (written by the loop only). */
     private volatile long moved;
     private volatile long movedAcross;
@@ -321,7 +325,19 @@ public final class CollProxy implements AutoCloseable {
             }
         }
         if (links != null) {
+            if (look && now - lastBeat > BEAT_NANOS) {
+                // A heartbeat to every other proxy, every second; one silent for SILENCE_NANOS is taken for dead.
+                lastBeat = now;
+                for (int g = 0; g < links.hosts(); g++) {
+                    if (g != host) {
+                        links.send(g, ProxyFrames.beat());
+                    }
+                }
+            }
             work += links.poll(frames);
+            if (look) {
+                links.checkSilence(now, SILENCE_NANOS, frames);
+            }
         }
         work += startTransfers();
         work += reap();
@@ -417,7 +433,7 @@ public final class CollProxy implements AutoCloseable {
                 int r = f.getInt();
                 rankDied(r, ProxyFrames.getText(f));
             }
-            default -> { } // a newer proxy's frame: nothing this one knows to do
+            default -> { } // BEAT, or a newer proxy's frame: nothing to do
         }
     }
 

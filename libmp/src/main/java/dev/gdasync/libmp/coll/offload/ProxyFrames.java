@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
  * RECV       context, seq, src, dst, part, address, length, key, token      (dst posted a receive from src, on your host)
  * RECV_DONE  token, failed, why                                            (the transfer into that receive ended)
  * RANK_GONE  rank, why                                                     (a rank of mine died or closed)
+ * BEAT       (nothing)                                                     (once a second: a send to a dead proxy fails)
  * </pre>
  */
 final class ProxyFrames {
@@ -21,6 +22,7 @@ final class ProxyFrames {
     static final int RECV = 3;
     static final int RECV_DONE = 4;
     static final int RANK_GONE = 5;
+    static final int BEAT = 6;
     /** Longest text a frame carries (the rest of a longer message is cut). */
     private static final int MAX_TEXT = 1200;
 
@@ -93,6 +95,10 @@ final class ProxyFrames {
         ByteBuffer b = frame(RECV_DONE).putLong(token).putInt(failure == null ? 0 : 1);
         putText(b, failure == null ? "" : failure);
         return bytes(b);
+    }
+
+    static byte[] beat() {
+        return bytes(frame(BEAT));
     }
 
     static byte[] rankGone(int rank, String why) {

@@ -64,6 +64,7 @@ final class ProxyLinks implements AutoCloseable {
     private final List<ArrayDeque<Integer>> freeSends = new ArrayList<>();
     private final List<ArrayDeque<byte[]>> backlog = new ArrayList<>();
     private final boolean[] broken;
+    private final long[] heard;
     private final Completion completion = new Completion();
 
     /**
@@ -79,6 +80,7 @@ final class ProxyLinks implements AutoCloseable {
         this.hosts = boot.size();
         this.qps = new QueuePair[hosts];
         this.broken = new boolean[hosts];
+        this.heard = new long[hosts];
         this.recvRegion = nic.allocateHost((long) hosts * FRAMES * FRAME);
         this.recvMr = nic.register(recvRegion, Access.ALL);
         this.sendRegion = nic.allocateHost((long) hosts * FRAMES * FRAME);
@@ -104,6 +106,7 @@ final class ProxyLinks implements AutoCloseable {
             }
         }
         boot.barrier();
+        java.util.Arrays.fill(heard, System.nanoTime());
     }
 
     private byte[] endpoints() {
@@ -200,6 +203,7 @@ final class ProxyLinks implements AutoCloseable {
                 byte[] frame = recvRegion.segment().asSlice(frameOffset(g, i), completion.byteLength())
                         .toArray(ValueLayout.JAVA_BYTE);
                 postRecv(g, i);
+                heard[g] = System.nanoTime();
                 handler.frame(g, ByteBuffer.wrap(frame));
             }
             while (!broken[g] && qp.sendCq().poll(completion) == 1) {
@@ -218,6 +222,21 @@ final class ProxyLinks implements AutoCloseable {
             }
         }
         return work;
+    }
+
+    /**
+     * Declares the links to the proxies that sent nothing (not even their heartbeat) for too long broken.
+     *
+     * @param now     {@link System#nanoTime()}
+     * @param silence how long a live proxy may stay silent
+     * @param handler told of each link declared broken
+     */
+    void checkSilence(long now, long silence, Handler handler) {
+        for (int g = 0; g < hosts; g++) {
+            if (g != host && !broken[g] && now - heard[g] > silence) {
+                fail(g, handler, "the proxy of host " + g + " sent nothing for " + silence / 1_000_000_000L + " s");
+            }
+        }
     }
 
     private void fail(int g, Handler handler, String why) {
