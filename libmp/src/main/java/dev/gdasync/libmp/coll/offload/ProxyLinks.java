@@ -65,6 +65,8 @@ final class ProxyLinks implements AutoCloseable {
     private final List<ArrayDeque<byte[]>> backlog = new ArrayList<>();
     private final boolean[] broken;
     private final long[] heard;
+    /** Why posting to a peer failed, reported to the handler by the next {@link #poll}. */
+    private final String[] postFailure;
     private final Completion completion = new Completion();
 
     /**
@@ -81,6 +83,7 @@ final class ProxyLinks implements AutoCloseable {
         this.qps = new QueuePair[hosts];
         this.broken = new boolean[hosts];
         this.heard = new long[hosts];
+        this.postFailure = new String[hosts];
         this.recvRegion = nic.allocateHost((long) hosts * FRAMES * FRAME);
         this.recvMr = nic.register(recvRegion, Access.ALL);
         this.sendRegion = nic.allocateHost((long) hosts * FRAMES * FRAME);
@@ -176,8 +179,15 @@ final class ProxyLinks implements AutoCloseable {
     private void post(int g, int i, byte[] frame) {
         long off = frameOffset(g, i);
         MemorySegment.copy(frame, 0, sendRegion.segment(), ValueLayout.JAVA_BYTE, off, frame.length);
-        qps[g].postSend(new SendWorkRequest().opcode(Opcode.SEND).flags(SendFlags.SIGNALED).wrId(i)
-                .sge(sendMr, off, frame.length));
+        try {
+            qps[g].postSend(new SendWorkRequest().opcode(Opcode.SEND).flags(SendFlags.SIGNALED).wrId(i)
+                    .sge(sendMr, off, frame.length));
+        } catch (RuntimeException e) {
+            // A queue pair in error refuses new work: the link is broken (told to the handler by poll).
+            broken[g] = true;
+            backlog.get(g).clear();
+            postFailure[g] = "sending to the proxy of host " + g + " failed: " + e.getMessage();
+        }
     }
 
     /**
@@ -190,6 +200,11 @@ final class ProxyLinks implements AutoCloseable {
         int work = 0;
         for (int g = 0; g < hosts; g++) {
             QueuePair qp = qps[g];
+            if (postFailure[g] != null) {
+                String why = postFailure[g];
+                postFailure[g] = null;
+                handler.broken(g, why);
+            }
             if (qp == null || broken[g]) {
                 continue;
             }
