@@ -70,6 +70,7 @@ class MpRunProxiesTest {
     void aKilledProxyFailsThePendingCollectivesOnEveryHost() throws Exception {
         NetnsLaunchTest.assumeNetns();
         try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--grace", "12", "--proxies", COLL_RANK, "victim", "1")) {
+            List<Long> victim = MpRunTest.readyPids(mprun, 1);
             String line = mprun.awaitLine(l -> l.startsWith("[3] proxy "), WAIT.multipliedBy(2));
             long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
             for (int r : new int[] {0, 2, 3}) {
@@ -83,6 +84,7 @@ class MpRunProxiesTest {
                 assertTrue(failed.contains("ialltoall #0 on communicator 0") && failed.contains("the collective proxy of host 1"),
                         failed);
             }
+            ProcessHandle.of(victim.getFirst()).ifPresent(ProcessHandle::destroyForcibly); // no need to wait for the grace
             assertNotEquals(0, mprun.awaitExit(WAIT), mprun.describe());
         }
     }
