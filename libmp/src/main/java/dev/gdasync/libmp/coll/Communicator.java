@@ -33,6 +33,7 @@ public final class Communicator {
     private final int[] worldRanks;
     private final int rank;
     private int nextSeq;
+    private HostLayout layout;
 
     Communicator(Collectives owner, int context, int[] worldRanks) {
         this.owner = owner;
@@ -235,6 +236,12 @@ public final class Communicator {
         long block = send.byteSize();
         requireBytes("recv", recv, Math.multiplyExact(block, size()), "size × send.byteSize()");
         CollOp op = newOp("iallgather");
+        HostLayout layout = hierarchy();
+        if (layout != null) {
+            MemorySegment.copy(send, 0, recv, rank * block, block);
+            HierarchicalSchedules.allgather(op, layout, worldRanks, rank, recv, recvReg, block);
+            return start(op);
+        }
         for (int i = 0; i < size(); i++) {
             MemorySegment into = recv.asSlice(i * block, block);
             if (i == rank) {
@@ -263,6 +270,11 @@ public final class Communicator {
         requireRank("root", root);
         CollOp op = newOp("ibcast");
         int n = size();
+        HostLayout layout = hierarchy();
+        if (layout != null) {
+            HierarchicalSchedules.bcast(op, layout, worldRanks, rank, root, buf, reg);
+            return start(op);
+        }
         if (owner.offloaded()) {
             // The proxy moves every message itself: a flat tree from the root costs it no forwarding step.
             if (rank == root) {
@@ -543,6 +555,17 @@ public final class Communicator {
     }
 
     // ---- internals ----
+
+    /** @return the layout when the offload engine runs this communicator across hosts (hierarchical), else null */
+    private HostLayout hierarchy() {
+        if (!owner.offloaded()) {
+            return null;
+        }
+        if (layout == null) {
+            layout = HostLayout.of(owner.engine(), worldRanks);
+        }
+        return layout.spansHosts() ? layout : null;
+    }
 
     private CollOp newOp(String name) {
         owner.engine().requireHealthy();

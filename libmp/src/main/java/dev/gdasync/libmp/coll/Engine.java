@@ -27,6 +27,14 @@ interface Engine {
     /** Makes the active collectives progress (host) or looks at their completion (offload), without waiting. */
     void progress();
 
+    /**
+     * @param worldRank a rank of the Mp
+     * @return the host it runs on, as far as the engine knows (the host engine: 0 for every rank)
+     */
+    default int hostOf(int worldRank) {
+        return 0;
+    }
+
     /** @return whether a proxy executes the collectives */
     boolean offloaded();
 

@@ -23,6 +23,10 @@ import java.nio.file.Path;
  * {@link CollProxy} executes it; {@link #progress} only reads the slots' done words, so a rank that never calls
  * test still has its collectives finished.
  *
+ * <p>Where the job spans several hosts, the rank also makes one queue pair for every other host's proxy and publishes
+ * its endpoint in its area; its own proxy forwards it and writes back the other proxy's endpoint (the proxies meet
+ * through their own bootstrap). Those proxies write what the rank receives from their hosts' ranks.
+ *
  * <p>A proxy that is gone (its pid, or its stopped flag) fails every active collective and the engine refuses new
  * ones. Runs on the thread that drives the Mp.
  */
@@ -34,6 +38,8 @@ final class OffloadEngine implements Engine {
     private final Arena arena = Arena.ofShared();
     private final ProxyQueue queue;
     private final QueuePair qp;
+    /** Per other host, the queue pair its proxy writes into this rank's buffers through (null for this host). */
+    private final QueuePair[] links;
     private final CollOp[] slotOps = new CollOp[ProxyQueue.SLOTS];
     private final long[] slotNumbers = new long[ProxyQueue.SLOTS];
     private final long threshold;
@@ -79,7 +85,14 @@ final class OffloadEngine implements Engine {
         this.queue = q;
         this.threshold = q.threshold();
         this.qp = mp.nic().createQueuePair(QueuePairConfig.DEFAULT);
+        this.links = new QueuePair[queue.hosts()];
         try {
+            for (int g = 0; g < links.length; g++) {
+                if (g != queue.host()) {
+                    links[g] = mp.nic().createQueuePair(QueuePairConfig.DEFAULT);
+                    queue.publishLink(me, g, links[g].endpoint().toBytes());
+                }
+            }
             queue.publishRank(me, ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), qp.endpoint().toBytes());
             while (queue.state(me) == ProxyQueue.RANK_PUBLISHED) {
                 if (System.nanoTime() - start > timeout || !proxyAlive()) {
@@ -93,8 +106,14 @@ final class OffloadEngine implements Engine {
                 throw new IllegalStateException(queue.refusal(me));
             }
             qp.connect(Endpoint.of(queue.proxyEndpoint(me)));
+            for (int g = 0; g < links.length; g++) {
+                if (links[g] != null) {
+                    links[g].connect(Endpoint.of(queue.remoteProxyEndpoint(me, g)));
+                }
+            }
             this.next = queue.head(me);
         } catch (RuntimeException e) {
+            closeLinks();
             qp.close();
             arena.close();
             throw e;
@@ -131,6 +150,11 @@ final class OffloadEngine implements Engine {
     @Override
     public int activeCount() {
         return active;
+    }
+
+    @Override
+    public int hostOf(int worldRank) {
+        return queue.hostOf(worldRank);
     }
 
     @Override
@@ -258,7 +282,16 @@ final class OffloadEngine implements Engine {
         while (queue.state(me) == ProxyQueue.PROXY_CONNECTED && proxyAlive() && System.nanoTime() < deadline) {
             Thread.yield();
         }
+        closeLinks();
         qp.close();
         arena.close();
+    }
+
+    private void closeLinks() {
+        for (QueuePair link : links) {
+            if (link != null) {
+                link.close();
+            }
+        }
     }
 }

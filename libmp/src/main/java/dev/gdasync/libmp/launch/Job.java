@@ -48,7 +48,10 @@ import java.util.concurrent.TimeUnit;
  * <p>With {@code --proxies} the host's collective proxy ({@link CollProxy}) starts first, with the job's id, the
  * rank count and the locator file it publishes its queue in; every rank gets that locator and
  * {@code GDASYNC_COLL_ENGINE=offload}. The proxy is not a rank: its exit decides nothing, and it is stopped (and
- * its locator removed) when the ranks have ended.
+ * its locator removed) when the ranks have ended. With {@code --netns K} too, one proxy starts per host, in that
+ * host's namespace, with its own locator ({@code coll-proxy-<job>-hK}), the host of every rank
+ * ({@code GDASYNC_COLL_PLACEMENT}), its host and a rendezvous of its own (the proxies' bootstrap, on host 0's
+ * address); each rank gets its own host's locator.
  *
  * <p>With {@code --jfr DIR} rank r's JVM starts with {@link FlightRecording#jvmOption} ({@code DIR/rank-r.jfr}, the
  * settings file the launcher wrote into DIR); the JVM writes the file when it exits.
@@ -61,7 +64,7 @@ final class Job {
     private final List<String> jvm;
     /** The collective proxy's command line, or empty without --proxies. */
     private final List<String> proxyJvm;
-    private ProxyProcess proxy;
+    private final List<ProxyProcess> proxies = new ArrayList<>();
     private final Path shmBase;
     private final List<String> netnsExec;
     private final PrintStream out;
@@ -133,19 +136,10 @@ final class Job {
         List<String> prefix = ParentDeath.prefix();
         // Variables that would compete with the launcher's (GDASYNC_SECRET_FILE) or confuse apps.
         List<String> unset = List.of("GDASYNC_SECRET_FILE");
-        Map<String, String> proxyEnv = Map.of();
-        if (!proxyJvm.isEmpty()) {
-            Path locator = ShmDirectory.userRoot(shmBase).resolve("coll-proxy-" + jobId);
-            proxyEnv = Map.of(CollProxy.LOCATOR_ENV, locator.toString(), Collectives.ENGINE_ENV, "offload");
-            List<String> command = new ArrayList<>(prefix);
-            command.addAll(proxyJvm);
-            try {
-                proxy = ProxyProcess.start(command, Map.of("GDASYNC_SIZE", Integer.toString(options.ranks()),
-                        "GDASYNC_JOB_ID", jobId, CollProxy.LOCATOR_ENV, locator.toString()), unset, locator, out, err);
-            } catch (IOException e) {
-                err.println("mprun: cannot start the collective proxy: " + e.getMessage());
-                return false;
-            }
+        int hosts = Math.max(1, options.netns());
+        List<Path> locators = new ArrayList<>();
+        if (!proxyJvm.isEmpty() && !startProxies(hosts, jobId, rendezvous, secret, prefix, unset, locators)) {
+            return false;
         }
         for (int r = 0; r < options.ranks(); r++) {
             Map<String, String> env = new HashMap<>(Map.of(
@@ -154,7 +148,10 @@ final class Job {
                     "GDASYNC_RENDEZVOUS", rendezvous,
                     "GDASYNC_SECRET", HexFormat.of().formatHex(secret),
                     "GDASYNC_JOB_ID", jobId));
-            env.putAll(proxyEnv);
+            if (!locators.isEmpty()) {
+                env.put(CollProxy.LOCATOR_ENV, locators.get(NetNamespaces.hostOf(r, hosts)).toString());
+                env.put(Collectives.ENGINE_ENV, "offload");
+            }
             List<String> command = new ArrayList<>(prefix);
             if (options.netns() > 0) {
                 int h = NetNamespaces.hostOf(r, options.netns());
@@ -184,6 +181,42 @@ final class Job {
                     err.println("mprun: cannot start rank " + r + ": " + e.getMessage());
                     return false;
                 }
+            }
+        }
+        return true;
+    }
+
+    /** Starts one collective proxy per host (in its namespace with --netns); their locators go into locators. */
+    private boolean startProxies(int hosts, String jobId, String ranksRendezvous, byte[] secret, List<String> prefix,
+                                 List<String> unset, List<Path> locators) {
+        StringBuilder placement = new StringBuilder();
+        for (int r = 0; r < options.ranks(); r++) {
+            placement.append(r == 0 ? "" : ",").append(NetNamespaces.hostOf(r, hosts));
+        }
+        String host = ranksRendezvous.substring(0, ranksRendezvous.lastIndexOf(':') + 1);
+        String rendezvous = host + freePort();
+        while (rendezvous.equals(ranksRendezvous)) {
+            rendezvous = host + freePort(); // the proxies' bootstrap listens beside rank 0's, on host 0
+        }
+        for (int h = 0; h < hosts; h++) {
+            Path locator = ShmDirectory.userRoot(shmBase).resolve("coll-proxy-" + jobId + (hosts > 1 ? "-h" + h : ""));
+            locators.add(locator);
+            Map<String, String> env = new HashMap<>(Map.of("GDASYNC_SIZE", Integer.toString(options.ranks()),
+                    "GDASYNC_JOB_ID", jobId, CollProxy.LOCATOR_ENV, locator.toString()));
+            List<String> command = new ArrayList<>(prefix);
+            if (hosts > 1) {
+                env.putAll(Map.of(CollProxy.PLACEMENT_ENV, placement.toString(), CollProxy.HOST_ENV, Integer.toString(h),
+                        CollProxy.RENDEZVOUS_ENV, rendezvous, "GDASYNC_SECRET", HexFormat.of().formatHex(secret)));
+                command.addAll(netnsExec);
+                command.add(NetNamespaces.name(h));
+            }
+            command.addAll(proxyJvm);
+            try {
+                proxies.add(ProxyProcess.start(command, env, unset, locator, hosts > 1 ? "proxy h" + h : "proxy", out, err));
+            } catch (IOException e) {
+                err.println("mprun: cannot start the collective proxy" + (hosts > 1 ? " of host " + h : "") + ": "
+                        + e.getMessage());
+                return false;
             }
         }
         return true;
@@ -278,7 +311,7 @@ final class Job {
 
     /** Removes what dead processes left in shared memory under the ranks' base (a rank killed with SIGKILL). */
     private void cleanSharedMemory() throws InterruptedException {
-        if (proxy != null) {
+        for (ProxyProcess proxy : proxies) {
             proxy.stop(STOP_PATIENCE, DRAIN, err);
         }
         try {

@@ -67,8 +67,8 @@ final class LaunchCommand implements CommandLines.Checked {
                     + " if its parent exists); scripts/trace DIR turns them into one timeline")
     Path jfr;
 
-    @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks: collectives opened with"
-            + " Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
+    @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks (one per host with"
+            + " --netns): collectives opened with Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
     boolean proxies;
 
     @Option(names = "--list", description = "list the programs known by short name and exit")
@@ -105,9 +105,6 @@ final class LaunchCommand implements CommandLines.Checked {
         if (netns > ranks) {
             throw new IllegalArgumentException("--netns " + netns + " with " + ranks + " rank" + (ranks == 1 ? "" : "s")
                     + " would leave hosts without a rank: K must not exceed -np N");
-        }
-        if (proxies && netns > 0) {
-            throw new IllegalArgumentException("--proxies serves the ranks of one host; it cannot be combined with --netns yet");
         }
         options();
     }

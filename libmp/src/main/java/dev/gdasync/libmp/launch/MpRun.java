@@ -34,8 +34,9 @@ import java.util.OptionalInt;
  * {@code --netns K} the ranks are spread over K network namespaces made by {@code scripts/netns} (see
  * {@link NetNamespaces}); when they cannot be made (not root, no {@code ip}) the launcher says why and exits
  * with 1 before starting any rank. With {@code --proxies} it first starts the host's collective proxy
- * ({@link CollProxy}) and the ranks' {@code Collectives.open} use it; the proxy's lines are prefixed
- * {@code [proxy]}, and it is stopped once every rank has ended.
+ * ({@link CollProxy}), one per host with {@code --netns}, and the ranks' {@code Collectives.open} use it; the
+ * proxy's lines are prefixed {@code [proxy]} ({@code [proxy hK]} with several hosts), and it is stopped once every
+ * rank has ended.
  */
 public final class MpRun {
     private MpRun() {

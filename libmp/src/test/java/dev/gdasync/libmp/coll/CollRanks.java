@@ -4,6 +4,8 @@ import dev.gdasync.gdsync.swnic.SwNicConfig;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.bootstrap.Bootstrap;
+import dev.gdasync.libmp.bootstrap.LocalBootstrap;
 import dev.gdasync.libmp.coll.offload.CollProxy;
 import dev.gdasync.libmp.testutil.CollChecks;
 import dev.gdasync.libmp.testutil.ThreadRanks;
@@ -12,6 +14,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,6 +48,42 @@ final class CollRanks {
                     body.run(coll);
                 }
             });
+        }
+    }
+
+    /**
+     * Runs the ranks on the offload engine with one proxy per "host" (rank r on host r % hosts), each proxy on a
+     * thread of this JVM, the proxies linked through a bootstrap of their own, every rank attached to its host's
+     * proxy. One machine's namespace: the links and the writes into another host's ranks use shared memory here, the
+     * matching across proxies is the same as between network namespaces (the launcher tests run those).
+     */
+    static void runOffloadHosts(int n, int hosts, Path base, Body body) throws Exception {
+        int[] placement = new int[n];
+        for (int r = 0; r < n; r++) {
+            placement[r] = r % hosts;
+        }
+        List<Bootstrap> boots = LocalBootstrap.group(hosts, Duration.ofSeconds(30));
+        List<CompletableFuture<CollProxy>> made = new ArrayList<>();
+        for (int g = 0; g < hosts; g++) {
+            Bootstrap boot = boots.get(g);
+            Path locator = locator(base).resolveSibling("coll-proxy-locator-h" + g);
+            made.add(CompletableFuture.supplyAsync(() -> new CollProxy(SwNicConfig.defaults().withShmBase(base)
+                    .withJobId("coll-proxy-test-h" + boot.rank()), placement, boot, locator, CollProxy.DEFAULT_THRESHOLD)
+                    .start(), Executors.newVirtualThreadPerTaskExecutor()));
+        }
+        List<CollProxy> proxies = new ArrayList<>();
+        try {
+            for (CompletableFuture<CollProxy> f : made) {
+                proxies.add(f.get(60, TimeUnit.SECONDS));
+            }
+            ThreadRanks.run(n, config(base), "coll-rank", Duration.ofSeconds(180), mp -> {
+                Path locator = locator(base).resolveSibling("coll-proxy-locator-h" + placement[mp.rank()]);
+                try (Collectives coll = Collectives.offload(mp, locator)) {
+                    body.run(coll);
+                }
+            });
+        } finally {
+            proxies.forEach(CollProxy::close);
         }
     }
 

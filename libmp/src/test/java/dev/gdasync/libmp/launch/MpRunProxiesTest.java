@@ -47,6 +47,49 @@ class MpRunProxiesTest {
     }
 
     @Test
+    void offloadedCollectivesAcrossNetworkNamespaces() {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--proxies", COLL_RANK, "check")) {
+            assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
+            for (int r = 0; r < 4; r++) {
+                assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
+                assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+            }
+            // Each host's proxy wrote into the other host's ranks (over the network transport between namespaces).
+            for (int h = 0; h < 2; h++) {
+                int host = h;
+                String line = mprun.stdout().stream().filter(l -> l.startsWith("[proxy h" + host + "] host ")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no summary from the proxy of host " + host + "\n"
+                                + mprun.describe()));
+                assertTrue(line.matches(".*: [1-9][0-9]* transfers, [1-9][0-9]* of them into ranks of other hosts"), line);
+            }
+        }
+    }
+
+    @Test
+    void aKilledProxyFailsThePendingCollectivesOnEveryHost() throws Exception {
+        NetnsLaunchTest.assumeNetns();
+        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--grace", "12", "--proxies", COLL_RANK, "victim", "1")) {
+            List<Long> victim = MpRunTest.readyPids(mprun, 1);
+            String line = mprun.awaitLine(l -> l.startsWith("[3] proxy "), WAIT.multipliedBy(2));
+            long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+            for (int r : new int[] {0, 2, 3}) {
+                mprun.awaitLine(l -> l.startsWith("[" + r + "] posted "), WAIT);
+            }
+            ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // host 1's proxy
+            String own = mprun.awaitLine(l -> l.startsWith("[3] failed: "), WAIT);
+            assertTrue(own.contains("the collective proxy (pid " + pid + ") is gone"), own);
+            for (int r : new int[] {0, 2}) {
+                String failed = mprun.awaitLine(l -> l.startsWith("[" + r + "] failed: "), WAIT);
+                assertTrue(failed.contains("ialltoall #0 on communicator 0") && failed.contains("the collective proxy of host 1"),
+                        failed);
+            }
+            ProcessHandle.of(victim.getFirst()).ifPresent(ProcessHandle::destroyForcibly); // no need to wait for the grace
+            assertNotEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+        }
+    }
+
+    @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
         try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);

@@ -23,8 +23,9 @@ import java.time.Duration;
  * <li>{@code check}: alltoall, allgather, bcast from every root (9000 B, 300 005 B) and a group ring
  * broadcast, each compared with the reference after its wait; on the offload engine the rank first computes without
  * calling test until the receive buffer is full; prints "offloaded BOOLEAN" and "collectives ok";</li>
- * <li>{@code victim V}: rank V prints "ready PID" and sleeps (to be killed); the others post an alltoall, print
- * "posted PID", wait, and print "failed: MESSAGE" and exit 3 when it fails;</li>
+ * <li>{@code victim V}: rank V prints "ready PID" and sleeps (to be killed); the others print "proxy PID" (their
+ * host's proxy, on the offload engine), post an alltoall, print "posted PID", wait, and print "failed: MESSAGE" and
+ * exit 3 when it fails;</li>
  * <li>{@code proxykill}: every rank prints "proxy PID" (read from the proxy's queue); rank 0 posts an alltoall
  * that rank 1 never joins and prints "posted"; the test kills the proxy; rank 0 prints "failed: MESSAGE" and exits
  * 3; the others sleep;</li>
@@ -65,6 +66,9 @@ public final class CollRankMain {
                             System.out.println("ready " + ProcessHandle.current().pid());
                             Thread.sleep(120_000);
                             return;
+                        }
+                        if (coll.offloaded()) {
+                            System.out.println("proxy " + attach().proxyPid());
                         }
                         waitForFailure(mp, world, n);
                     }

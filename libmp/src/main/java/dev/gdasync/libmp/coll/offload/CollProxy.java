@@ -17,14 +17,20 @@ import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
+import dev.gdasync.libmp.bootstrap.Bootstrap;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.bootstrap.JobEnvironment;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,12 +46,26 @@ import java.util.Objects;
  * (direct, chunked and pipelined). When every transfer of a rank's task is done it writes the task's done word.
  * The ranks do nothing meanwhile.
  *
- * <p>A dead rank (its pid gone) fails every unfinished task that exchanges with it; a transfer the NIC
- * completes with an error fails the two tasks it belongs to. One thread runs everything.
+ * <p>A job may span several hosts, one proxy each ({@code mprun --netns K --proxies}). The proxies then form a job
+ * of their own through the bootstrap (rank = host) and talk over {@link ProxyLinks}. A rank links to every other
+ * host's proxy too (one queue pair each, connected through its own proxy, which forwards the endpoints). A receive
+ * whose sender is on another host is sent as a RECV frame to the sender's proxy, which matches it like a local one
+ * and moves the bytes itself, writing into the remote receiver's buffer over the NIC's network transport (UCX); its
+ * RECV_DONE frame then finishes the receive here.
+ *
+ * <p>A dead rank (its pid gone) fails every unfinished task that exchanges with it, on every host; a transfer the
+ * NIC completes with an error fails the two tasks it belongs to; a broken link to another proxy fails everything
+ * that exchanges with that host's ranks. One thread runs everything.
  */
 public final class CollProxy implements AutoCloseable {
     /** The environment variable naming the locator file (a path the launcher picks). */
     public static final String LOCATOR_ENV = "GDASYNC_COLL_PROXY";
+    /** The environment variable giving the host of every rank, comma-separated (absent: one host). */
+    public static final String PLACEMENT_ENV = "GDASYNC_COLL_PLACEMENT";
+    /** The environment variable giving this proxy's host (absent: 0). */
+    public static final String HOST_ENV = "GDASYNC_COLL_HOST";
+    /** The environment variable giving the proxies' rendezvous ({@code host:port}) when there are several hosts. */
+    public static final String RENDEZVOUS_ENV = "GDASYNC_COLL_RENDEZVOUS";
     /** Default size from which a send is read straight from the sender's buffer. */
     public static final long DEFAULT_THRESHOLD = 8 * 1024;
     /** Bytes one transit chunk moves. */
@@ -55,6 +75,9 @@ public final class CollProxy implements AutoCloseable {
     /** Work requests in flight at most (staged writes and chunks). */
     private static final int MAX_IN_FLIGHT = 256;
     private static final long LIVENESS_NANOS = 50_000_000L;
+    private static final long BEAT_NANOS = 1_000_000_000L;
+    /** Generous: on a loaded machine a live proxy may miss several beats. */
+    private static final long SILENCE_NANOS = 10_000_000_000L;
 
     private final Nic nic;
     private final HostRegion queueRegion;
@@ -73,6 +96,28 @@ public final class CollProxy implements AutoCloseable {
     private final List<Task> tasks = new ArrayList<>();
     private final Completion completion = new Completion();
     private final Path locator;
+    private final int host;
+    private final int[] placement;
+    private final ProxyLinks links;
+    private final Bootstrap boot;
+    private final int[] linksLeft;
+    private final Map<Long, Entry> remoteRecvs = new HashMap<>();
+    private final ProxyLinks.Handler frames = new ProxyLinks.Handler() {
+        @Override
+        public void frame(int from, ByteBuffer frame) {
+            onFrame(from, frame);
+        }
+
+        @Override
+        public void broken(int g, String why) {
+            hostGone(g, why);
+        }
+    };
+    private long nextToken = 1;
+    private long lastBeat;
+    /** Transfers finished, and how many of them wrote into a rank of another host (written by the loop only). */
+    private volatile long moved;
+    private volatile long movedAcross;
     private long nextWr = 1;
     private long lastLiveness;
     private volatile boolean stop;
@@ -81,6 +126,10 @@ public final class CollProxy implements AutoCloseable {
 
     /** A posted collective of one rank, as the proxy holds it. */
     private static final class Task {
+        /** The receiving rank's host when this is the stand-in for a receive posted on another host, else -1. */
+        int remoteHost = -1;
+        /** The stand-in's token at that host's proxy. */
+        long token;
         final int rank;
         final long number;
         final long slot;
@@ -174,20 +223,48 @@ public final class CollProxy implements AutoCloseable {
      * @param threshold the size from which sends are not staged
      */
     public CollProxy(NicConfig nicConfig, int ranks, Path locator, long threshold) {
+        this(nicConfig, new int[Math.max(0, ranks)], null, locator, threshold);
+    }
+
+    /**
+     * Creates the proxy of one host of a job that may span several: with more than one host it connects to the
+     * other hosts' proxies through {@code boot} (which it closes with itself).
+     *
+     * @param nicConfig the NIC settings (the job's id among them)
+     * @param placement the host of every rank of the job (0 .. hosts - 1)
+     * @param boot      the proxies' bootstrap, one member per host, rank = this proxy's host; null for one host
+     * @param locator   where to write the queue file's path
+     * @param threshold the size from which sends are not staged
+     */
+    public CollProxy(NicConfig nicConfig, int[] placement, Bootstrap boot, Path locator, long threshold) {
         Objects.requireNonNull(nicConfig, "nicConfig must not be null");
+        Objects.requireNonNull(placement, "placement must not be null");
         Objects.requireNonNull(locator, "locator must not be null");
+        int ranks = placement.length;
         if (ranks < 1) {
             throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
         }
+        int hosts = boot == null ? 1 : boot.size();
+        this.host = boot == null ? 0 : boot.rank();
+        for (int r = 0; r < ranks; r++) {
+            if (placement[r] < 0 || placement[r] >= hosts) {
+                throw new IllegalArgumentException("rank " + r + " is placed on host " + placement[r] + ", outside the "
+                        + hosts + " host" + (hosts == 1 ? "" : "s") + " of the proxies");
+            }
+        }
+        this.placement = placement.clone();
+        this.boot = boot;
+        this.linksLeft = new int[ranks];
         this.locator = locator;
         this.nic = NicProviders.open(nicConfig);
         try {
-            if (!(nic.allocateHost(ProxyQueue.bytes(ranks)) instanceof HostRegion q)) {
+            this.links = hosts > 1 ? new ProxyLinks(nic, boot) : null;
+            if (!(nic.allocateHost(ProxyQueue.bytes(ranks, hosts)) instanceof HostRegion q)) {
                 throw new IllegalStateException("the collective proxy needs a NIC whose host memory is a shared file");
             }
             this.queueRegion = q;
             this.queueMr = nic.register(q, Access.ALL);
-            this.queue = new ProxyQueue(q.segment(), ranks);
+            this.queue = new ProxyQueue(q.segment(), ranks, hosts);
             this.transitRegion = nic.allocateHost((long) CHUNK * CHUNKS);
             this.transitMr = nic.register(transitRegion, Access.ALL);
             for (int c = 0; c < CHUNKS; c++) {
@@ -196,7 +273,8 @@ public final class CollProxy implements AutoCloseable {
             this.qps = new QueuePair[ranks];
             this.taken = new long[ranks];
             this.dead = new boolean[ranks];
-            queue.initHeader(ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), threshold);
+            queue.writePlacement(placement);
+            queue.initHeader(ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), threshold, host);
             Path tmp = locator.resolveSibling(locator.getFileName() + ".tmp");
             Files.createDirectories(locator.toAbsolutePath().getParent());
             Files.writeString(tmp, q.path().toString());
@@ -242,7 +320,24 @@ public final class CollProxy implements AutoCloseable {
             lastLiveness = now;
         }
         for (int r = 0; r < qps.length; r++) {
-            work += serveRank(r, look);
+            if (placement[r] == host) {
+                work += serveRank(r, look);
+            }
+        }
+        if (links != null) {
+            if (look && now - lastBeat > BEAT_NANOS) {
+                // A heartbeat to every other proxy, every second; one silent for SILENCE_NANOS is taken for dead.
+                lastBeat = now;
+                for (int g = 0; g < links.hosts(); g++) {
+                    if (g != host) {
+                        links.send(g, ProxyFrames.beat());
+                    }
+                }
+            }
+            work += links.poll(frames);
+            if (look) {
+                links.checkSilence(now, SILENCE_NANOS, frames);
+            }
         }
         work += startTransfers();
         work += reap();
@@ -287,7 +382,110 @@ public final class CollProxy implements AutoCloseable {
         qps[r] = qp;
         dead[r] = false;
         taken[r] = queue.head(r);
-        queue.publishProxy(r, qp.endpoint().toBytes());
+        if (links == null) {
+            queue.publishProxy(r, qp.endpoint().toBytes());
+            return;
+        }
+        // The rank is connected to this proxy once every other host's proxy has linked to it (LINKED frames).
+        linksLeft[r] = links.hosts() - 1;
+        for (int g = 0; g < links.hosts(); g++) {
+            if (g != host) {
+                links.send(g, ProxyFrames.link(r, queue.linkEndpoint(r, g)));
+            }
+        }
+    }
+
+    private void onFrame(int from, ByteBuffer f) {
+        switch (ProxyFrames.type(f)) {
+            case ProxyFrames.LINK -> linkRemoteRank(from, f.getInt(), ProxyFrames.getBytes(f));
+            case ProxyFrames.LINKED -> {
+                int r = f.getInt();
+                int g = f.getInt();
+                boolean ok = f.getInt() == 1;
+                byte[] v = ProxyFrames.getBytes(f);
+                if (qps[r] == null || queue.state(r) != ProxyQueue.RANK_PUBLISHED) {
+                    return; // the rank left meanwhile
+                }
+                if (!ok) {
+                    queue.refuse(r, new String(v, java.nio.charset.StandardCharsets.UTF_8));
+                } else {
+                    queue.publishRemoteProxy(r, g, v);
+                    if (--linksLeft[r] == 0) {
+                        queue.publishProxy(r, qps[r].endpoint().toBytes());
+                    }
+                }
+            }
+            case ProxyFrames.RECV -> remoteRecv(from, f);
+            case ProxyFrames.RECV_DONE -> {
+                Entry e = remoteRecvs.remove(f.getLong());
+                boolean failed = f.getInt() == 1;
+                String why = ProxyFrames.getText(f);
+                if (e != null && !e.done) {
+                    if (failed) {
+                        fail(e.task, why);
+                    }
+                    entryDone(e);
+                    releaseForwards(e);
+                    finishIfDone(e.task);
+                }
+            }
+            case ProxyFrames.RANK_GONE -> {
+                int r = f.getInt();
+                rankDied(r, ProxyFrames.getText(f));
+            }
+            default -> { } // BEAT, or a newer proxy's frame: nothing to do
+        }
+    }
+
+    /** Another host's proxy asks for a queue pair to one of its ranks (to write into that rank's buffers). */
+    private void linkRemoteRank(int from, int r, byte[] endpoint) {
+        if (r < 0 || r >= qps.length || placement[r] != from) {
+            links.send(from, ProxyFrames.linkRefused(r, host, "the proxy of host " + host + " places rank " + r
+                    + " elsewhere than host " + from));
+            return;
+        }
+        QueuePair qp = nic.createQueuePair(QueuePairConfig.DEFAULT);
+        try {
+            qp.connect(Endpoint.of(endpoint));
+        } catch (RuntimeException e) {
+            qp.close();
+            links.send(from, ProxyFrames.linkRefused(r, host, "the collective proxy of host " + host
+                    + " could not connect to rank " + r + ": " + e.getMessage()));
+            return;
+        }
+        if (qps[r] != null && inFlightTouch(r) == 0) {
+            qps[r].close(); // the rank attached again: its former queue pair is idle
+        }
+        qps[r] = qp;
+        dead[r] = false;
+        links.send(from, ProxyFrames.linked(r, host, qp.endpoint().toBytes()));
+    }
+
+    /** A receive posted on another host whose sender is mine: a stand-in task of one entry, matched as usual. */
+    private void remoteRecv(int from, ByteBuffer f) {
+        int context = f.getInt();
+        int seq = f.getInt();
+        int src = f.getInt();
+        int dst = f.getInt();
+        int part = f.getInt();
+        long address = f.getLong();
+        long length = f.getLong();
+        long key = f.getLong();
+        long token = f.getLong();
+        String name = ProxyFrames.getText(f);
+        Task t = new Task(dst, -1, -1, name, context, seq, 1);
+        t.remoteHost = from;
+        t.token = token;
+        Entry e = new Entry(t, 0, ProxyQueue.RECV, src, part, -1, address, length, key);
+        t.entries[0] = e;
+        tasks.add(t);
+        if (src < 0 || src >= qps.length || placement[src] != host || dead[src]) {
+            fail(t, t + " on rank " + dst + ": rank " + src + " is gone");
+            entryDone(e);
+            finishIfDone(t);
+            return;
+        }
+        accept(t, e, dst);
     }
 
     private void take(int r, long number) {
@@ -312,19 +510,32 @@ public final class CollProxy implements AutoCloseable {
                 entryDone(e);
                 continue;
             }
-            Key k = e.isSend() ? new Key(t.context, t.seq, r, e.peer, e.part) : new Key(t.context, t.seq, e.peer, r, e.part);
-            Entry other = unmatched.remove(k);
-            if (other == null) {
-                unmatched.put(k, e);
-            } else if (other.isSend() == e.isSend()) {
-                unmatched.put(k, other);
-                fail(t, t + ": rank " + r + " posted part " + e.part + " with rank " + e.peer + " twice");
-                entryDone(e);
-            } else {
-                match(e.isSend() ? e : other, e.isSend() ? other : e);
+            if (!e.isSend() && placement[e.peer] != host) {
+                // The sender's proxy moves the bytes: tell it where they go; its RECV_DONE finishes the entry.
+                long token = nextToken++;
+                remoteRecvs.put(token, e);
+                links.send(placement[e.peer], ProxyFrames.recv(t.context, t.seq, e.peer, r, e.part, e.address, e.length,
+                        e.key, token, t.name));
+                continue;
             }
+            accept(t, e, r);
         }
         finishIfDone(t);
+    }
+
+    /** Matches an entry of rank r with its counterpart, or keeps it until the counterpart comes. */
+    private void accept(Task t, Entry e, int r) {
+        Key k = e.isSend() ? new Key(t.context, t.seq, r, e.peer, e.part) : new Key(t.context, t.seq, e.peer, r, e.part);
+        Entry other = unmatched.remove(k);
+        if (other == null) {
+            unmatched.put(k, e);
+        } else if (other.isSend() == e.isSend()) {
+            unmatched.put(k, other);
+            fail(t, t + ": rank " + r + " posted part " + e.part + " with rank " + e.peer + " twice");
+            entryDone(e);
+        } else {
+            match(e.isSend() ? e : other, e.isSend() ? other : e);
+        }
     }
 
     private void match(Entry send, Entry recv) {
@@ -442,18 +653,27 @@ public final class CollProxy implements AutoCloseable {
     }
 
     private void transferDone(Transfer x) {
+        if (x.failure == null && x.send.task.failure == null) {
+            moved++;
+            if (x.recv.task.remoteHost >= 0) {
+                movedAcross++;
+            }
+        }
         entryDone(x.send);
         entryDone(x.recv);
-        // A receive that finished releases the sends of its task that wait for it (a tree's forward).
-        Task t = x.recv.task;
-        for (Entry e : t.entries) {
-            if (e.isSend() && e.after == x.recv.index && e.transfer != null && !e.transfer.started
+        releaseForwards(x.recv);
+        finishIfDone(x.send.task);
+        finishIfDone(x.recv.task);
+    }
+
+    /** A receive that finished releases the sends of its task that wait for it (a tree's forward). */
+    private void releaseForwards(Entry recv) {
+        for (Entry e : recv.task.entries) {
+            if (e.isSend() && e.after == recv.index && e.transfer != null && !e.transfer.started
                     && !ready.contains(e.transfer)) {
                 ready.add(e.transfer);
             }
         }
-        finishIfDone(x.send.task);
-        finishIfDone(x.recv.task);
     }
 
     private void entryDone(Entry e) {
@@ -471,14 +691,35 @@ public final class CollProxy implements AutoCloseable {
 
     private void finishIfDone(Task t) {
         if (t.left == 0 && tasks.remove(t)) {
-            if (!dead[t.rank]) {
+            if (t.remoteHost >= 0) {
+                links.send(t.remoteHost, ProxyFrames.recvDone(t.token, t.failure));
+            } else if (!dead[t.rank]) {
                 queue.finish(t.slot, t.number, t.failure);
+            }
+        }
+    }
+
+    /** The link to another host's proxy failed: its ranks are unreachable. */
+    private void hostGone(int g, String why) {
+        for (int r = 0; r < placement.length; r++) {
+            if (placement[r] == g && !dead[r]) {
+                rankDied(r, "the collective proxy of host " + g + " is unreachable (" + why + ")");
             }
         }
     }
 
     /** A rank is gone: every unfinished task that exchanges with it fails now; its own tasks are dropped. */
     private void rankDied(int r, String why) {
+        if (r < 0 || r >= dead.length) {
+            return;
+        }
+        if (links != null && placement[r] == host) {
+            for (int g = 0; g < links.hosts(); g++) {
+                if (g != host) {
+                    links.send(g, ProxyFrames.rankGone(r, why));
+                }
+            }
+        }
         dead[r] = true;
         unmatched.values().removeIf(e -> e.task.rank == r);
         for (Task t : List.copyOf(tasks)) {
@@ -499,11 +740,14 @@ public final class CollProxy implements AutoCloseable {
             }
             finishIfDone(t);
         }
+        remoteRecvs.values().removeIf(e -> e.done);
         QueuePair qp = qps[r];
         if (qp != null && inFlightTouch(r) == 0) {
             qp.close();
             qps[r] = null;
-            queue.setState(r, 0);
+            if (placement[r] == host) {
+                queue.setState(r, 0);
+            }
         }
     }
 
@@ -515,6 +759,11 @@ public final class CollProxy implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** @return a line saying how many transfers this proxy finished and how many of them went to another host */
+    public String summary() {
+        return "host " + host + ": " + moved + " transfers, " + movedAcross + " of them into ranks of other hosts";
     }
 
     /** @return the queue file's path */
@@ -543,6 +792,10 @@ public final class CollProxy implements AutoCloseable {
         } catch (IOException e) {
             // the launcher removes it too
         }
+        if (links != null) {
+            links.close();
+            boot.close();
+        }
         nic.deregister(transitMr);
         nic.deregister(queueMr);
         nic.close();
@@ -550,7 +803,9 @@ public final class CollProxy implements AutoCloseable {
 
     /**
      * The proxy process: {@code GDASYNC_COLL_PROXY} (the locator path), {@code GDASYNC_SIZE} (the ranks) and
-     * {@code GDASYNC_JOB_ID} from the launcher; runs until the launcher stops it.
+     * {@code GDASYNC_JOB_ID} from the launcher; with several hosts also {@code GDASYNC_COLL_PLACEMENT} (the host of
+     * every rank), {@code GDASYNC_COLL_HOST} (this proxy's), {@code GDASYNC_COLL_RENDEZVOUS} and
+     * {@code GDASYNC_SECRET} (the proxies' bootstrap). Runs until the launcher stops it.
      *
      * @param args ignored
      */
@@ -563,11 +818,24 @@ public final class CollProxy implements AutoCloseable {
             System.exit(2);
         }
         long threshold = Long.getLong("gdasync.coll.directThreshold", DEFAULT_THRESHOLD);
-        CollProxy proxy = new CollProxy(NicProviders.defaults().withJobId(job), Integer.parseInt(size), Path.of(locator),
+        int ranks = Integer.parseInt(size);
+        String placed = System.getenv(PLACEMENT_ENV);
+        int[] placement = placed == null ? new int[ranks] : Arrays.stream(placed.split(",")).mapToInt(Integer::parseInt).toArray();
+        int hosts = Arrays.stream(placement).max().orElse(0) + 1;
+        Bootstrap boot = null;
+        if (hosts > 1) {
+            int me = Integer.parseInt(Objects.requireNonNullElse(System.getenv(HOST_ENV), "0"));
+            byte[] secret = HexFormat.of().parseHex(Objects.requireNonNull(System.getenv("GDASYNC_SECRET"),
+                    "coll-proxy: several hosts need GDASYNC_SECRET"));
+            boot = EnvBootstrap.connect(JobEnvironment.of(me, hosts, System.getenv(RENDEZVOUS_ENV), secret,
+                    job + "-proxies", JobEnvironment.DEFAULT_TIMEOUT));
+        }
+        CollProxy proxy = new CollProxy(NicProviders.defaults().withJobId(job), placement, boot, Path.of(locator),
                 threshold);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             proxy.stop = true;
             proxy.queue.markStopped();
+            System.out.println(proxy.summary());
         }));
         proxy.run();
     }

@@ -12,9 +12,12 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * header (4096 B)   magic, version, proxy pid and start time, ranks, slots per rank, slot size, staging size,
- *                   direct threshold, stopped flag
+ *                   direct threshold, stopped flag, hosts in the job, this proxy's host, the host of every rank
+ *                   (4 bytes each from offset 64; the header grows in 4096-byte steps to hold them)
  * rank area r       control (4096 B): state, the rank's pid and start time, its queue pair's endpoint, the
  *                   proxy's endpoint for it, head (tasks posted), tail (tasks taken), closed flag, refusal text
+ *                   then one link (2048 B) per host: the endpoint of the rank's queue pair for that host's proxy
+ *                   and that proxy's endpoint for the rank (used only where the job spans several hosts)
  *                   then SLOTS slots: done word (task number + 1 once finished), status, message, the task
  *                   descriptor (context, collective number, name, entries) and the slot's staging bytes
  * </pre>
@@ -26,7 +29,7 @@ public final class ProxyQueue {
     /** "GDCP". */
     public static final int MAGIC = 0x4744_4350;
     /** The layout's version. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Tasks a rank may have outstanding at once. */
     public static final int SLOTS = 16;
     /** Entries (sends and receives) one task may hold. */
@@ -47,6 +50,9 @@ public final class ProxyQueue {
     static final long H_SLOTS = 28;
     static final long H_STOPPED = 32;
     static final long H_THRESHOLD = 40;
+    static final long H_HOSTS = 48;
+    static final long H_HOST = 52;
+    static final long H_PLACEMENT = 64;
 
     static final long CONTROL = 4096;
     /** 0 free; {@link #RANK_PUBLISHED}; {@link #PROXY_CONNECTED}; {@link #REFUSED}. */
@@ -61,6 +67,10 @@ public final class ProxyQueue {
     static final long C_TAIL = 2064;
     static final long C_CLOSED = 2072;
     static final long C_MESSAGE = 2080;
+
+    /** One link per host: the rank's endpoint for that host's proxy, then the proxy's endpoint for the rank. */
+    static final long LINK = 2048;
+    static final long L_PROXY = 1024;
 
     /** The rank published its endpoint. */
     public static final int RANK_PUBLISHED = 1;
@@ -96,26 +106,34 @@ public final class ProxyQueue {
 
     private final MemorySegment file;
     private final int ranks;
+    private final int hosts;
 
     /**
      * @param file  the mapping of the whole file
      * @param ranks the rank areas it holds
+     * @param hosts the hosts of the job (one proxy each)
      */
-    public ProxyQueue(MemorySegment file, int ranks) {
+    public ProxyQueue(MemorySegment file, int ranks, int hosts) {
         this.file = file;
         this.ranks = ranks;
+        this.hosts = hosts;
     }
 
     /**
      * @param ranks the rank areas
+     * @param hosts the hosts of the job
      * @return the file's length
      */
-    public static long bytes(int ranks) {
-        return HEADER + ranks * rankArea();
+    public static long bytes(int ranks, int hosts) {
+        return header(ranks) + ranks * rankArea(hosts);
     }
 
-    private static long rankArea() {
-        return CONTROL + SLOTS * SLOT;
+    private static long header(int ranks) {
+        return align(H_PLACEMENT + 4L * ranks, HEADER);
+    }
+
+    private static long rankArea(int hosts) {
+        return CONTROL + hosts * LINK + SLOTS * SLOT;
     }
 
     private static long align(long v, long a) {
@@ -132,14 +150,46 @@ public final class ProxyQueue {
         return ranks;
     }
 
+    /** @return the hosts of the job, one proxy each */
+    public int hosts() {
+        return hosts;
+    }
+
+    /**
+     * @param rank a rank of the job
+     * @return the host it runs on (its proxy's)
+     */
+    public int hostOf(int rank) {
+        return file.get(ValueLayout.JAVA_INT, H_PLACEMENT + 4L * rank);
+    }
+
+    /**
+     * The proxy writes where every rank runs (before {@link #initHeader}).
+     *
+     * @param placement the host of every rank
+     */
+    public void writePlacement(int[] placement) {
+        for (int r = 0; r < placement.length; r++) {
+            file.set(ValueLayout.JAVA_INT, H_PLACEMENT + 4L * r, placement[r]);
+        }
+    }
+
+    /** @return the host of the proxy that owns this queue */
+    public int host() {
+        return file.get(ValueLayout.JAVA_INT, H_HOST);
+    }
+
     /**
      * The proxy initialises the header.
      *
      * @param pid       the proxy's pid
      * @param start     its start time (epoch ms)
      * @param threshold the message size from which a send is read straight from the rank's buffer
+     * @param host      the proxy's host, from 0 to {@link #hosts()} - 1
      */
-    public void initHeader(long pid, long start, long threshold) {
+    public void initHeader(long pid, long start, long threshold, int host) {
+        file.set(ValueLayout.JAVA_INT, H_HOSTS, hosts);
+        file.set(ValueLayout.JAVA_INT, H_HOST, host);
         file.set(ValueLayout.JAVA_LONG, H_PID, pid);
         file.set(ValueLayout.JAVA_LONG, H_START, start);
         file.set(ValueLayout.JAVA_INT, H_RANKS, ranks);
@@ -167,11 +217,12 @@ public final class ProxyQueue {
                     + " slots; this library speaks version " + VERSION + " with " + SLOTS);
         }
         int ranks = file.get(ValueLayout.JAVA_INT, H_RANKS);
-        if (file.byteSize() < bytes(ranks)) {
+        int hosts = file.get(ValueLayout.JAVA_INT, H_HOSTS);
+        if (hosts < 1 || file.byteSize() < bytes(ranks, hosts)) {
             throw new IllegalStateException("the collective proxy queue holds " + file.byteSize() + " bytes, not "
-                    + bytes(ranks) + " for " + ranks + " ranks");
+                    + bytes(ranks, Math.max(1, hosts)) + " for " + ranks + " ranks on " + hosts + " hosts");
         }
-        return new ProxyQueue(file, ranks);
+        return new ProxyQueue(file, ranks, hosts);
     }
 
     /** @return the proxy's pid */
@@ -202,7 +253,61 @@ public final class ProxyQueue {
     // ---- control area of one rank ----
 
     private long control(int rank) {
-        return HEADER + rank * rankArea();
+        return header(ranks) + rank * rankArea(hosts);
+    }
+
+    private long link(int rank, int host) {
+        return control(rank) + CONTROL + host * LINK;
+    }
+
+    /**
+     * The rank publishes the endpoint of its queue pair for another host's proxy (before {@link #publishRank}).
+     *
+     * @param rank     the rank
+     * @param host     the other host
+     * @param endpoint the endpoint
+     */
+    public void publishLink(int rank, int host, byte[] endpoint) {
+        writeEndpoint(link(rank, host), endpoint);
+    }
+
+    /**
+     * @param rank a published rank
+     * @param host another host
+     * @return the endpoint of the rank's queue pair for that host's proxy
+     */
+    public byte[] linkEndpoint(int rank, int host) {
+        return readEndpoint(link(rank, host));
+    }
+
+    /**
+     * The proxy writes another host's proxy's endpoint for the rank (before {@link #publishProxy}).
+     *
+     * @param rank     the rank
+     * @param host     the other host
+     * @param endpoint that proxy's endpoint for the rank
+     */
+    public void publishRemoteProxy(int rank, int host, byte[] endpoint) {
+        writeEndpoint(link(rank, host) + L_PROXY, endpoint);
+    }
+
+    /**
+     * @param rank a connected rank
+     * @param host another host
+     * @return that host's proxy's endpoint for the rank
+     */
+    public byte[] remoteProxyEndpoint(int rank, int host) {
+        return readEndpoint(link(rank, host) + L_PROXY);
+    }
+
+    private void writeEndpoint(long at, byte[] endpoint) {
+        requireEndpoint(endpoint);
+        file.set(ValueLayout.JAVA_INT, at, endpoint.length);
+        MemorySegment.copy(endpoint, 0, file, ValueLayout.JAVA_BYTE, at + 4, endpoint.length);
+    }
+
+    private byte[] readEndpoint(long at) {
+        return file.asSlice(at + 4, file.get(ValueLayout.JAVA_INT, at)).toArray(ValueLayout.JAVA_BYTE);
     }
 
     /**
@@ -354,7 +459,7 @@ public final class ProxyQueue {
      * @return the slot's offset in the file
      */
     public long slot(int rank, int slot) {
-        return control(rank) + CONTROL + slot * SLOT;
+        return control(rank) + CONTROL + hosts * LINK + slot * SLOT;
     }
 
     /**
