@@ -2,6 +2,7 @@ package dev.gdasync.libmp.launch;
 
 import dev.gdasync.libmp.testutil.ChildProcess;
 import dev.gdasync.libmp.testutil.CollRankMain;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -62,6 +63,39 @@ class MpRunProxiesTest {
                         .orElseThrow(() -> new AssertionError("no summary from the proxy of host " + host + "\n"
                                 + mprun.describe()));
                 assertTrue(line.matches(".*: [1-9][0-9]* transfers, [1-9][0-9]* of them into ranks of other hosts"), line);
+            }
+        }
+    }
+
+    /**
+     * The correctness matrix across two network-namespace hosts, on both engines (host, then offloaded): 2, 3, 5 and 8
+     * ranks, blocks of 1 B to 4 MiB. Minutes on two CPUs, so only with {@code -Dgdasync.coll.bigTests=true}.
+     */
+    @Test
+    @Timeout(3600)
+    void theMatrixAcrossNetworkNamespacesOnBothEngines() {
+        if (!Boolean.getBoolean("gdasync.coll.bigTests")) {
+            System.out.println("MpRunProxiesTest: skipping the 2-8 rank x 1 B-4 MiB matrix across namespaces:"
+                    + " run with -Dgdasync.coll.bigTests=true");
+        }
+        Assumptions.assumeTrue(Boolean.getBoolean("gdasync.coll.bigTests"), "big tests off");
+        NetnsLaunchTest.assumeNetns();
+        for (boolean offload : new boolean[] {false, true}) {
+            for (int np : new int[] {2, 3, 5, 8}) {
+                List<String> args = new java.util.ArrayList<>(List.of("--netns", "2", "-np", Integer.toString(np)));
+                if (offload) {
+                    args.add("--proxies");
+                }
+                args.addAll(List.of(COLL_RANK, "matrix"));
+                try (ChildProcess mprun = launch(args.toArray(String[]::new))) {
+                    assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(20)), mprun.describe());
+                    for (int r = 0; r < np; r++) {
+                        assertTrue(mprun.stdout().contains("[" + r + "] offloaded " + offload), mprun.describe());
+                        assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
+                    }
+                    System.out.println("MpRunProxiesTest: matrix across 2 namespaces, " + (offload ? "offload" : "host")
+                            + " engine, " + np + " ranks: every rank exact");
+                }
             }
         }
     }
