@@ -21,6 +21,18 @@ import java.lang.invoke.VarHandle;
  * addresses are this PE's heap segments (from {@code Shmem.malloc}); one thread uses a context.
  */
 public final class ShmemDevice {
+    /** Wait comparison: equal ({@code GDS_SHMEM_CMP_EQ}). */
+    public static final int CMP_EQ = ShmemKiLayout.CMP_EQ;
+    /** Wait comparison: not equal. */
+    public static final int CMP_NE = ShmemKiLayout.CMP_NE;
+    /** Wait comparison: greater than (signed 64-bit). */
+    public static final int CMP_GT = ShmemKiLayout.CMP_GT;
+    /** Wait comparison: greater or equal. */
+    public static final int CMP_GE = ShmemKiLayout.CMP_GE;
+    /** Wait comparison: less than. */
+    public static final int CMP_LT = ShmemKiLayout.CMP_LT;
+    /** Wait comparison: less or equal. */
+    public static final int CMP_LE = ShmemKiLayout.CMP_LE;
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -284,7 +296,7 @@ public final class ShmemDevice {
      * {@code shmem_uint64_wait_until} on a word of this PE's heap, bounded by the state's timeout.
      *
      * @param ivar  a symmetric 8-byte word
-     * @param cmp   0..5: EQ NE GT GE LT LE (OpenSHMEM's order)
+     * @param cmp   {@link #CMP_EQ} ... {@link #CMP_LE}
      * @param value the operand (signed comparison)
      * @return the value that satisfied it
      */
@@ -313,7 +325,7 @@ public final class ShmemDevice {
      * {@code shmem_signal_wait_until}.
      *
      * @param sig   a symmetric 8-byte word
-     * @param cmp   0..5: EQ NE GT GE LT LE
+     * @param cmp   {@link #CMP_EQ} ... {@link #CMP_LE}
      * @param value the operand
      * @return the signal's value
      */

@@ -101,9 +101,17 @@ public final class ShmemKiLayout {
     /** @see #PE */
     public static final long P_TURN = off(PE, "turn");
 
-    /** Comparison codes of the device waits (OpenSHMEM's order: EQ NE GT GE LT LE). */
+    /** Comparison code of the device waits (OpenSHMEM's order: EQ NE GT GE LT LE): equal. */
     public static final int CMP_EQ = 0;
-    /** @see #CMP_EQ */
+    /** Comparison code: not equal. */
+    public static final int CMP_NE = 1;
+    /** Comparison code: greater than (signed). */
+    public static final int CMP_GT = 2;
+    /** Comparison code: greater or equal (signed). */
+    public static final int CMP_GE = 3;
+    /** Comparison code: less than (signed). */
+    public static final int CMP_LT = 4;
+    /** Comparison code: less or equal (signed). */
     public static final int CMP_LE = 5;
     /** Signal operation: set. */
     public static final int SIGNAL_SET = 0;

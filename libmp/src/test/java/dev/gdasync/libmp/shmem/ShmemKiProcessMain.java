@@ -26,8 +26,8 @@ public final class ShmemKiProcessMain {
     private static final int PAYLOAD = 64 * 1024;
     /** Rounds per launch: a round uses 3 slots toward a PE at most (data, flag; ack), within the 256 slots. */
     private static final int ROUNDS_PER_LAUNCH = 80;
-    private static final int EQ = 0;
-    private static final int GE = 3;
+    private static final int EQ = ShmemDevice.CMP_EQ;
+    private static final int GE = ShmemDevice.CMP_GE;
 
     private ShmemKiProcessMain() {
     }
