@@ -18,14 +18,15 @@ import java.util.Map;
  */
 final class LatencyChart {
     static final String HEADER = "op,mode,bytes,us_per_op";
-    private static final List<String> PANELS = List.of("put", "pingpong", "get");
+    private static final List<String> PANELS = List.of("put", "putnbi", "pingpong", "get");
     private static final int PANEL_W = 400;
     private static final int HEIGHT = 380;
     private static final int LEFT = 60;
     private static final int TOP = 60;
     private static final int BOTTOM = 50;
     private static final int RIGHT = 20;
-    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
+    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728), "ki",
+            new Color(0x2ca02c));
 
     /** One result: an operation in a mode at a size, µs per operation. */
     record Row(String op, String mode, int bytes, double micros) {
@@ -87,7 +88,7 @@ final class LatencyChart {
         g.setColor(Color.BLACK);
         g.drawRect(x0, TOP, w, h);
         int legend = 0;
-        for (String mode : List.of("host", "sa")) {
+        for (String mode : List.of("host", "sa", "ki")) {
             List<Row> line = rows.stream().filter(r -> r.mode().equals(mode)).toList();
             if (line.isEmpty()) {
                 continue;
