@@ -253,8 +253,10 @@ extern "C" __global__ void gds_shmem_fetch_add(gds_shmem_state *state, uint64_t 
 }
 
 /*
- * shmem latency loop (shmembench's KI rows): thread 0 of block 0 runs op `count` times toward pe and quiets:
- * 0 put of bytes from src to dest, 1 p of an 8-byte value, 2 SET put-with-signal, 3 fetch-add, 4 get, 5 blocking put.
+ * shmem operation loop (shmembench's KI rows on a GPU): thread 0 of block 0 runs op `count` times toward pe, then
+ * quiets: 0 put_nbi of bytes from src to dest, 1 p, 2 SET put_signal_nbi, 3 fetch-add, 4 get, 5 blocking put,
+ * 6 compare-swap, 7 swap, 8 fetch, 9 set, 10 inc, 11 fetch-inc, 12 ADD put_signal, 13 wait_until(word >= i).
+ * Every device call of shmem.cuh is reached from here, so the build compiles and ptxas-checks all of them.
  */
 extern "C" __global__ void gds_shmem_ops(gds_shmem_state *state, uint32_t op, void *dest, void *src, uint64_t bytes,
                                          uint64_t *word, uint32_t count, int pe) {
@@ -274,7 +276,15 @@ extern "C" __global__ void gds_shmem_ops(gds_shmem_state *state, uint32_t op, vo
         case 2: rc = gds_shmem::put_signal_nbi(c, dest, src, bytes, word, i, GDS_SHMEM_SIGNAL_SET, pe); break;
         case 3: rc = gds_shmem::atomic_fetch_add(c, word, 1, pe, &old); break;
         case 4: rc = gds_shmem::get(c, dest, src, bytes, pe); break;
-        default: rc = gds_shmem::put(c, dest, src, bytes, pe); break;
+        case 5: rc = gds_shmem::put(c, dest, src, bytes, pe); break;
+        case 6: rc = gds_shmem::atomic_compare_swap(c, word, i, i + 1, pe, &old); break;
+        case 7: rc = gds_shmem::atomic_swap(c, word, i, pe, &old); break;
+        case 8: rc = gds_shmem::atomic_fetch(c, word, pe, &old); break;
+        case 9: rc = gds_shmem::atomic_set(c, word, i, pe); break;
+        case 10: rc = gds_shmem::atomic_inc(c, word, pe); break;
+        case 11: rc = gds_shmem::atomic_fetch_inc(c, word, pe, &old); break;
+        case 12: rc = gds_shmem::put_signal(c, dest, src, bytes, word, 1, GDS_SHMEM_SIGNAL_ADD, pe); break;
+        default: rc = gds_shmem::wait_until(c, word, GDS_SHMEM_CMP_GE, i, &old); break;
         }
         if (rc != GDS_KI_OK) {
             break;

@@ -299,14 +299,20 @@ __device__ __forceinline__ int get(const ctx &c, void *dest, const void *src, ui
 
 /* ---- atomics (64-bit, direct: see the header comment) -------------------------------------------------- */
 
-/** shmem_atomic_fetch_add; the old value in *old. */
-__device__ __forceinline__ int atomic_fetch_add(const ctx &c, uint64_t *dest, uint64_t value, int pe, uint64_t *old) {
+/** Applies a system-scope atomic to the PE's word at a symmetric address (direct; quiets pe first). */
+template <class Op>
+__device__ __forceinline__ int atomic_apply(const ctx &c, const uint64_t *dest, int pe, uint64_t *old, Op op) {
     uint64_t w = direct(c, dest, 8, pe, 8);
     if (w == 0) {
         return GDS_KI_INVALID;
     }
-    *old = atomicAdd_system(reinterpret_cast<unsigned long long *>(w), value);
+    *old = op(reinterpret_cast<unsigned long long *>(w));
     return GDS_KI_OK;
+}
+
+/** shmem_atomic_fetch_add; the old value in *old. */
+__device__ __forceinline__ int atomic_fetch_add(const ctx &c, uint64_t *dest, uint64_t value, int pe, uint64_t *old) {
+    return atomic_apply(c, dest, pe, old, [value](unsigned long long *w) { return atomicAdd_system(w, value); });
 }
 
 __device__ __forceinline__ int atomic_add(const ctx &c, uint64_t *dest, uint64_t value, int pe) {
@@ -325,21 +331,12 @@ __device__ __forceinline__ int atomic_fetch_inc(const ctx &c, uint64_t *dest, in
 /** shmem_atomic_compare_swap: the swap happened exactly when *old == cond. */
 __device__ __forceinline__ int atomic_compare_swap(const ctx &c, uint64_t *dest, uint64_t cond, uint64_t value, int pe,
                                                    uint64_t *old) {
-    uint64_t w = direct(c, dest, 8, pe, 8);
-    if (w == 0) {
-        return GDS_KI_INVALID;
-    }
-    *old = atomicCAS_system(reinterpret_cast<unsigned long long *>(w), cond, value);
-    return GDS_KI_OK;
+    return atomic_apply(c, dest, pe, old,
+                        [cond, value](unsigned long long *w) { return atomicCAS_system(w, cond, value); });
 }
 
 __device__ __forceinline__ int atomic_swap(const ctx &c, uint64_t *dest, uint64_t value, int pe, uint64_t *old) {
-    uint64_t w = direct(c, dest, 8, pe, 8);
-    if (w == 0) {
-        return GDS_KI_INVALID;
-    }
-    *old = atomicExch_system(reinterpret_cast<unsigned long long *>(w), value);
-    return GDS_KI_OK;
+    return atomic_apply(c, dest, pe, old, [value](unsigned long long *w) { return atomicExch_system(w, value); });
 }
 
 __device__ __forceinline__ int atomic_set(const ctx &c, uint64_t *dest, uint64_t value, int pe) {
@@ -348,12 +345,7 @@ __device__ __forceinline__ int atomic_set(const ctx &c, uint64_t *dest, uint64_t
 }
 
 __device__ __forceinline__ int atomic_fetch(const ctx &c, const uint64_t *src, int pe, uint64_t *value) {
-    uint64_t w = direct(c, src, 8, pe, 8);
-    if (w == 0) {
-        return GDS_KI_INVALID;
-    }
-    *value = atomicAdd_system(reinterpret_cast<unsigned long long *>(w), 0ull);
-    return GDS_KI_OK;
+    return atomic_apply(c, src, pe, value, [](unsigned long long *w) { return atomicAdd_system(w, 0ull); });
 }
 
 /* ---- put with signal, waits ---------------------------------------------------------------------------- */

@@ -44,7 +44,7 @@ public final class KiKernels {
     public static final String SHMEM_ORDERING = "gds_shmem_ordering";
     /** {@code gds_shmem_fetch_add(state, counter, count, pe, olds)}: any grid, count fetch-adds per block. */
     public static final String SHMEM_FETCH_ADD = "gds_shmem_fetch_add";
-    /** {@code gds_shmem_ops(state, op, dest, src, bytes, word, count, pe)}: grid 1; shmembench's KI loop. */
+    /** {@code gds_shmem_ops(state, op, dest, src, bytes, word, count, pe)}: grid 1; every device call, by op code. */
     public static final String SHMEM_OPS = "gds_shmem_ops";
 
     /** The class-path folder of the built kernels. */

@@ -218,6 +218,38 @@ public final class ShmemDevice {
     }
 
     /**
+     * {@code shmem_atomic_inc}.
+     *
+     * @param dest a symmetric 8-byte-aligned word
+     * @param pe   the PE
+     */
+    public void atomicInc(MemorySegment dest, int pe) {
+        atomicFetchAdd(dest, 1, pe);
+    }
+
+    /**
+     * {@code shmem_atomic_fetch_inc}.
+     *
+     * @param dest a symmetric 8-byte-aligned word
+     * @param pe   the PE
+     * @return the word's value before
+     */
+    public long atomicFetchInc(MemorySegment dest, int pe) {
+        return atomicFetchAdd(dest, 1, pe);
+    }
+
+    /**
+     * {@code shmem_atomic_set}.
+     *
+     * @param dest  a symmetric 8-byte-aligned word
+     * @param value the new value
+     * @param pe    the PE
+     */
+    public void atomicSet(MemorySegment dest, long value, int pe) {
+        atomicSwap(dest, value, pe);
+    }
+
+    /**
      * {@code shmem_atomic_compare_swap}.
      *
      * @param dest  a symmetric 8-byte-aligned word

@@ -240,34 +240,7 @@ public final class ShmemBench implements ShmemMain.App {
             }
         } else if (me == 0) {
             switch (op) {
-                case "putnbi" -> {
-                    if (mode.equals("host")) {
-                        for (int i = 0; i < k; i++) {
-                            shmem.putNbi(dst, src, peer);
-                        }
-                        shmem.quiet();
-                    } else {
-                        for (int i = 0; i < k; i++) {
-                            shmem.putOnStream(dst, src, peer, b.stream);
-                        }
-                        shmem.quietOnStream(b.stream);
-                        b.stream.synchronize();
-                    }
-                }
-                case "put" -> {
-                    if (mode.equals("host")) {
-                        for (int i = 0; i < k; i++) {
-                            shmem.put(dst, src, peer);
-                            shmem.quiet();
-                        }
-                    } else {
-                        for (int i = 0; i < k; i++) {
-                            shmem.putOnStream(dst, src, peer, b.stream);
-                            shmem.quietOnStream(b.stream);
-                        }
-                        b.stream.synchronize();
-                    }
-                }
+                case "put", "putnbi" -> puts(shmem, b.stream, dst, src, peer, k, mode.equals("host"), op.equals("put"));
                 case "get" -> {
                     for (int i = 0; i < k; i++) {
                         shmem.get(dst, b.src.asSlice(0, size), peer);
@@ -283,6 +256,28 @@ public final class ShmemBench implements ShmemMain.App {
         double us = (System.nanoTime() - t0) / 1e3 / k / per;
         shmem.barrierAll();
         return me == 0 ? us : 0;
+    }
+
+    /** k puts from the CPU (host) or rung by the stream, with a quiet after each ({@code put}) or after all. */
+    private static void puts(Shmem shmem, HostStream stream, MemorySegment dst, MemorySegment src, int peer, int k,
+                             boolean host, boolean quietEach) {
+        for (int i = 0; i < k; i++) {
+            if (host) {
+                shmem.putNbi(dst, src, peer);
+            } else {
+                shmem.putOnStream(dst, src, peer, stream);
+            }
+            if (quietEach || i == k - 1) {
+                if (host) {
+                    shmem.quiet();
+                } else {
+                    shmem.quietOnStream(stream);
+                }
+            }
+        }
+        if (!host) {
+            stream.synchronize();
+        }
     }
 
     /**
