@@ -412,8 +412,8 @@ __device__ __forceinline__ int signal_wait_until(const ctx &c, const uint64_t *s
 /* ---- end of a block -------------------------------------------------------------------------------------- */
 
 /**
- * Called once by each block when it is done. The last block rings every unused slot as an empty write (in
- * ticket order) and then waits for every slot's completion and releases it to the CPU.
+ * Called once by each block when it is done. The last block rings every slot not rung yet as an empty write (in
+ * slot order) and then waits for every slot's completion and releases it to the CPU.
  */
 __device__ __forceinline__ int block_exit(const ctx &c) {
     __threadfence_system();
@@ -424,7 +424,8 @@ __device__ __forceinline__ int block_exit(const ctx &c) {
     int result = GDS_KI_OK;
     for (uint32_t pe = 0; pe < c.s->n_pes; pe++) {
         gds_shmem_pe *p = pe_of(c, pe);
-        for (uint32_t t = p->ticket < p->count ? p->ticket : p->count; t < p->count; t++) {
+        /* from the turn, not the ticket: a slot taken by a block that then failed was never rung */
+        for (uint32_t t = p->turn < p->count ? p->turn : p->count; t < p->count; t++) {
             uint32_t j = p->first + t;
             gds_ki_template_args a{c.s->staging_nic + 8ull * j, c.s->staging_lkey, p->heap_nic, p->rkey, 0, 0};
             gds_ki::send_template(gds_ki::template_entry(table(c), j), &a);

@@ -381,7 +381,7 @@ public final class ShmemDevice {
     // ---- the end of a block ----
 
     /**
-     * {@code gds_shmem::block_exit}: the last block rings the unused slots as empty writes, then waits for every
+     * {@code gds_shmem::block_exit}: the last block rings every slot not rung yet as an empty write, then waits for every
      * slot's completion and releases it to the CPU. The executor calls it when the block's body returns or throws.
      */
     void blockExit() {
@@ -394,7 +394,8 @@ public final class ShmemDevice {
             long p = pes + pe * ShmemKiLayout.PE.byteSize();
             int first = u32(p + ShmemKiLayout.P_FIRST);
             int count = u32(p + ShmemKiLayout.P_COUNT);
-            for (int t = Math.min(u32(p + ShmemKiLayout.P_TICKET), count); t < count; t++) {
+            // From the turn, not the ticket: a slot whose ticket was taken by a block that then failed was never rung.
+            for (int t = Math.min(u32(p + ShmemKiLayout.P_TURN), count); t < count; t++) {
                 int j = first + t;
                 ctx.sendTemplate(table.template(j), new KiTemplateArgs(stagingNic + 8L * j, 0, stagingLkey,
                         u64(p + ShmemKiLayout.P_HEAP_NIC), u64(p + ShmemKiLayout.P_RKEY)));
