@@ -22,7 +22,7 @@ NAME=ki_templates
 PTX_ISA=8.0
 VIRTUAL_ARCH=compute_80
 CUBIN_ARCHS="sm_80 sm_90"
-KERNELS="gds_ki_pingpong gds_ki_send_templates gds_ki_exchange gds_compute_spin gds_msccl_interpreter"
+KERNELS="gds_ki_pingpong gds_ki_send_templates gds_ki_exchange gds_compute_spin gds_msccl_interpreter gds_shmem_ordering gds_shmem_fetch_add gds_shmem_ops"
 
 find_nvcc() {
     if [ -n "${NVCC:-}" ] && [ -x "$NVCC" ]; then
@@ -56,7 +56,7 @@ outputs=("$DEST/$NAME.ptx" "$DEST/kernels.properties")
 for arch in $CUBIN_ARCHS; do
     outputs+=("$DEST/$NAME.$arch.cubin")
 done
-inputs=("$SRC/device.cuh" "$SRC/msccl_interpreter.cuh" "$SRC/$NAME.cu" "$SRC/build-kernels.sh" "$nvcc")
+inputs=("$SRC/device.cuh" "$SRC/msccl_interpreter.cuh" "$SRC/shmem.cuh" "$SRC/$NAME.cu" "$SRC/build-kernels.sh" "$nvcc")
 fresh=1
 for out in "${outputs[@]}"; do
     for in in "${inputs[@]}"; do

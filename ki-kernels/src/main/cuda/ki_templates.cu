@@ -172,3 +172,124 @@ extern "C" __global__ void gds_msccl_interpreter(const gds_msccl_header *h, gds_
         }
     }
 }
+
+#include "shmem.cuh"
+
+/*
+ * shmem ordering (docs/shmem.md, "Inside kernels"): thread 0 of each block runs its context. The sender block b
+ * (role 1) puts `bytes` of src, then SET-signals flag b with round i + 1 (use_signal: one put-with-signal; else
+ * put, fence, p), for i in 0..rounds-1, and waits for the receiver's ack (ack word b reaching i + 1) before the
+ * next round; the receiver block (role 0) waits for flag b == i + 1, compares the data with round i's pattern
+ * (every byte (i + b) & 0xff, written by the sender's host before each round: here the kernel writes it),
+ * counts mismatches into mismatches[b] and acks with p. Every block ends with block_exit.
+ */
+extern "C" __global__ void gds_shmem_ordering(gds_shmem_state *state, uint8_t *data, uint64_t *flags, uint64_t *acks,
+                                              uint64_t bytes, uint32_t rounds, uint32_t role, uint32_t use_signal,
+                                              int peer, uint64_t *mismatches) {
+    if (threadIdx.x + threadIdx.y + threadIdx.z != 0) {
+        return;
+    }
+    gds_shmem::ctx c;
+    if (gds_shmem::init(state, blockIdx.x, &c) != GDS_KI_OK) {
+        return;
+    }
+    uint8_t *mine = data + uint64_t(blockIdx.x) * bytes;
+    uint64_t *flag = flags + blockIdx.x;
+    uint64_t *ack = acks + blockIdx.x;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < rounds; i++) {
+        uint8_t pattern = uint8_t(i + blockIdx.x);
+        if (role == 1) {
+            for (uint64_t k = 0; k < bytes; k++) {
+                mine[k] = pattern;
+            }
+            int rc = use_signal ? gds_shmem::put_signal_nbi(c, mine, mine, bytes, flag, i + 1, GDS_SHMEM_SIGNAL_SET, peer)
+                                : gds_shmem::put_nbi(c, mine, mine, bytes, peer);
+            if (rc == GDS_KI_OK && !use_signal) {
+                gds_shmem::fence(c);
+                rc = gds_shmem::p(c, flag, i + 1, peer);
+            }
+            if (rc != GDS_KI_OK || gds_shmem::wait_until(c, ack, GDS_SHMEM_CMP_GE, i + 1, &seen) != GDS_KI_OK) {
+                break;
+            }
+        } else {
+            if (gds_shmem::signal_wait_until(c, flag, GDS_SHMEM_CMP_EQ, i + 1, &seen) != GDS_KI_OK) {
+                break;
+            }
+            const volatile uint8_t *d = mine;
+            for (uint64_t k = 0; k < bytes; k++) {
+                if (d[k] != pattern) {
+                    mismatches[blockIdx.x]++;
+                }
+            }
+            if (gds_shmem::p(c, ack, i + 1, peer) != GDS_KI_OK) {
+                break;
+            }
+        }
+    }
+    gds_shmem::quiet(c);
+    gds_shmem::block_exit(c);
+}
+
+/*
+ * shmem atomics: thread 0 of each block adds one to the word at counter on PE pe, count times, storing each old
+ * value into olds[block * count + i]; then every block ends with block_exit.
+ */
+extern "C" __global__ void gds_shmem_fetch_add(gds_shmem_state *state, uint64_t *counter, uint32_t count, int pe,
+                                               uint64_t *olds) {
+    if (threadIdx.x + threadIdx.y + threadIdx.z != 0) {
+        return;
+    }
+    gds_shmem::ctx c;
+    if (gds_shmem::init(state, blockIdx.x, &c) != GDS_KI_OK) {
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (gds_shmem::atomic_fetch_add(c, counter, 1, pe, &olds[uint64_t(blockIdx.x) * count + i]) != GDS_KI_OK) {
+            break;
+        }
+    }
+    gds_shmem::block_exit(c);
+}
+
+/*
+ * shmem operation loop (shmembench's KI rows on a GPU): thread 0 of block 0 runs op `count` times toward pe, then
+ * quiets: 0 put_nbi of bytes from src to dest, 1 p, 2 SET put_signal_nbi, 3 fetch-add, 4 get, 5 blocking put,
+ * 6 compare-swap, 7 swap, 8 fetch, 9 set, 10 inc, 11 fetch-inc, 12 ADD put_signal, 13 wait_until(word >= i).
+ * Every device call of shmem.cuh is reached from here, so the build compiles and ptxas-checks all of them.
+ */
+extern "C" __global__ void gds_shmem_ops(gds_shmem_state *state, uint32_t op, void *dest, void *src, uint64_t bytes,
+                                         uint64_t *word, uint32_t count, int pe) {
+    if (threadIdx.x + threadIdx.y + threadIdx.z + blockIdx.x + blockIdx.y + blockIdx.z != 0) {
+        return;
+    }
+    gds_shmem::ctx c;
+    if (gds_shmem::init(state, 0, &c) != GDS_KI_OK) {
+        return;
+    }
+    uint64_t old = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        int rc;
+        switch (op) {
+        case 0: rc = gds_shmem::put_nbi(c, dest, src, bytes, pe); break;
+        case 1: rc = gds_shmem::p(c, word, i, pe); break;
+        case 2: rc = gds_shmem::put_signal_nbi(c, dest, src, bytes, word, i, GDS_SHMEM_SIGNAL_SET, pe); break;
+        case 3: rc = gds_shmem::atomic_fetch_add(c, word, 1, pe, &old); break;
+        case 4: rc = gds_shmem::get(c, dest, src, bytes, pe); break;
+        case 5: rc = gds_shmem::put(c, dest, src, bytes, pe); break;
+        case 6: rc = gds_shmem::atomic_compare_swap(c, word, i, i + 1, pe, &old); break;
+        case 7: rc = gds_shmem::atomic_swap(c, word, i, pe, &old); break;
+        case 8: rc = gds_shmem::atomic_fetch(c, word, pe, &old); break;
+        case 9: rc = gds_shmem::atomic_set(c, word, i, pe); break;
+        case 10: rc = gds_shmem::atomic_inc(c, word, pe); break;
+        case 11: rc = gds_shmem::atomic_fetch_inc(c, word, pe, &old); break;
+        case 12: rc = gds_shmem::put_signal(c, dest, src, bytes, word, 1, GDS_SHMEM_SIGNAL_ADD, pe); break;
+        default: rc = gds_shmem::wait_until(c, word, GDS_SHMEM_CMP_GE, i, &old); break;
+        }
+        if (rc != GDS_KI_OK) {
+            break;
+        }
+    }
+    gds_shmem::quiet(c);
+    gds_shmem::block_exit(c);
+}

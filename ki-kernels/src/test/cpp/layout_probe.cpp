@@ -6,6 +6,7 @@
 //                            "header FIELD VALUE", "send I FIELD VALUE", "wait I FIELD VALUE",
 //                            "template I FIELD VALUE"; values unsigned decimal of the field's width
 #include "device.cuh"
+#include "shmem.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -114,6 +115,42 @@ void layout() {
     CONSTANT(GDS_KI_COND_NOR);
     CONSTANT(GDS_KI_ARRIVED_OK);
     CONSTANT(GDS_KI_ARRIVED_FAILED);
+
+    STRUCT(gds_shmem_pe);
+    FIELD(gds_shmem_pe, heap_nic);
+    FIELD(gds_shmem_pe, rkey);
+    FIELD(gds_shmem_pe, mapped);
+    FIELD(gds_shmem_pe, first);
+    FIELD(gds_shmem_pe, count);
+    FIELD(gds_shmem_pe, ticket);
+    FIELD(gds_shmem_pe, turn);
+    FIELD(gds_shmem_pe, reserved);
+
+    STRUCT(gds_shmem_state);
+    FIELD(gds_shmem_state, table);
+    FIELD(gds_shmem_state, heap);
+    FIELD(gds_shmem_state, heap_nic);
+    FIELD(gds_shmem_state, heap_bytes);
+    FIELD(gds_shmem_state, heap_lkey);
+    FIELD(gds_shmem_state, staging);
+    FIELD(gds_shmem_state, staging_nic);
+    FIELD(gds_shmem_state, staging_lkey);
+    FIELD(gds_shmem_state, timeout_ns);
+    FIELD(gds_shmem_state, my_pe);
+    FIELD(gds_shmem_state, n_pes);
+    FIELD(gds_shmem_state, blocks);
+    FIELD(gds_shmem_state, exited);
+    FIELD(gds_shmem_state, pes);
+    FIELD(gds_shmem_state, last);
+    FIELD(gds_shmem_state, magic);
+    FIELD(gds_shmem_state, version);
+
+    CONSTANT(GDS_SHMEM_MAGIC);
+    CONSTANT(GDS_SHMEM_VERSION);
+    CONSTANT(GDS_SHMEM_CMP_EQ);
+    CONSTANT(GDS_SHMEM_CMP_LE);
+    CONSTANT(GDS_SHMEM_SIGNAL_SET);
+    CONSTANT(GDS_SHMEM_SIGNAL_ADD);
 }
 
 // A field's value as an unsigned number of its own width.

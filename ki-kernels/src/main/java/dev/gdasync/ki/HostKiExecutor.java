@@ -126,6 +126,31 @@ public final class HostKiExecutor implements KiExecutor {
         return submit(new TemplateSendKernel(table, KiLaunchChecks.sendTemplates(table, args)));
     }
 
+    /**
+     * Launches a shmem kernel (the KI model of {@code docs/shmem.md}): {@code blocks} blocks, block b running
+     * {@code body} with context b of a state libmp's {@code Shmem.kiPrepare} wrote, then ending its context
+     * ({@code gds_shmem::block_exit}: the last block rings the unused slots empty and releases every completion).
+     * The same state and table drive {@code shmem.cuh}'s device functions on a GPU.
+     *
+     * @param table  the state's KI table
+     * @param state  the state (its {@code state()})
+     * @param blocks the contexts the state was prepared with, at most {@link #MAX_BLOCKS}
+     * @param body   what each block does
+     * @return the launch; its {@code join} reports the first failure a block recorded
+     * @throws NullPointerException     if the table, the state or the body is null
+     * @throws IllegalArgumentException if the state is not one for this table and this many blocks
+     */
+    public KiLaunch shmem(KiTable table, java.lang.foreign.MemorySegment state, int blocks, ShmemKernel body) {
+        Objects.requireNonNull(table, "table must not be null");
+        Objects.requireNonNull(state, "state must not be null");
+        Objects.requireNonNull(body, "body must not be null");
+        if (blocks < 1 || blocks > MAX_BLOCKS) {
+            throw new IllegalArgumentException("blocks must be in 1.." + MAX_BLOCKS + ", got " + blocks);
+        }
+        ShmemDevice.check(table, state, blocks);
+        return submit(new ShmemHostKernel(table, state.address(), blocks, body));
+    }
+
     private KiLaunch submit(HostKernel kernel) {
         if (closing) {
             throw new IllegalStateException("the host KI executor " + name + " is closed");

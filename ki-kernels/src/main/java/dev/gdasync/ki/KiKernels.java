@@ -13,8 +13,8 @@ import java.util.Properties;
  * module by {@code src/main/cuda/build-kernels.sh}. A build on a machine without nvcc packages none:
  * {@link #available()} is then false and the accessors throw {@link IllegalStateException}.
  *
- * <p>The CUDA sources travel in the jar too, under {@link #CUDA_SOURCE_DIRECTORY}: the device API header
- * ({@code device.cuh}) for users' own kernels, and the kernels' source.
+ * <p>The CUDA sources travel in the jar too, under {@link #CUDA_SOURCE_DIRECTORY}: the device API headers
+ * ({@code device.cuh}, {@code shmem.cuh}) for users' own kernels, and the kernels' source.
  */
 public final class KiKernels {
     /** {@code gds_ki_pingpong(table, count, initiator, compute_ns, timeout_ns)}: grid 1, block 1. */
@@ -36,6 +36,16 @@ public final class KiKernels {
      * (docs/msccl.md).
      */
     public static final String MSCCL_INTERPRETER = "gds_msccl_interpreter";
+
+    /**
+     * {@code gds_shmem_ordering(state, data, flags, acks, bytes, rounds, role, use_signal, peer, mismatches)}: any
+     * grid, block b thread 0 runs shmem context b (shmem.cuh); the KI-model ordering check of docs/shmem.md.
+     */
+    public static final String SHMEM_ORDERING = "gds_shmem_ordering";
+    /** {@code gds_shmem_fetch_add(state, counter, count, pe, olds)}: any grid, count fetch-adds per block. */
+    public static final String SHMEM_FETCH_ADD = "gds_shmem_fetch_add";
+    /** {@code gds_shmem_ops(state, op, dest, src, bytes, word, count, pe)}: grid 1; every device call, by op code. */
+    public static final String SHMEM_OPS = "gds_shmem_ops";
 
     /** The class-path folder of the built kernels. */
     public static final String KERNEL_DIRECTORY = "dev/gdasync/ki/kernels/";

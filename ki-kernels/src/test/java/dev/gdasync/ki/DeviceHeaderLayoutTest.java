@@ -2,6 +2,7 @@ package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
+import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +37,7 @@ class DeviceHeaderLayoutTest {
     /** Every Java layout the header mirrors. */
     private static final List<StructLayout> STRUCTS = List.of(KiTableLayout.HEADER, KiTableLayout.SEND,
             KiTableLayout.WAIT, KiTableLayout.TEMPLATE, KiKernelLayout.EXCHANGE_CTL, KiKernelLayout.COPY,
-            KiKernelLayout.EXCHANGE_WORK, KiKernelLayout.TEMPLATE_ARGS);
+            KiKernelLayout.EXCHANGE_WORK, KiKernelLayout.TEMPLATE_ARGS, ShmemKiLayout.PE, ShmemKiLayout.STATE);
 
     @TempDir
     static Path dir;
@@ -131,6 +132,12 @@ class DeviceHeaderLayoutTest {
         expected.put("GDS_KI_COND_NOR", (long) WaitCondition.NOR.code());
         expected.put("GDS_KI_ARRIVED_OK", (long) KiKernelLayout.ARRIVED_OK);
         expected.put("GDS_KI_ARRIVED_FAILED", (long) KiKernelLayout.ARRIVED_FAILED);
+        expected.put("GDS_SHMEM_MAGIC", (long) ShmemKiLayout.MAGIC);
+        expected.put("GDS_SHMEM_VERSION", (long) ShmemKiLayout.VERSION);
+        expected.put("GDS_SHMEM_CMP_EQ", (long) ShmemKiLayout.CMP_EQ);
+        expected.put("GDS_SHMEM_CMP_LE", (long) ShmemKiLayout.CMP_LE);
+        expected.put("GDS_SHMEM_SIGNAL_SET", (long) ShmemKiLayout.SIGNAL_SET);
+        expected.put("GDS_SHMEM_SIGNAL_ADD", (long) ShmemKiLayout.SIGNAL_ADD);
         Map<String, Long> actual = new TreeMap<>();
         for (String line : probe("layout")) {
             String[] w = line.split(" ");

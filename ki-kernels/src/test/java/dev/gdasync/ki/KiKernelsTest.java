@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The kernels the build made with nvcc (or, without nvcc, that the jar says it has none). */
 class KiKernelsTest {
     private static final List<String> KERNELS = List.of(KiKernels.PINGPONG, KiKernels.SEND_TEMPLATES, KiKernels.EXCHANGE,
-            KiKernels.COMPUTE_SPIN, KiKernels.MSCCL_INTERPRETER);
+            KiKernels.COMPUTE_SPIN, KiKernels.MSCCL_INTERPRETER, KiKernels.SHMEM_ORDERING,
+            KiKernels.SHMEM_FETCH_ADD, KiKernels.SHMEM_OPS);
 
     private static Path assumeNvcc() {
         Optional<Path> nvcc = NativeTools.nvcc();

@@ -2,10 +2,13 @@ package dev.gdasync.apps.jacobi2d;
 
 import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.ShmemDevice;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
+import dev.gdasync.libmp.shmem.ShmemKi;
 import dev.gdasync.libmp.shmem.ShmemSignalOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,11 +24,12 @@ import java.util.Locale;
 
 
 /**
- * {@code scripts/mprun -np N jacobi2d [--mode host,sa]}: NVIDIA's multi-GPU Jacobi (multi-gpu-programming-models) on
+ * {@code scripts/mprun -np N jacobi2d [--mode host,sa,ki]}: NVIDIA's multi-GPU Jacobi (multi-gpu-programming-models) on
  * the shmem API. The rows of a grid periodic in y are split over the PEs; after each sweep a PE puts its first and
  * last row into its neighbours' halos with a put-with-signal (SET to the sweep number), and the next sweep waits for
  * both signals. {@code host}: the CPU sweeps, puts and waits. {@code sa}: the CPU only queues; a host stream runs the
- * sweeps and rings the puts, signals and waits. Each mode's grid is compared with the 1-PE grid element by element.
+ * sweeps and rings the puts, signals and waits. {@code ki}: a block of the host KI executor sweeps, puts and waits
+ * through the shmem device API over templated sends. Each mode's grid is compared with the 1-PE grid element by element.
  */
 @Command(name = "scripts/mprun -np N jacobi2d", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
@@ -42,8 +46,8 @@ public final class Jacobi2d implements ShmemMain.App {
             description = "sweeps (default: ${DEFAULT-VALUE})")
     int iterations;
 
-    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
-            description = "the models to run side by side: host and/or sa (default: ${DEFAULT-VALUE})")
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa,ki",
+            description = "the models to run side by side: host, sa and/or ki (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
     @Option(names = "--repeat", paramLabel = "R", defaultValue = "3",
@@ -57,6 +61,9 @@ public final class Jacobi2d implements ShmemMain.App {
     @Option(names = "--plot", paramLabel = "FILE",
             description = "after appending to --csv, draw every row of that file into this PNG")
     Path plot;
+
+    /** Sweeps per KI launch: 4 slots toward a neighbour per sweep fit the 256 a launch may prepare. */
+    private static final int KI_ITERATIONS = 64;
 
     private Jacobi2d() {
     }
@@ -82,8 +89,8 @@ public final class Jacobi2d implements ShmemMain.App {
     @Override
     public String check() {
         for (String m : modes) {
-            if (!m.equals("host") && !m.equals("sa")) {
-                return "--mode takes host and sa, got '" + m + "'";
+            if (!m.equals("host") && !m.equals("sa") && !m.equals("ki")) {
+                return "--mode takes host, sa and ki, got '" + m + "'";
             }
         }
         if (nx < 3 || ny < 1 || iterations < 1 || repeat < 1) {
@@ -112,7 +119,11 @@ public final class Jacobi2d implements ShmemMain.App {
         double[][] grids = new double[modes.size()][];
         for (int r = 0; r < repeat; r++) {
             for (int m = 0; m < modes.size(); m++) {
-                Result res = modes.get(m).equals("host") ? host(shmem, grid) : sa(shmem, grid);
+                Result res = switch (modes.get(m)) {
+                    case "host" -> host(shmem, grid);
+                    case "sa" -> sa(shmem, grid);
+                    default -> ki(shmem, grid);
+                };
                 best[m] = Math.min(best[m], res.seconds);
                 grids[m] = res.grid;
             }
@@ -140,9 +151,11 @@ public final class Jacobi2d implements ShmemMain.App {
                 rows.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.6f,%b", modes.get(m), n, nx, ny,
                         iterations, best[m], best[m] * 1e3 / iterations, equal));
             }
-            if (modes.size() > 1) {
-                System.out.printf(Locale.ROOT, "sa / host time: %.2f (measured side by side, best of %d)%n",
-                        best[modes.indexOf("sa")] / best[modes.indexOf("host")], repeat);
+            for (String model : List.of("sa", "ki")) {
+                if (modes.contains(model) && modes.contains("host")) {
+                    System.out.printf(Locale.ROOT, "%s / host time: %.2f (measured side by side, best of %d)%n", model,
+                            best[modes.indexOf(model)] / best[modes.indexOf("host")], repeat);
+                }
             }
             if (csv != null) {
                 appendCsv(rows);
@@ -255,6 +268,44 @@ public final class Jacobi2d implements ShmemMain.App {
             stream.synchronize();
         }
         return finish(shmem, grid, l, "sa", t0);
+    }
+
+    /**
+     * {@code ki}: one block of the host KI executor runs the sweeps and, through shmem.cuh's device API, the puts with
+     * signal (templated writes the CPU pre-filled) and the signal waits; the CPU only prepares a launch per
+     * {@link #KI_ITERATIONS} sweeps and completes it.
+     */
+    Result ki(Shmem shmem, Grid grid) {
+        Layout l = Layout.allocate(shmem, grid);
+        int width = nx;
+        try (HostKiExecutor executor = HostKiExecutor.create("jacobi2d-ki-" + shmem.myPe(),
+                HostKiExecutor.Options.defaults().withAfterRing(shmem.mp()::progressStoreRings))) {
+            long t0 = System.nanoTime();
+            for (int from = 0; from < iterations; from += KI_ITERATIONS) {
+                int first = from;
+                int last = Math.min(iterations, from + KI_ITERATIONS);
+                // Two puts with signal per sweep, each two slots; with 2 PEs both go to the one neighbour.
+                ShmemKi launch = shmem.kiPrepare(executor, 1, 4 * KI_ITERATIONS);
+                try {
+                    executor.shmem(launch.table(), launch.state(), 1, ctx -> {
+                        for (int it = first; it < last; it++) {
+                            if (it > 0) {
+                                ctx.signalWaitUntil(l.fromAbove(), ShmemDevice.CMP_GE, it);
+                                ctx.signalWaitUntil(l.fromBelow(), ShmemDevice.CMP_GE, it);
+                            }
+                            MemorySegment next = l.bufs[(it + 1) % 2];
+                            Grid.sweep(l.bufs[it % 2], next, width, l.rows);
+                            ctx.putSignalNbi(l.bottomHaloAbove(next), l.firstRow(next), l.fromBelow(), it + 1, false,
+                                    l.above);
+                            ctx.putSignalNbi(l.topHalo(next), l.lastRow(next), l.fromAbove(), it + 1, false, l.below);
+                        }
+                    }).join();
+                } finally {
+                    launch.complete();
+                }
+            }
+            return finish(shmem, grid, l, "ki", t0);
+        }
     }
 
     /** Ends a timed run at a barrier, gathers the grid on PE 0 and frees the run's arrays. */

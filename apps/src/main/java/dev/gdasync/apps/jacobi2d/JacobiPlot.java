@@ -27,7 +27,8 @@ final class JacobiPlot {
     private static final int LEFT = 70;
     private static final int TOP = 50;
     private static final int BOTTOM = 70;
-    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
+    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728), "ki",
+            new Color(0x2ca02c));
 
     /** One CSV row. */
     record Row(String mode, int pes, int nx, int ny, int iterations, double msPerIteration) {

@@ -14,18 +14,19 @@ import java.util.Map;
 
 /**
  * The plot of {@code --plot}: a panel per operation with transfers (put, pingpong, get), µs per operation against
- * bytes, both axes logarithmic, a line per mode; the fetch-add's latency in the title. Java2D into a PNG, headless.
+ * bytes, both axes logarithmic, a line per mode; the fetch-add's latencies in the title. Java2D into a PNG, headless.
  */
 final class LatencyChart {
     static final String HEADER = "op,mode,bytes,us_per_op";
-    private static final List<String> PANELS = List.of("put", "pingpong", "get");
+    private static final List<String> PANELS = List.of("put", "putnbi", "pingpong", "get");
     private static final int PANEL_W = 400;
     private static final int HEIGHT = 380;
     private static final int LEFT = 60;
     private static final int TOP = 60;
     private static final int BOTTOM = 50;
     private static final int RIGHT = 20;
-    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728));
+    private static final Map<String, Color> COLORS = Map.of("host", new Color(0x1f77b4), "sa", new Color(0xd62728), "ki",
+            new Color(0x2ca02c));
 
     /** One result: an operation in a mode at a size, µs per operation. */
     record Row(String op, String mode, int bytes, double micros) {
@@ -40,9 +41,11 @@ final class LatencyChart {
         Graphics2D g = Png.canvas(img);
         try {
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
-            String atomic = rows.stream().filter(r -> r.op().equals("atomic")).findFirst()
-                    .map(r -> String.format(Locale.ROOT, "; fetch-add (host) %.2f \u00b5s", r.micros())).orElse("");
-            g.drawString("shmembench: PE 0 to PE 1, \u00b5s per operation (host: CPU; sa: a host stream)" + atomic, 10, 22);
+            StringBuilder atomic = new StringBuilder();
+            rows.stream().filter(r -> r.op().equals("atomic")).forEach(r -> atomic.append(
+                    String.format(Locale.ROOT, "; fetch-add (%s) %.2f \u00b5s", r.mode(), r.micros())));
+            g.drawString("shmembench: PE 0 to PE 1, \u00b5s per operation (host: CPU; sa: a host stream; ki: a KI block)"
+                    + atomic, 10, 22);
             for (int p = 0; p < PANELS.size(); p++) {
                 String op = PANELS.get(p);
                 panel(g, rows.stream().filter(r -> r.op().equals(op)).toList(), p * PANEL_W, op);
@@ -73,7 +76,7 @@ final class LatencyChart {
             g.setColor(new Color(0xdddddd));
             g.drawLine(x0, y, x0 + w, y);
             g.setColor(Color.DARK_GRAY);
-            g.drawString(String.format(Locale.ROOT, "%.0f", Math.pow(10, d)), ox + 8, y + 4);
+            g.drawString(String.format(Locale.ROOT, "%.3g", Math.pow(10, d)), ox + 8, y + 4);
         }
         for (long b = 1; b <= 1L << 30; b *= 4) {
             double lx = Math.log(b);
@@ -87,7 +90,7 @@ final class LatencyChart {
         g.setColor(Color.BLACK);
         g.drawRect(x0, TOP, w, h);
         int legend = 0;
-        for (String mode : List.of("host", "sa")) {
+        for (String mode : List.of("host", "sa", "ki")) {
             List<Row> line = rows.stream().filter(r -> r.mode().equals(mode)).toList();
             if (line.isEmpty()) {
                 continue;

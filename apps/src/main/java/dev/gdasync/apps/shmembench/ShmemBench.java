@@ -2,10 +2,13 @@ package dev.gdasync.apps.shmembench;
 
 import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.ShmemDevice;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
+import dev.gdasync.libmp.shmem.ShmemKi;
 import dev.gdasync.libmp.shmem.ShmemSignalOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,17 +27,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * {@code scripts/mprun -np 2 shmembench [--mode host,sa]}: PE 0 against PE 1. {@code put}: a put and a quiet (the
- * data is at PE 1) per operation; {@code get}: a blocking get; {@code atomic}: a fetch-add of 8 bytes;
+ * {@code scripts/mprun -np 2 shmembench [--mode host,sa,ki]}: PE 0 against PE 1. {@code put}: a put and a quiet
+ * (the data is at PE 1) per operation; {@code putnbi}: k non-blocking puts, then one quiet (bandwidth: bytes / time); {@code get}: a blocking get; {@code atomic}: a fetch-add of 8 bytes;
  * {@code pingpong}: a put-with-signal to the other PE, which waits for the signal and answers likewise (half a round
  * trip reported). {@code host}: the CPU calls and waits; {@code sa}: the CPU queues every operation on a host stream
  * ({@code putOnStream} + {@code quietOnStream}; {@code putSignalOnStream} + {@code signalWaitUntilOnStream}) and
  * waits once for the stream, so the figure is what the stream takes per operation (get and atomic have no stream
- * form). For each size the modes' rounds are interleaved; the median round is reported; every round's data checked.
+ * form). {@code ki}: a block of the host KI executor runs the operations through the shmem device API (shmem.cuh's
+ * Java mirror, templated slots), timed inside the block. For each size the modes' rounds are interleaved; the median round is reported; every round's data checked.
  */
 @Command(name = "scripts/mprun -np 2 shmembench", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
-        description = "shmem latencies between two PEs from the CPU (host) and from a stream (sa), side by side.")
+        description = "shmem latencies between two PEs from the CPU (host), a stream (sa) and a KI block (ki), side by side.")
 public final class ShmemBench implements ShmemMain.App {
     @Option(names = "--max-size", paramLabel = "BYTES", defaultValue = "1048576",
             description = "the largest transfer; sizes are 8 B and powers of 4 up to it (default: ${DEFAULT-VALUE})")
@@ -49,8 +53,8 @@ public final class ShmemBench implements ShmemMain.App {
             description = "timed rounds per case, after one untimed (default: ${DEFAULT-VALUE})")
     int rounds;
 
-    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
-            description = "host and/or sa (default: ${DEFAULT-VALUE})")
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa,ki",
+            description = "host, sa and/or ki (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "write one row per case: " + LatencyChart.HEADER)
@@ -59,7 +63,9 @@ public final class ShmemBench implements ShmemMain.App {
     @Option(names = "--plot", paramLabel = "FILE", description = "draw the rows of this run into this PNG")
     Path plot;
 
-    private static final List<String> OPS = List.of("put", "get", "atomic", "pingpong");
+    private static final List<String> OPS = List.of("put", "putnbi", "get", "atomic", "pingpong");
+    /** Operations of one KI launch: a ping-pong exchange takes two slots toward the peer, within the 256 allowed. */
+    private static final int KI_OPS = 100;
 
     private ShmemBench() {
     }
@@ -83,8 +89,8 @@ public final class ShmemBench implements ShmemMain.App {
     @Override
     public String check() {
         for (String m : modes) {
-            if (!m.equals("host") && !m.equals("sa")) {
-                return "--mode takes host and sa, got '" + m + "'";
+            if (!m.equals("host") && !m.equals("sa") && !m.equals("ki")) {
+                return "--mode takes host, sa and ki, got '" + m + "'";
             }
         }
         if (maxSize < 8 || ops < 1 || rounds < 1) {
@@ -105,9 +111,13 @@ public final class ShmemBench implements ShmemMain.App {
         long signal;
         /** The stream of the sa mode, one for the whole run. */
         final HostStream stream;
+        /** The host KI executor of the ki mode, one for the whole run. */
+        final HostKiExecutor executor;
 
         Buffers(Shmem shmem, int maxSize) {
             stream = HostStream.create("shmembench-" + shmem.myPe());
+            executor = HostKiExecutor.create("shmembench-ki-" + shmem.myPe(),
+                    HostKiExecutor.Options.defaults().withAfterRing(shmem.mp()::progressStoreRings));
             src = shmem.calloc(maxSize, 1);
             dst = shmem.calloc(maxSize, 1);
             sig = shmem.calloc(1, 8);
@@ -128,15 +138,18 @@ public final class ShmemBench implements ShmemMain.App {
             List<Integer> sizes = op.equals("atomic") ? List.of(8) : sizes();
             for (int size : sizes) {
                 int k = Math.max(10, Math.min(ops, (32 << 20) / size));
-                List<String> caseModes = modes.stream().filter(m -> m.equals("host") || op.equals("put")
+                int kOps = modes.contains("ki") ? Math.min(k, KI_OPS) : k;
+                // get and atomic have no stream form
+                List<String> caseModes = modes.stream().filter(m -> !m.equals("sa") || op.startsWith("put")
                         || op.equals("pingpong")).toList();
                 double[][] micros = new double[caseModes.size()][rounds];
                 for (int r = -1; r < rounds; r++) {
                     for (int m = 0; m < caseModes.size(); m++) {
                         fill(b.src, size, r + 7L * m + 31L * size);
                         shmem.barrierAll();
-                        double us = once(shmem, b, op, caseModes.get(m), size, k);
-                        errors += checkData(shmem, b, op, size, k, r + 7L * m + 31L * size);
+                        double us = caseModes.get(m).equals("ki") ? ki(shmem, b, op, size, kOps)
+                                : once(shmem, b, op, caseModes.get(m), size, kOps);
+                        errors += checkData(shmem, b, op, size, kOps, r + 7L * m + 31L * size);
                         if (r >= 0) {
                             micros[m][r] = us;
                         }
@@ -154,6 +167,7 @@ public final class ShmemBench implements ShmemMain.App {
             }
         }
         b.stream.close();
+        b.executor.close();
         shmem.barrierAll();
         if (me == 0) {
             System.out.println(errors == 0 ? "all data checks passed" : "DATA CHECKS FAILED: " + errors + " errors");
@@ -226,20 +240,7 @@ public final class ShmemBench implements ShmemMain.App {
             }
         } else if (me == 0) {
             switch (op) {
-                case "put" -> {
-                    if (mode.equals("host")) {
-                        for (int i = 0; i < k; i++) {
-                            shmem.put(dst, src, peer);
-                            shmem.quiet();
-                        }
-                    } else {
-                        for (int i = 0; i < k; i++) {
-                            shmem.putOnStream(dst, src, peer, b.stream);
-                            shmem.quietOnStream(b.stream);
-                        }
-                        b.stream.synchronize();
-                    }
-                }
+                case "put", "putnbi" -> puts(shmem, b.stream, dst, src, peer, k, mode.equals("host"), op.equals("put"));
                 case "get" -> {
                     for (int i = 0; i < k; i++) {
                         shmem.get(dst, b.src.asSlice(0, size), peer);
@@ -257,12 +258,86 @@ public final class ShmemBench implements ShmemMain.App {
         return me == 0 ? us : 0;
     }
 
+    /** k puts from the CPU (host) or rung by the stream, with a quiet after each ({@code put}) or after all. */
+    private static void puts(Shmem shmem, HostStream stream, MemorySegment dst, MemorySegment src, int peer, int k,
+                             boolean host, boolean quietEach) {
+        for (int i = 0; i < k; i++) {
+            if (host) {
+                shmem.putNbi(dst, src, peer);
+            } else {
+                shmem.putOnStream(dst, src, peer, stream);
+            }
+            if (quietEach || i == k - 1) {
+                if (host) {
+                    shmem.quiet();
+                } else {
+                    shmem.quietOnStream(stream);
+                }
+            }
+        }
+        if (!host) {
+            stream.synchronize();
+        }
+    }
+
+    /**
+     * The ki mode: one block of the host KI executor runs the round through the shmem device API (templated slots the
+     * CPU prepared before the launch); the time is the block's own, from its first operation to its last quiet, so it
+     * is what the kernel takes per operation. get and atomic are direct accesses to the peer's mapped heap.
+     *
+     * @return µs per operation on PE 0 (PE 1 returns 0)
+     */
+    private double ki(Shmem shmem, Buffers b, String op, int size, int k) {
+        int me = shmem.myPe();
+        int peer = 1 - me;
+        MemorySegment src = b.src.asSlice(0, size);
+        MemorySegment dst = b.dst.asSlice(0, size);
+        boolean pingpong = op.equals("pingpong");
+        long first = b.signal + 1;
+        if (pingpong) {
+            b.signal += k;
+        }
+        long[] nanos = new long[1];
+        if (me == 0 || pingpong) {
+            ShmemKi launch = shmem.kiPrepare(b.executor, 1, 2 * k);
+            try {
+                b.executor.shmem(launch.table(), launch.state(), 1, ctx -> {
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < k; i++) {
+                        switch (op) {
+                            case "put" -> ctx.put(dst, src, peer);
+                            case "putnbi" -> ctx.putNbi(dst, src, peer);
+                            case "get" -> ctx.get(dst, src, peer);
+                            case "atomic" -> ctx.atomicFetchAdd(b.counter, 1, peer);
+                            default -> {
+                                long v = first + i;
+                                if (me == 0) {
+                                    ctx.putSignal(dst, src, b.sig, v, false, peer);
+                                    ctx.signalWaitUntil(b.sig, ShmemDevice.CMP_EQ, v);
+                                } else {
+                                    ctx.signalWaitUntil(b.sig, ShmemDevice.CMP_EQ, v);
+                                    ctx.putSignal(dst, src, b.sig, v, false, peer);
+                                }
+                            }
+                        }
+                    }
+                    ctx.quiet();
+                    nanos[0] = System.nanoTime() - t0;
+                }).join();
+            } finally {
+                launch.complete();
+            }
+        }
+        shmem.barrierAll();
+        return me == 0 ? nanos[0] / 1e3 / k / (pingpong ? 2 : 1) : 0;
+    }
+
     /** @return how many bytes (or counts) of the round's result were wrong on this PE */
     private static long checkData(Shmem shmem, Buffers b, String op, int size, int k, long seed) {
         long wrong = 0;
         int me = shmem.myPe();
         boolean receives = switch (op) {
-            case "put" -> me == 1;
+            case "put", "putnbi" -> me == 1;
             case "get" -> me == 0;
             case "pingpong" -> true;
             default -> false;

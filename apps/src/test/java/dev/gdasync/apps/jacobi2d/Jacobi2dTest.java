@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The split and the reference, and the app end to end under the launcher on 3 PE processes in both modes. */
+/** The split and the reference, and the app end to end under the launcher on 3 PE processes in every mode. */
 @Timeout(400)
 class Jacobi2dTest {
     @TempDir
@@ -50,21 +50,22 @@ class Jacobi2dTest {
     }
 
     @Test
-    void threePesInBothModesEqualTheOnePeGridAndWriteCsvAndPlot() throws Exception {
+    void threePesInEveryModeEqualTheOnePeGridAndWriteCsvAndPlot() throws Exception {
         Path csv = dir.resolve("j.csv");
         Path png = dir.resolve("j.png");
         String out = mprun(3, "--nx", "40", "--ny", "31", "--iterations", "60", "--repeat", "1", "--csv", csv.toString(),
                 "--plot", png.toString());
-        for (String mode : List.of("host", "sa")) {
+        for (String mode : List.of("host", "sa", "ki")) {
             assertTrue(out.contains("[0] check (" + mode + "): the 3-PE grid equals the 1-PE grid element by element (1240"
                     + " elements)"), out);
         }
         assertTrue(out.contains("[0] 31x40: 3 PEs (sa): "), out);
         List<String> rows = Files.readAllLines(csv);
         assertEquals(JacobiPlot.HEADER, rows.get(0));
-        assertEquals(3, rows.size(), rows.toString());
+        assertEquals(4, rows.size(), rows.toString());
         assertTrue(rows.get(1).startsWith("host,3,40,31,60,") && rows.get(1).endsWith(",true"), rows.toString());
         assertTrue(rows.get(2).startsWith("sa,3,40,31,60,") && rows.get(2).endsWith(",true"), rows.toString());
+        assertTrue(rows.get(3).startsWith("ki,3,40,31,60,") && rows.get(3).endsWith(",true"), rows.toString());
         assertTrue(Files.size(png) > 1000, "a PNG was drawn");
     }
 
@@ -72,11 +73,11 @@ class Jacobi2dTest {
     void onePeRunsAndBadOptionsAreRefused() throws Exception {
         String out = mprun(1, "--nx", "12", "--ny", "9", "--iterations", "7", "--repeat", "1", "--mode", "sa");
         assertTrue(out.contains("check (sa): the 1-PE grid equals the 1-PE grid element by element (108 elements)"), out);
-        Process p = AppProcesses.start("jacobi2d", 1, "--mode", "ki");
+        Process p = AppProcesses.start("jacobi2d", 1, "--mode", "mpj");
         String bad = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(200, TimeUnit.SECONDS));
         assertNotEquals(0, p.exitValue(), bad);
-        assertTrue(bad.contains("--mode takes host and sa, got 'ki'"), bad);
+        assertTrue(bad.contains("--mode takes host, sa and ki, got 'mpj'"), bad);
     }
 
     private static String mprun(int pes, String... args) throws Exception {

@@ -27,11 +27,14 @@ class ShmemBenchTest {
         assertTrue(out.contains("[0] all data checks passed"), out);
         List<String> rows = Files.readAllLines(csv);
         assertEquals(LatencyChart.HEADER, rows.get(0));
-        // put and pingpong in both modes at 8, 64, 256, 1024, 4096 B; get on the host at those; one fetch-add.
-        assertEquals(1 + 2 * 5 + 2 * 5 + 5 + 1, rows.size(), rows.toString());
+        // put, putnbi and pingpong in the three modes at 8, 64, 256, 1024, 4096 B; get on the host and ki at those;
+        // one fetch-add on the host and ki.
+        assertEquals(1 + 3 * 3 * 5 + 2 * 5 + 2, rows.size(), rows.toString());
         assertTrue(rows.contains("atomic,host,8," + rows.stream().filter(r -> r.startsWith("atomic,")).findFirst()
                 .orElseThrow().split(",")[3]), rows.toString());
         assertTrue(rows.stream().anyMatch(r -> r.startsWith("pingpong,sa,4096,")), rows.toString());
+        assertTrue(rows.stream().anyMatch(r -> r.startsWith("pingpong,ki,4096,")), rows.toString());
+        assertTrue(rows.stream().anyMatch(r -> r.startsWith("atomic,ki,8,")), rows.toString());
         assertTrue(Files.size(png) > 1000);
     }
 }

@@ -112,9 +112,12 @@ public interface QueuePair extends AutoCloseable {
      * The peer's registered host memory as this process can load and store it directly, where the provider maps the
      * peer's memory into this process (the software NIC's shared-memory transport does; OpenSHMEM's
      * {@code shmem_ptr}). Loads and stores through it bypass the queue pair: they are ordered with its requests only
-     * by the caller's own synchronisation. The segment stays valid until the queue pair closes or the peer frees
-     * the memory; using it later throws {@link IllegalStateException} or reads memory no longer in use, never
-     * another process's live data.
+     * by the caller's own synchronisation. The segment is valid until the queue pair closes or the peer frees
+     * the memory, and must not be used after that: the provider does not always notice. A later use may throw
+     * {@link IllegalStateException}, or reach memory the peer no longer uses, or, where the peer has registered that
+     * memory again (over shared memory the same region may be reused), the peer's new data. The callers keep it
+     * safe by their own protocol: the peer frees only after a synchronisation that ends every use (Shmem's free is
+     * collective, with a barrier).
      *
      * @param rkey    the peer's remote key
      * @param address the peer's address of the first byte, as work requests name it

@@ -78,6 +78,8 @@ public final class Shmem implements AutoCloseable {
     /** Whether the NIC executes each queue pair in order, so that fence needs no wire operation. */
     private final boolean orderedNic;
     private final MemorySegment record = MemorySegment.ofArray(new long[RECORD / 8]);
+    /** The KI launch prepared and not completed yet, or null; while there is one, other calls are refused. */
+    private ShmemKi ki;
     private long collectives;
     private boolean closed;
 
@@ -255,6 +257,72 @@ public final class Shmem implements AutoCloseable {
         }
         MemorySegment heapThere = peerHeaps[pe];
         return heapThere == null ? null : heapThere.asSlice(offset, dest.byteSize());
+    }
+
+    /**
+     * Prepares a launch of the KI model (the device API of {@code shmem.cuh}, one context per block): completes
+     * everything outstanding, then pre-fills {@code slotsPerPe} send-queue slots toward every other PE as templated
+     * RDMA writes a kernel patches and rings, and writes the state its blocks share. Launch a kernel over the result's
+     * table and state with exactly {@code blocks} blocks (the host KI executor: {@code HostKiExecutor.shmem}), join
+     * it, then {@link ShmemKi#complete()}. Until then this runtime refuses other calls. Not collective.
+     *
+     * @param executor   what will run the kernel (its address map names the memory in the state)
+     * @param blocks     contexts, {@code >= 1}
+     * @param slotsPerPe slots toward each other PE, {@code >= 1}: the most puts, p and SET signals the launch may ring
+     *                   to one PE; at most half the send queue depth
+     * @return the prepared launch
+     * @throws NullPointerException     if the executor is null
+     * @throws IllegalArgumentException if blocks or slotsPerPe is out of range
+     * @throws IllegalStateException    if a KI launch is already prepared, or this runtime is closed
+     */
+    public ShmemKi kiPrepare(dev.gdasync.gdsync.ki.KiTableExecutor executor, int blocks, int slotsPerPe) {
+        return kiPrepare(executor, blocks, slotsPerPe, mp.config().waitTimeout());
+    }
+
+    /**
+     * Prepares a launch of the KI model as {@link #kiPrepare(dev.gdasync.gdsync.ki.KiTableExecutor, int, int)} does,
+     * with another bound for the kernel's waits than the Mp's wait timeout.
+     *
+     * @param executor   what will run the kernel
+     * @param blocks     contexts, {@code >= 1}
+     * @param slotsPerPe slots toward each other PE, {@code >= 1}, at most half the send queue depth
+     * @param timeout    the bound of every wait of the kernel, positive
+     * @return the prepared launch
+     * @throws NullPointerException     if the executor or the timeout is null
+     * @throws IllegalArgumentException if blocks, slotsPerPe or the timeout is out of range
+     * @throws IllegalStateException    if a KI launch is already prepared, or this runtime is closed
+     */
+    public ShmemKi kiPrepare(dev.gdasync.gdsync.ki.KiTableExecutor executor, int blocks, int slotsPerPe,
+                             java.time.Duration timeout) {
+        Objects.requireNonNull(executor, "executor must not be null");
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        requireOpen();
+        int depth = mp.config().queuePairs().sendDepth();
+        if (blocks < 1 || blocks > 1024) {
+            throw new IllegalArgumentException("blocks must be in 1..1024, got " + blocks);
+        }
+        if (slotsPerPe < 1 || slotsPerPe > depth / 2) {
+            throw new IllegalArgumentException("slotsPerPe must be in 1.." + depth / 2 + " (half the send queue depth "
+                    + depth + "), got " + slotsPerPe);
+        }
+        long slots = (long) slotsPerPe * (nPes() - 1);
+        if (slots > mp.requestPoolSize() / 2) {
+            throw new IllegalArgumentException(slotsPerPe + " slots toward each of " + (nPes() - 1) + " PEs need " + slots
+                    + " requests, more than half the Mp's pool of " + mp.requestPoolSize());
+        }
+        quietAll();
+        ki = new ShmemKi(this, heapMemory, window, executor, blocks, slotsPerPe, timeout.toNanos());
+        return ki;
+    }
+
+    /** A KI launch ended on the CPU: other calls are taken again. */
+    void kiEnded(ShmemKi k) {
+        if (ki == k) {
+            ki = null;
+        }
     }
 
     /**
@@ -1195,6 +1263,9 @@ public final class Shmem implements AutoCloseable {
             return;
         }
         try {
+            if (ki != null) {
+                ki.complete();
+            }
             if (mp.failure() == null) {
                 if (streams != null) {
                     streams.reapAll();
@@ -1623,6 +1694,10 @@ public final class Shmem implements AutoCloseable {
     private void requireOpen() {
         if (closed) {
             throw new IllegalStateException("this Shmem runtime is closed");
+        }
+        if (ki != null) {
+            throw new IllegalStateException("a KI launch is prepared (kiPrepare): complete it (ShmemKi.complete) before"
+                    + " other calls, whose posts would ring the queue pairs past slots the kernel has not patched yet");
         }
     }
 

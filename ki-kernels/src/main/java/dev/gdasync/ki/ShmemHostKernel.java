@@ -1,0 +1,43 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.ki.KiTable;
+
+/** A shmem kernel on the host: each block runs the body with its context, then exits its context. */
+final class ShmemHostKernel implements HostKernel {
+    private final KiTable table;
+    private final long state;
+    private final int blocks;
+    private final ShmemKernel body;
+
+    ShmemHostKernel(KiTable table, long state, int blocks, ShmemKernel body) {
+        this.table = table;
+        this.state = state;
+        this.blocks = blocks;
+        this.body = body;
+    }
+
+    @Override
+    public String name() {
+        return "shmem kernel";
+    }
+
+    @Override
+    public KiTable table() {
+        return table;
+    }
+
+    @Override
+    public int blocks() {
+        return blocks;
+    }
+
+    @Override
+    public void runBlock(int block, BlockContext ctx) {
+        ShmemDevice device = new ShmemDevice(table, state, block, ctx);
+        try {
+            body.run(device);
+        } finally {
+            device.blockExit();
+        }
+    }
+}
