@@ -1,6 +1,8 @@
 package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
@@ -58,6 +60,12 @@ public final class MscclRuntime implements AutoCloseable {
     private final Map<Integer, ReducingCollectives> builtins = new HashMap<>();
     private String broken;
     private boolean closed;
+    /** The stream interpreter, made by the first stream run. */
+    private StreamInterpreter streams;
+    /** Stream calls whose choice every rank agreed on; a repeated call skips the agreement (see dispatch). */
+    private final java.util.Set<String> agreed = new java.util.HashSet<>();
+    private final Arena scratchArena = Arena.ofShared();
+    private MemorySegment streamScratch;
 
     private MscclRuntime(Collectives coll, MscclPrograms programs, MscclConfig config) {
         this.coll = coll;
@@ -115,16 +123,43 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
                                             ReduceOp op) {
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, null);
+    }
+
+    /**
+     * Allreduce on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
+     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
+     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
+     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
+     * for the streams' design and its limits.
+     *
+     * @param comm    the communicator
+     * @param send    count elements
+     * @param sendReg its registration
+     * @param recv    count elements
+     * @param recvReg its registration
+     * @param count   elements
+     * @param type    element type
+     * @param op      operator
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if the built-in algorithm ran
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> allreduceOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                    MemorySegment recv, MpRegistration recvReg, long count,
+                                                    DataType type, ReduceOp op, Stream stream) {
+        requireHostStream(stream);
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, stream);
+    }
+
+    private Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                             ReduceOp op, Stream stream) {
         long bytes = check("allreduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count);
         CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         boolean inPlace = send.address() == recv.address();
-        Optional<MscclProgram> p = choose(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op);
-        if (p.isEmpty()) {
-            builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op);
-        } else {
-            run(p.get(), comm, send, inPlace ? send : recv, count, type, op);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op, send, inPlace ? send : recv,
+                () -> builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op), stream);
     }
 
     /**
@@ -143,18 +178,44 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long sendCount,
                                             DataType type) {
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, null);
+    }
+
+    /**
+     * Allgather on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
+     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
+     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
+     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
+     * for the streams' design and its limits.
+     *
+     * @param comm    the communicator
+     * @param send      sendCount elements
+     * @param sendReg   its registration
+     * @param recv      size · sendCount elements
+     * @param recvReg   its registration
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if the built-in algorithm ran
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> allgatherOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                    MemorySegment recv, MpRegistration recvReg, long sendCount,
+                                                    DataType type, Stream stream) {
+        requireHostStream(stream);
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, stream);
+    }
+
+    private Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                             MemorySegment recv, MpRegistration recvReg, long sendCount, DataType type,
+                                             Stream stream) {
         long total = Math.multiplyExact(sendCount, (long) comm.size());
         long block = check("allgather", comm, send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
                 total);
         CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
         boolean inPlace = send.address() == recv.address() + comm.rank() * block && block > 0;
-        Optional<MscclProgram> p = choose(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM);
-        if (p.isEmpty()) {
-            builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type);
-        } else {
-            run(p.get(), comm, inPlace ? recv : send, recv, total, type, ReduceOp.SUM);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM, inPlace ? recv : send,
+                recv, () -> builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type), stream);
     }
 
     /**
@@ -172,18 +233,43 @@ public final class MscclRuntime implements AutoCloseable {
      */
     public Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type) {
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, null);
+    }
+
+    /**
+     * All-to-all on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
+     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
+     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
+     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
+     * for the streams' design and its limits.
+     *
+     * @param comm    the communicator
+     * @param send    size · count elements
+     * @param sendReg its registration
+     * @param recv    size · count elements
+     * @param recvReg its registration
+     * @param count   elements per pair of ranks
+     * @param type    element type
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if the built-in algorithm ran
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> alltoallOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                   MemorySegment recv, MpRegistration recvReg, long count,
+                                                   DataType type, Stream stream) {
+        requireHostStream(stream);
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, stream);
+    }
+
+    private Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                            Stream stream) {
         long total = Math.multiplyExact(count, (long) comm.size());
         check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
         boolean inPlace = send.address() == recv.address();
-        Optional<MscclProgram> p = choose(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type,
-                ReduceOp.SUM);
-        if (p.isEmpty()) {
-            builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type);
-        } else {
-            run(p.get(), comm, send, recv, total, type, ReduceOp.SUM);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type, ReduceOp.SUM, send,
+                recv, () -> builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type), stream);
     }
 
     /**
@@ -203,18 +289,45 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                                 MemorySegment recv, MpRegistration recvReg, long recvCount,
                                                 DataType type, ReduceOp op) {
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, null);
+    }
+
+    /**
+     * Reduce-scatter on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
+     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
+     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
+     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
+     * for the streams' design and its limits.
+     *
+     * @param comm    the communicator
+     * @param send      size · recvCount elements
+     * @param sendReg   its registration
+     * @param recv      recvCount elements
+     * @param recvReg   its registration
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        operator
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if the built-in algorithm ran
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> reduceScatterOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                        MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                        DataType type, ReduceOp op, Stream stream) {
+        requireHostStream(stream);
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, stream);
+    }
+
+    private Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                 MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                 DataType type, ReduceOp op, Stream stream) {
         long total = Math.multiplyExact(recvCount, (long) comm.size());
         long block = check("reduceScatter", comm, send, sendReg, recv, recvReg, recvCount, type, op, total,
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");
         boolean inPlace = recv.address() == send.address() + comm.rank() * block && block > 0;
-        Optional<MscclProgram> p = choose(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op);
-        if (p.isEmpty()) {
-            builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op);
-        } else {
-            run(p.get(), comm, send, inPlace ? send : recv, total, type, op);
-        }
-        return p;
+        return dispatch(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op, send, inPlace ? send : recv,
+                () -> builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op), stream);
     }
 
     /** Destroys the window; collective over every rank of the Mp. */
@@ -224,6 +337,10 @@ public final class MscclRuntime implements AutoCloseable {
             return;
         }
         closed = true;
+        if (streams != null) {
+            streams.close();
+        }
+        scratchArena.close();
         for (ReducingCollectives r : builtins.values()) {
             r.close();
         }
@@ -238,6 +355,89 @@ public final class MscclRuntime implements AutoCloseable {
         mp.free(semaphoreMemory);
     }
 
+    /** Runs the chosen program, or the built-in, blocking ({@code stream == null}) or on the stream. */
+    private Optional<MscclProgram> dispatch(Communicator comm, Collective c, boolean inPlace, long callBytes,
+                                            long bigElems, DataType type, ReduceOp op, MemorySegment input,
+                                            MemorySegment output, Runnable builtinCall, Stream stream) {
+        if (stream == null) {
+            quiesceStreams();
+            agreed.clear(); // a blocking run ends without a barrier: the next stream run agrees (a barrier) again
+            Optional<MscclProgram> p = choose(comm, c, inPlace, callBytes, bigElems, type, op);
+            if (p.isEmpty()) {
+                builtinCall.run();
+            } else {
+                run(p.get(), comm, input, output, bigElems, type, op);
+            }
+            return p;
+        }
+        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
+                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
+        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
+                + "/" + op + "/" + bigElems + "/" + comm.context();
+        if (p.isEmpty() || !agreed.contains(key)) {
+            stream.synchronize();
+            quiesceStreams();
+            choose(comm, c, inPlace, callBytes, bigElems, type, op);
+            if (p.isEmpty()) {
+                builtinCall.run();
+                return p;
+            }
+            agreed.add(key);
+        } else {
+            epoch++;
+        }
+        enqueueRun(p.get(), comm, input, output, bigElems, type, op, stream);
+        return p;
+    }
+
+    private static void requireHostStream(Stream stream) {
+        Objects.requireNonNull(stream, "stream must not be null");
+        if (!(stream instanceof HostStream)) {
+            throw new IllegalArgumentException("the MSCCL stream interpreter runs its copies and reductions as host "
+                    + "tasks, so it needs a host stream, got " + stream.name());
+        }
+        if (stream.isClosed() || stream.failure() != null) {
+            throw new IllegalArgumentException("stream " + stream.name() + " is closed or failed");
+        }
+    }
+
+    /** Waits for the stream runs in flight: the CPU may use the queue pairs their NIC stream rings only then. */
+    private void quiesceStreams() {
+        if (streams != null) {
+            try {
+                streams.quiesce();
+            } catch (RuntimeException e) {
+                broken = "a stream run failed: " + e;
+                throw new IllegalStateException("an earlier run on streams failed, so the connections are out of "
+                        + "step: " + e, e);
+            }
+        }
+    }
+
+    private void enqueueRun(MscclProgram program, Communicator comm, MemorySegment input, MemorySegment output,
+                            long bigElems, DataType type, ReduceOp op, Stream stream) {
+        MscclProgram.Gpu gpu = program.gpus().get(comm.rank());
+        long chunkElems = bigElems / program.nchunksperloop();
+        MemorySegment scratch = scratch(gpu.sChunks() * chunkElems * type.bytes());
+        RunPlan plan = new RunPlan(program, comm.rank(), type, op, input, output, scratch, chunkElems,
+                config.slotBytes());
+        if (streams == null) {
+            streams = new StreamInterpreter(mp, config, arena, window, stage, stageReg);
+        }
+        streams.enqueue(program, comm, plan, epoch << 32, stream);
+    }
+
+    /** Scratch for stream runs: kept until close, since a run may still use it after the call returned. */
+    private MemorySegment scratch(long bytes) {
+        if (bytes == 0) {
+            return MemorySegment.NULL;
+        }
+        if (streamScratch == null || streamScratch.byteSize() < bytes) {
+            streamScratch = scratchArena.allocate(bytes, 64);
+        }
+        return streamScratch;
+    }
+
     // ---- selection ----
 
     private long check(String what, Communicator comm, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
@@ -249,6 +449,9 @@ public final class MscclRuntime implements AutoCloseable {
         }
         if (comm.collectives() != coll) {
             throw new IllegalArgumentException(comm + " belongs to another Collectives than this runtime");
+        }
+        if (broken == null && streams != null && streams.failure() != null) {
+            broken = "a stream run failed: " + streams.failure();
         }
         if (broken != null) {
             throw new IllegalStateException("an earlier run failed, so the connections are out of step: " + broken);
