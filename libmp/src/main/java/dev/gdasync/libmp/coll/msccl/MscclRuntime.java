@@ -66,6 +66,8 @@ public final class MscclRuntime implements AutoCloseable {
     private final java.util.Set<String> agreed = new java.util.HashSet<>();
     private final Arena scratchArena = Arena.ofShared();
     private MemorySegment streamScratch;
+    /** The stream built-ins, generated once per collective, rank count and layout. */
+    private final Map<String, MscclProgram> allPairs = new HashMap<>();
 
     private MscclRuntime(Collectives coll, MscclPrograms programs, MscclConfig config) {
         this.coll = coll;
@@ -374,11 +376,12 @@ public final class MscclRuntime implements AutoCloseable {
                 .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
         String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
                 + "/" + op + "/" + bigElems + "/" + comm.context();
-        if (p.isEmpty() || !agreed.contains(key)) {
+        boolean useAllPairs = p.isEmpty() && comm.size() <= config.maxThreadBlocks();
+        if (!agreed.contains(key)) {
             stream.synchronize();
             quiesceStreams();
             choose(comm, c, inPlace, callBytes, bigElems, type, op);
-            if (p.isEmpty()) {
+            if (p.isEmpty() && !useAllPairs) {
                 builtinCall.run();
                 return p;
             }
@@ -386,7 +389,10 @@ public final class MscclRuntime implements AutoCloseable {
         } else {
             epoch++;
         }
-        enqueueRun(p.get(), comm, input, output, bigElems, type, op, stream);
+        MscclProgram run = p.isPresent() ? p.get()
+                : allPairs.computeIfAbsent(c + "/" + comm.size() + "/" + inPlace,
+                        k -> AllPairsPrograms.of(c, comm.size(), inPlace));
+        enqueueRun(run, comm, input, output, bigElems, type, op, stream);
         return p;
     }
 
@@ -485,9 +491,7 @@ public final class MscclRuntime implements AutoCloseable {
                     + " but other ranks chose otherwise: load the same programs and pass the same count, type and "
                     + "operator on every rank");
         }
-        if (p.isPresent()) {
-            epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
-        }
+        epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
         return p;
     }
 
