@@ -41,6 +41,13 @@ import java.util.concurrent.locks.LockSupport;
  * the number of messages it has consumed into the sender's acknowledgement word. Only the caller's thread drives
  * the Mp (as NCCL's proxy drives the network); thread blocks touch memory only.
  *
+ * <p>On a stream ({@code *OnStream}, SA): the calling thread prepares the run and returns; every thread block of
+ * the rank has a host stream of its own (WAIT64 GEQ before a step, the copy or reduction as a host task, WRITE64 of
+ * its counters and semaphore after it), and one NIC stream per rank rings the prepared puts in an order fixed by a
+ * simulated run of the whole program, so the streams cannot deadlock; the caller's stream waits for all of them.
+ * The first call of a kind agrees with the other ranks, later identical calls do not. Every wait times out after
+ * {@link MscclConfig#timeout} with a message naming rank, thread block, step and tile.
+ *
  * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window). Driven by
  * one thread; one collective at a time; while a run is in progress this Mp carries no other one-sided traffic to
  * the window and no collective of the host engine on the same ranks.
@@ -58,11 +65,15 @@ public final class MscclRuntime implements AutoCloseable {
     private final MpRegistration stageReg;
     private final MemorySegment semaphoreMemory;
     private final Map<Integer, ReducingCollectives> builtins = new HashMap<>();
+    private final BlockThreads blockThreads;
     private String broken;
     private boolean closed;
     /** The stream interpreter, made by the first stream run. */
     private StreamInterpreter streams;
-    /** Stream calls whose choice every rank agreed on; a repeated call skips the agreement (see dispatch). */
+    /**
+     * Calls whose choice every rank agreed on; a repeated call skips the agreement and numbers its run itself. Safe
+     * because a run ends only when every message it sent was acknowledged, so no barrier is needed between runs.
+     */
     private final java.util.Set<String> agreed = new java.util.HashSet<>();
     private final Arena scratchArena = Arena.ofShared();
     private MemorySegment streamScratch;
@@ -80,6 +91,7 @@ public final class MscclRuntime implements AutoCloseable {
         this.stage = mp.allocate(bytes);
         this.stageReg = mp.register(stage);
         this.semaphoreMemory = mp.allocate(8L * config.maxThreadBlocks());
+        this.blockThreads = new BlockThreads("msccl-r" + mp.rank() + "-tb");
     }
 
     /**
@@ -129,11 +141,11 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Allreduce on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
-     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
-     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
-     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
-     * for the streams' design and its limits.
+     * Allreduce on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of
+     * it into stream work and returns; {@code stream} runs it after the work queued on it before, and its later work
+     * sees the result. Where no loaded program fits, the stream runs the generated all-pairs built-in (with more
+     * ranks than {@link MscclConfig#maxThreadBlocks}, the call waits for {@code stream} and runs the blocking
+     * built-in). See {@link MscclRuntime} for the streams and their limits.
      *
      * @param comm    the communicator
      * @param send    count elements
@@ -144,7 +156,7 @@ public final class MscclRuntime implements AutoCloseable {
      * @param type    element type
      * @param op      operator
      * @param stream  a host stream (a copy or reduction is a host task)
-     * @return the program that will run, or empty if the built-in algorithm ran
+     * @return the program that will run, or empty if a built-in algorithm runs
      * @throws IllegalArgumentException if the stream is not a host stream
      */
     public Optional<MscclProgram> allreduceOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -184,21 +196,17 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Allgather on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
-     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
-     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
-     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
-     * for the streams' design and its limits.
+     * Allgather on a stream (SA), as {@link #allreduceOnStream}.
      *
-     * @param comm    the communicator
+     * @param comm      the communicator
      * @param send      sendCount elements
      * @param sendReg   its registration
      * @param recv      size · sendCount elements
      * @param recvReg   its registration
      * @param sendCount elements per rank
      * @param type      element type
-     * @param stream  a host stream (a copy or reduction is a host task)
-     * @return the program that will run, or empty if the built-in algorithm ran
+     * @param stream    a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
      * @throws IllegalArgumentException if the stream is not a host stream
      */
     public Optional<MscclProgram> allgatherOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -239,11 +247,7 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * All-to-all on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
-     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
-     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
-     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
-     * for the streams' design and its limits.
+     * All-to-all on a stream (SA), as {@link #allreduceOnStream}.
      *
      * @param comm    the communicator
      * @param send    size · count elements
@@ -253,7 +257,7 @@ public final class MscclRuntime implements AutoCloseable {
      * @param count   elements per pair of ranks
      * @param type    element type
      * @param stream  a host stream (a copy or reduction is a host task)
-     * @return the program that will run, or empty if the built-in algorithm ran
+     * @return the program that will run, or empty if a built-in algorithm runs
      * @throws IllegalArgumentException if the stream is not a host stream
      */
     public Optional<MscclProgram> alltoallOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -295,13 +299,9 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Reduce-scatter on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of it into
-     * stream work and returns; {@code stream} runs it after the work queued on it before, and its later work sees
-     * the result. The built-in fallback has no stream form: the call then waits for {@code stream} and runs the
-     * built-in on the calling thread, so the result is there, in order, when it returns. See {@link MscclRuntime}
-     * for the streams' design and its limits.
+     * Reduce-scatter on a stream (SA), as {@link #allreduceOnStream}.
      *
-     * @param comm    the communicator
+     * @param comm      the communicator
      * @param send      size · recvCount elements
      * @param sendReg   its registration
      * @param recv      recvCount elements
@@ -309,8 +309,8 @@ public final class MscclRuntime implements AutoCloseable {
      * @param recvCount elements per rank
      * @param type      element type
      * @param op        operator
-     * @param stream  a host stream (a copy or reduction is a host task)
-     * @return the program that will run, or empty if the built-in algorithm ran
+     * @param stream    a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
      * @throws IllegalArgumentException if the stream is not a host stream
      */
     public Optional<MscclProgram> reduceScatterOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -342,6 +342,7 @@ public final class MscclRuntime implements AutoCloseable {
         if (streams != null) {
             streams.close();
         }
+        blockThreads.close();
         scratchArena.close();
         for (ReducingCollectives r : builtins.values()) {
             r.close();
@@ -361,33 +362,34 @@ public final class MscclRuntime implements AutoCloseable {
     private Optional<MscclProgram> dispatch(Communicator comm, Collective c, boolean inPlace, long callBytes,
                                             long bigElems, DataType type, ReduceOp op, MemorySegment input,
                                             MemorySegment output, Runnable builtinCall, Stream stream) {
-        if (stream == null) {
+        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
+                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
+        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
+                + "/" + op + "/" + bigElems + "/" + comm.context() + "/" + (stream == null ? "host" : "sa");
+        boolean cached = agreed.contains(key);
+        if (stream == null || !cached) {
+            // The CPU is about to post (the agreement, the built-in, a host run): the NIC stream must be done.
+            if (stream != null) {
+                stream.synchronize();
+            }
             quiesceStreams();
-            agreed.clear(); // a blocking run ends without a barrier: the next stream run agrees (a barrier) again
-            Optional<MscclProgram> p = choose(comm, c, inPlace, callBytes, bigElems, type, op);
+        }
+        if (cached) {
+            epoch++;
+        } else {
+            choose(comm, c, inPlace, callBytes, bigElems, type, op);
+            agreed.add(key);
+        }
+        if (stream == null || p.isEmpty() && comm.size() > config.maxThreadBlocks()) {
+            if (stream != null) {
+                stream.synchronize();
+            }
             if (p.isEmpty()) {
                 builtinCall.run();
             } else {
                 run(p.get(), comm, input, output, bigElems, type, op);
             }
             return p;
-        }
-        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
-                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
-        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
-                + "/" + op + "/" + bigElems + "/" + comm.context();
-        boolean useAllPairs = p.isEmpty() && comm.size() <= config.maxThreadBlocks();
-        if (!agreed.contains(key)) {
-            stream.synchronize();
-            quiesceStreams();
-            choose(comm, c, inPlace, callBytes, bigElems, type, op);
-            if (p.isEmpty() && !useAllPairs) {
-                builtinCall.run();
-                return p;
-            }
-            agreed.add(key);
-        } else {
-            epoch++;
         }
         MscclProgram run = p.isPresent() ? p.get()
                 : allPairs.computeIfAbsent(c + "/" + comm.size() + "/" + inPlace,
@@ -573,27 +575,19 @@ public final class MscclRuntime implements AutoCloseable {
         }
 
         void run() {
-            List<Thread> threads = new ArrayList<>();
             if (config.threads()) {
+                List<Runnable> loops = new ArrayList<>();
                 for (ThreadBlockRunner r : runners) {
-                    if (!r.isDone()) {
-                        Thread t = new Thread(() -> drive(r), "msccl-r" + comm.rank() + "-tb" + r.tb().id());
-                        t.setDaemon(true);
-                        threads.add(t);
-                    }
+                    loops.add(() -> drive(r));
                 }
-                threads.forEach(Thread::start);
+                blockThreads.start(loops);
             }
             try {
                 loop();
             } finally {
                 stop = true;
-                for (Thread t : threads) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+                if (config.threads()) {
+                    blockThreads.join();
                 }
             }
         }
@@ -690,7 +684,8 @@ public final class MscclRuntime implements AutoCloseable {
         private boolean finished() {
             for (int i = 0; i < runners.size(); i++) {
                 ThreadBlockRunner r = runners.get(i);
-                if (!r.isDone() || posted[i] < r.ready.getAcquire() || acked[i] < r.consumed.getAcquire()) {
+                if (!r.isDone() || posted[i] < r.ready.getAcquire() || acked[i] < r.consumed.getAcquire()
+                        || !r.allAcknowledged()) {
                     return false;
                 }
             }

@@ -69,10 +69,16 @@ final class ThreadBlockRunner {
         return done;
     }
 
+    /** @return whether every message it sent was acknowledged: the receiver's slots are free for the next run */
+    boolean allAcknowledged() {
+        return sendSeq == 0 || WaitCondition.GEQ.test(ack.getAcquire64(), base + sendSeq);
+    }
+
     /** @return where it is and what it waits for, for a timeout's message */
     String position() {
         if (done) {
-            return "tb " + tb.id() + " finished";
+            return "tb " + tb.id() + (allAcknowledged() ? " finished" : " finished, waits for rank "
+                    + plan.commRank(tb.send()) + " to acknowledge message " + sendSeq);
         }
         MscclProgram.Step st = tb.steps().get(step);
         return "tb " + tb.id() + " step " + st.s() + " (" + st.type().xml() + ", tile " + tile + " of "

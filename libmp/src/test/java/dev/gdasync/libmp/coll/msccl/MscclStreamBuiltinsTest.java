@@ -16,13 +16,14 @@ import java.nio.file.Path;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The built-ins on a stream (no program loaded: the generated all-pairs programs) on 1, 2, 3 and 5 ranks with odd
  * counts and 24-byte slots (several tiles): allreduce in and out of place (int32 SUM and MAX, int64 PROD), the
  * reduce-scatter in place, allgather and alltoall exact on every rank, and a float64 allreduce whose result has the
- * same bits on every rank.
+ * same bits on every rank. A closed stream is refused before anything happens.
  */
 class MscclStreamBuiltinsTest {
     @TempDir
@@ -41,6 +42,11 @@ class MscclStreamBuiltinsTest {
             MemorySegment b = mp.allocate(8 * count * n);
             MpRegistration ar = mp.register(a);
             MpRegistration br = mp.register(b);
+            HostStream closed = HostStream.create("closed-" + me);
+            closed.close();
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> rt.allreduceOnStream(
+                    comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM, closed));
+            assertEquals("stream closed-" + me + " is closed or failed", refused.getMessage());
             try (HostStream stream = HostStream.create("caller-" + me)) {
                 for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX}) {
                     for (boolean inPlace : new boolean[] {true, false}) {

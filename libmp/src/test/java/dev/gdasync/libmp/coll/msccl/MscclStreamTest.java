@@ -28,8 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The stream (SA) interpreter: the four msccl-tools programs on 4 ranks with int32 data, enqueued on a host stream
  * after a slow task that writes the input (so a run that did not wait for it would read stale data), exact on every
- * rank with slots of 8 B, 200 B and 64 KiB (one element per tile, several, the whole chunk), twice in a row (the
- * second call skips the agreement); a count outside the program falls back and is exact; a dependency cycle is
+ * rank with slots of 8 B, 200 B and 64 KiB (one element per tile, several, the whole chunk), then twice blocking
+ * and once more on the stream, each with new data (the repeated calls skip the agreement, so runs of both forms
+ * follow each other without a barrier); a count outside the program falls back and is exact; a dependency cycle is
  * refused before anything is enqueued; a peer that does not take part fails the stream with a timeout naming rank,
  * thread block and step.
  */
@@ -67,11 +68,13 @@ class MscclStreamTest {
             Communicator comm = coll.world();
             int me = comm.rank();
             try (HostStream stream = HostStream.create("caller-" + me)) {
-                // 4 chunks of 37 elements (odd: several tiles), twice; then a count that does not divide.
-                long[][] rounds = {{37, 0}, {37, 1}, {3, 2}};
+                // 4 chunks of 37 elements (odd: several tiles): on the stream, twice blocking, on the stream again
+                // (the repeats skip the agreement); then a count that does not divide. {per, round, on stream}
+                long[][] rounds = {{37, 0, 1}, {37, 1, 0}, {37, 2, 0}, {37, 3, 1}, {3, 4, 1}};
                 for (long[] round : rounds) {
                     long per = round[0];
                     int k = (int) round[1];
+                    HostStream on = round[2] == 1 ? stream : null;
                     long count = per == 37 ? 4 * per : 4 * per + 1;
                     MemorySegment a = mp.allocate(4 * count * n);
                     MemorySegment b = mp.allocate(4 * count * n);
@@ -81,9 +84,9 @@ class MscclStreamTest {
                     long c = count / 4;
                     switch (program.collective()) {
                         case ALLREDUCE -> {
-                            slowFill(stream, a, me, count, k);
-                            ran = rt.allreduceOnStream(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM,
-                                    stream);
+                            slowFill(stream, a, me, count, k, on == null);
+                            ran = on == null ? rt.allreduce(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM)
+                                    : rt.allreduceOnStream(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM, on);
                             stream.synchronize();
                             for (long i = 0; i < count; i++) {
                                 long want = 0;
@@ -94,9 +97,10 @@ class MscclStreamTest {
                             }
                         }
                         case ALLGATHER -> {
-                            slowFill(stream, b.asSlice(me * c * 4), me, c, k);
-                            ran = rt.allgatherOnStream(comm, b.asSlice(me * c * 4, c * 4), br, b, br, c,
-                                    DataType.INT32, stream);
+                            slowFill(stream, b.asSlice(me * c * 4), me, c, k, on == null);
+                            ran = on == null ? rt.allgather(comm, b.asSlice(me * c * 4, c * 4), br, b, br, c,
+                                    DataType.INT32) : rt.allgatherOnStream(comm, b.asSlice(me * c * 4, c * 4), br, b,
+                                    br, c, DataType.INT32, on);
                             stream.synchronize();
                             for (int r = 0; r < n; r++) {
                                 for (long i = 0; i < c; i++) {
@@ -105,8 +109,9 @@ class MscclStreamTest {
                             }
                         }
                         case ALLTOALL -> {
-                            slowFill(stream, a, me, c * n, k);
-                            ran = rt.alltoallOnStream(comm, a, ar, b, br, c, DataType.INT32, stream);
+                            slowFill(stream, a, me, c * n, k, on == null);
+                            ran = on == null ? rt.alltoall(comm, a, ar, b, br, c, DataType.INT32)
+                                    : rt.alltoallOnStream(comm, a, ar, b, br, c, DataType.INT32, on);
                             stream.synchronize();
                             for (int r = 0; r < n; r++) {
                                 for (long i = 0; i < c; i++) {
@@ -128,8 +133,12 @@ class MscclStreamTest {
         });
     }
 
-    /** Writes the input from a task of the stream that first sleeps: the run must wait for it. */
-    private static void slowFill(HostStream stream, MemorySegment m, int rank, long count, int round) {
+    /**
+     * Writes the input from a task of the stream that first sleeps: a run on the stream must wait for it; before a
+     * blocking call the CPU waits for the stream.
+     */
+    private static void slowFill(HostStream stream, MemorySegment m, int rank, long count, int round,
+                                 boolean blockingCall) {
         stream.launch(() -> {
             try {
                 Thread.sleep(30);
@@ -140,6 +149,9 @@ class MscclStreamTest {
                 m.setAtIndex(ValueLayout.JAVA_INT, i, in(rank, i, round));
             }
         });
+        if (blockingCall) {
+            stream.synchronize();
+        }
     }
 
     @Test
