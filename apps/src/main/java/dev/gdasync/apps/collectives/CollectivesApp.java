@@ -35,8 +35,9 @@ public final class CollectivesApp {
     List<Path> xml = new ArrayList<>();
 
     @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
-            description = "models of the check: host (blocking, the caller's thread and a thread per thread block), sa "
-                    + "(enqueued on a host stream: a stream per thread block and a NIC stream); default: ${DEFAULT-VALUE}")
+            description = "models of the check: host (blocking, the caller's thread and a thread per thread block), "
+                    + "sa (enqueued on a host stream: a stream per thread block and a NIC stream); "
+                    + "default: ${DEFAULT-VALUE}")
     List<String> modes;
 
     @Option(names = "--bench", description = "measure allreduce and alltoall instead of checking")

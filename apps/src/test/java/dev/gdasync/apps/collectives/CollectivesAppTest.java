@@ -60,8 +60,9 @@ class CollectivesAppTest {
         assertTrue(bench.contains("every timed loop's check passed"), bench);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(BenchRow.CSV_HEADER, lines.getFirst());
-        for (String start : List.of("allreduce,msccl,2,64,2,", "allreduce,msccl-sa,2,64,2,", "allreduce,built-in,2,64,2,",
-                "alltoall,msccl,2,64,2,", "alltoall,msccl-sa,2,64,2,", "alltoall,built-in,2,64,2,")) {
+        for (String start : List.of("allreduce,msccl,2,64,2,", "allreduce,msccl-sa,2,64,2,",
+                "allreduce,built-in,2,64,2,", "alltoall,msccl,2,64,2,", "alltoall,msccl-sa,2,64,2,",
+                "alltoall,built-in,2,64,2,")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(start)), start + " in " + lines);
         }
         assertTrue(Files.size(dir.resolve("c-allreduce.png")) > 0);

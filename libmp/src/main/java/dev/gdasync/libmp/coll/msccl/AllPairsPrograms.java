@@ -82,7 +82,8 @@ final class AllPairsPrograms {
         }
         x.append("</algo>\n");
         return new MscclParser(MscclLimits.defaults()).parse(
-                new ByteArrayInputStream(x.toString().getBytes(StandardCharsets.UTF_8)), "built-in all-pairs " + c.xml());
+                new ByteArrayInputStream(x.toString().getBytes(StandardCharsets.UTF_8)),
+                "built-in all-pairs " + c.xml());
     }
 
     /** One step of one chunk; {@code dep >= 0} waits for step 1 (the receive) of thread block {@code dep}. */

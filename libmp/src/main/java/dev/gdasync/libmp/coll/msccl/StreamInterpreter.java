@@ -228,7 +228,8 @@ final class StreamInterpreter implements AutoCloseable {
     private MpRequest inline(long value, int peer, long displacement) {
         return retry(() -> {
             inlineSource.set(ValueLayout.JAVA_LONG, 0, value);
-            return mp.putPrepare(inlineSource, inlineReg, peer, displacement, window, PutFlags.INLINE | PutFlags.NOWAIT);
+            return mp.putPrepare(inlineSource, inlineReg, peer, displacement, window,
+                    PutFlags.INLINE | PutFlags.NOWAIT);
         });
     }
 
