@@ -6,7 +6,8 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * One measured combination: a collective, a method ({@code msccl}, {@code built-in}, {@code mpj}), the ranks and
+ * One measured combination: a collective, a method ({@code msccl}, {@code msccl-sa}, {@code built-in},
+ * {@code allpairs-sa}, {@code mpj}), the ranks and
  * the bytes per rank, with the slowest rank's microseconds per collective of each rep.
  *
  * @param collective allreduce or alltoall

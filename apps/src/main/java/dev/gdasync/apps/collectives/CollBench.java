@@ -2,6 +2,7 @@ package dev.gdasync.apps.collectives;
 
 import dev.gdasync.apps.bench.MpjChildJob;
 import dev.gdasync.apps.pingpong.LatencyPlot;
+import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Communicator;
@@ -21,7 +22,9 @@ import java.util.List;
 
 /**
  * The benchmark mode: allreduce (in place, int32 SUM) and alltoall (out of place, int32) at each size, with the
- * MSCCL program the runtime selects (where one fits the call), with the built-in algorithm, and with MPJ Express
+ * MSCCL program the runtime selects (where one fits the call), blocking ({@code msccl}) and enqueued on a host stream
+ * ({@code msccl-sa}; where none fits, the stream's all-pairs built-in, {@code allpairs-sa}), with the blocking
+ * built-in algorithm, and with MPJ Express
  * (in a child job, {@link MpjCollBench}); reps interleave the methods, each rep's time is the slowest rank's, and
  * every timed loop is followed by one checked collective on fresh data.
  */
@@ -34,6 +37,8 @@ final class CollBench {
     private final List<Long> sizes;
     private final int iters;
     private final int reps;
+    /** The caller's stream of the sa methods. */
+    private HostStream stream;
 
     CollBench(Mp mp, Communicator comm, MscclRuntime rt, List<Long> sizes, int iters, int reps) {
         this.mp = mp;
@@ -56,7 +61,9 @@ final class CollBench {
         MemorySegment b = mp.allocate(max);
         MpRegistration ar = mp.register(a);
         MpRegistration br = mp.register(b);
-        try (ReducingCollectives builtin = ReducingCollectives.of(comm)) {
+        try (ReducingCollectives builtin = ReducingCollectives.of(comm);
+             HostStream s = HostStream.create("collectives-bench-r" + comm.rank())) {
+            stream = s;
             for (String coll : List.of("allreduce", "alltoall")) {
                 for (long bytes : sizes) {
                     long count = coll.equals("allreduce") ? bytes / 4 : bytes / 4 / comm.size();
@@ -64,7 +71,8 @@ final class CollBench {
                         continue;
                     }
                     boolean program = programFits(coll, count);
-                    List<String> methods = program ? List.of("msccl", "built-in") : List.of("built-in");
+                    List<String> methods = program ? List.of("msccl", "msccl-sa", "built-in")
+                            : List.of("built-in", "allpairs-sa");
                     double[][] us = new double[methods.size()][reps];
                     for (int rep = -1; rep < reps; rep++) {
                         for (int k = 0; k < methods.size(); k++) {
@@ -153,6 +161,7 @@ final class CollBench {
         for (int i = 0; i < n; i++) {
             once(builtin, coll, method, count, a, ar, b, br);
         }
+        stream.synchronize();
         double mine = (System.nanoTime() - t0) / 1e3 / n;
         MemorySegment w = b.asSlice(0, 8);
         w.set(ValueLayout.JAVA_DOUBLE, 0, mine);
@@ -163,7 +172,14 @@ final class CollBench {
     private void once(ReducingCollectives builtin, String coll, String method, long count, MemorySegment a,
                       MpRegistration ar, MemorySegment b, MpRegistration br) {
         boolean msccl = method.equals("msccl");
-        if (coll.equals("allreduce")) {
+        if (method.endsWith("-sa")) {
+            // Enqueued: a timed loop queues them back to back and waits for the stream once at its end.
+            if (coll.equals("allreduce")) {
+                rt.allreduceOnStream(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM, stream);
+            } else {
+                rt.alltoallOnStream(comm, a, ar, b, br, count, DataType.INT32, stream);
+            }
+        } else if (coll.equals("allreduce")) {
             if (msccl) {
                 rt.allreduce(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM).orElseThrow();
             } else {
@@ -182,6 +198,7 @@ final class CollBench {
         int me = comm.rank();
         fill(a, count * (coll.equals("allreduce") ? 1 : n));
         once(builtin, coll, method, count, a, ar, b, br);
+        stream.synchronize();
         long wrong = 0;
         if (coll.equals("allreduce")) {
             for (long i = 0; i < count; i++) {
@@ -218,10 +235,10 @@ final class CollBench {
     }
 
     static void report(List<BenchRow> rows, Path csv, Path plot) throws IOException {
-        System.out.printf("%-10s %-9s %5s %10s %6s %12s %10s%n", "collective", "method", "ranks", "bytes", "iters",
+        System.out.printf("%-10s %-11s %5s %10s %6s %12s %10s%n", "collective", "method", "ranks", "bytes", "iters",
                 "median_us", "MB/s");
         for (BenchRow r : rows) {
-            System.out.printf("%-10s %-9s %5d %10d %6d %12.2f %10.2f%n", r.collective(), r.method(), r.ranks(),
+            System.out.printf("%-10s %-11s %5d %10d %6d %12.2f %10.2f%n", r.collective(), r.method(), r.ranks(),
                     r.bytes(), r.iters(), r.medianMicros(), r.bytes() / r.medianMicros());
         }
         if (csv != null) {

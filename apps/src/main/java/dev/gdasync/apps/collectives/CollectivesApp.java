@@ -34,6 +34,12 @@ public final class CollectivesApp {
                     + " gdasync.msccl.xml property or GDASYNC_MSCCL_XML lists")
     List<Path> xml = new ArrayList<>();
 
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
+            description = "models of the check: host (blocking, the caller's thread and a thread per thread block), "
+                    + "sa (enqueued on a host stream: a stream per thread block and a NIC stream); "
+                    + "default: ${DEFAULT-VALUE}")
+    List<String> modes;
+
     @Option(names = "--bench", description = "measure allreduce and alltoall instead of checking")
     boolean bench;
 
@@ -107,7 +113,7 @@ public final class CollectivesApp {
                             app.csv, app.plot);
                 }
             } else {
-                ok = new ProgramCheck(coll, programs, config).run();
+                ok = new ProgramCheck(coll, programs, config, app.modes).run();
             }
             mp.barrier();
             if (!ok) {
@@ -123,6 +129,11 @@ public final class CollectivesApp {
         for (long s : sizes) {
             if (s <= 0 || s % 4 != 0) {
                 throw new IllegalArgumentException("--sizes must be positive multiples of 4, got " + s);
+            }
+        }
+        for (String m : modes) {
+            if (!m.equals("host") && !m.equals("sa")) {
+                throw new IllegalArgumentException("--mode takes host and sa, got " + m);
             }
         }
         if (iters < 1 || reps < 1) {

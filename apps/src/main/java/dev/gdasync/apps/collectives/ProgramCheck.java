@@ -1,5 +1,6 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Collectives;
@@ -23,7 +24,8 @@ import java.util.Optional;
  * per chunk, 257, 16411) and at one it is not (the built-in runs), each checked element by element on every rank;
  * rank 0 prints one line per run. Each program runs in a runtime of its own, so every file is exercised even when
  * an earlier one would be selected for the same calls. Without programs, the built-ins of all four collectives are
- * checked.
+ * checked. Each model of {@code --mode} runs the whole check: host (blocking calls) and sa (the calls enqueued on a
+ * host stream, read after the stream is synchronized).
  */
 final class ProgramCheck {
     private final Mp mp;
@@ -31,9 +33,13 @@ final class ProgramCheck {
     private final Communicator comm;
     private final MscclPrograms programs;
     private final MscclConfig config;
+    private final List<String> modes;
     private MscclRuntime rt;
+    /** The caller's stream of the sa model; null while checking the host model. */
+    private HostStream stream;
 
-    ProgramCheck(Collectives coll, MscclPrograms programs, MscclConfig config) {
+    ProgramCheck(Collectives coll, MscclPrograms programs, MscclConfig config, List<String> modes) {
+        this.modes = modes;
         this.mp = coll.mp();
         this.coll = coll;
         this.comm = coll.world();
@@ -41,8 +47,24 @@ final class ProgramCheck {
         this.config = config;
     }
 
-    /** @return whether every run was exact on every rank */
+    /** @return whether every run was exact on every rank, in every model */
     boolean run() {
+        boolean ok = true;
+        for (String mode : modes) {
+            stream = mode.equals("sa") ? HostStream.create("collectives-r" + comm.rank()) : null;
+            try {
+                say("collectives: model " + mode + (stream == null ? " (blocking)" : " (enqueued on a host stream)"));
+                ok &= runModel();
+            } finally {
+                if (stream != null) {
+                    stream.close();
+                }
+            }
+        }
+        return ok;
+    }
+
+    private boolean runModel() {
         boolean ok = true;
         List<MscclProgram> all = programs.programs();
         say("collectives: " + all.size() + " program(s) loaded, " + comm.size() + " ranks");
@@ -99,8 +121,12 @@ final class ProgramCheck {
             switch (c) {
                 case ALLREDUCE -> {
                     fill(a, me, 0, count);
-                    ran = rt.allreduce(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32,
-                            ReduceOp.SUM);
+                    ran = stream == null
+                            ? rt.allreduce(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32,
+                                    ReduceOp.SUM)
+                            : rt.allreduceOnStream(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
+                                    DataType.INT32, ReduceOp.SUM, stream);
+                    synchronize();
                     MemorySegment out = inPlace ? a : b;
                     for (long i = 0; i < count; i++) {
                         wrong += out.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, i) ? 1 : 0;
@@ -109,7 +135,9 @@ final class ProgramCheck {
                 case ALLGATHER -> {
                     MemorySegment send = inPlace ? b.asSlice(me * blk, blk) : a;
                     fill(send, me, 0, count);
-                    ran = rt.allgather(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32);
+                    ran = stream == null ? rt.allgather(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32)
+                            : rt.allgatherOnStream(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32, stream);
+                    synchronize();
                     for (int r = 0; r < n; r++) {
                         for (long i = 0; i < count; i++) {
                             wrong += b.getAtIndex(ValueLayout.JAVA_INT, r * count + i) != in(r, i) ? 1 : 0;
@@ -118,7 +146,10 @@ final class ProgramCheck {
                 }
                 case ALLTOALL -> {
                     fill(a, me, 0, big);
-                    ran = rt.alltoall(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32);
+                    ran = stream == null ? rt.alltoall(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32)
+                            : rt.alltoallOnStream(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
+                                    DataType.INT32, stream);
+                    synchronize();
                     MemorySegment out = inPlace ? a : b;
                     for (int r = 0; r < n; r++) {
                         for (long i = 0; i < count; i++) {
@@ -129,7 +160,11 @@ final class ProgramCheck {
                 case REDUCE_SCATTER -> {
                     fill(a, me, 0, big);
                     MemorySegment out = inPlace ? a.asSlice(me * blk, blk) : b;
-                    ran = rt.reduceScatter(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32, ReduceOp.SUM);
+                    ran = stream == null
+                            ? rt.reduceScatter(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32, ReduceOp.SUM)
+                            : rt.reduceScatterOnStream(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32,
+                                    ReduceOp.SUM, stream);
+                    synchronize();
                     for (long i = 0; i < count; i++) {
                         wrong += out.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, me * count + i) ? 1 : 0;
                     }
@@ -150,6 +185,13 @@ final class ProgramCheck {
             mp.deregister(br);
             mp.free(a);
             mp.free(b);
+        }
+    }
+
+    /** The sa model: the result is read by the CPU, so it waits for the stream first. */
+    private void synchronize() {
+        if (stream != null) {
+            stream.synchronize();
         }
     }
 

@@ -32,19 +32,24 @@ class CollectivesAppTest {
     void everyShippedProgramIsExactOnEveryRankAndFallsBackOutsideItsCounts() throws Exception {
         String out = mprun(0, "-np", "4", "collectives", "--xml", REFERENCE.toString());
         assertTrue(out.contains("[0] collectives: 4 program(s) loaded, 4 ranks"), out);
+        assertTrue(out.contains("[0] collectives: model host (blocking)"), out);
+        assertTrue(out.contains("[0] collectives: model sa (enqueued on a host stream)"), out);
+        // Three counts per program and model (host, then sa).
         for (String name : List.of("allreduce_ring_inplace", "allreduce_recursive_doubling_halving",
                 "allgather_ring_1channelsperring", "alltoall_allpairs")) {
-            assertEquals(3, out.lines().filter(l -> l.contains("[" + name + "]")
+            assertEquals(6, out.lines().filter(l -> l.contains("[" + name + "]")
                     && l.contains("ran MSCCL program '" + name + "': exact on all 4 ranks")).count(), out);
         }
-        assertEquals(2, out.lines().filter(l -> l.contains("ran the built-in algorithm (outside the program's counts):"
+        assertEquals(4, out.lines().filter(l -> l.contains("ran the built-in algorithm (outside the program's counts):"
                 + " exact on all 4 ranks")).count(), out);
-        assertTrue(out.contains("[0] collectives: all results exact on every rank"), out);
+        assertEquals(2, out.lines().filter(l -> l.equals("[0] collectives: all results exact on every rank")).count(),
+                out);
     }
 
     @Test
     void twoRanksRunTheExamplesAndATinyBenchmark() throws Exception {
-        String check = mprun(0, "-np", "2", "collectives", "--xml", EXAMPLES.toString(), "--inline");
+        String check = mprun(0, "-np", "2", "collectives", "--xml", EXAMPLES.toString(), "--inline",
+                "--mode", "host");
         assertTrue(check.contains("ran MSCCL program 'allreduce_ring_2gpu': exact on all 2 ranks"), check);
         assertTrue(check.contains("ran MSCCL program 'alltoall_allpairs_2gpu': exact on all 2 ranks"), check);
         assertTrue(check.contains("[0] collectives: all results exact on every rank"), check);
@@ -55,7 +60,8 @@ class CollectivesAppTest {
         assertTrue(bench.contains("every timed loop's check passed"), bench);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(BenchRow.CSV_HEADER, lines.getFirst());
-        for (String start : List.of("allreduce,msccl,2,64,2,", "allreduce,built-in,2,64,2,", "alltoall,msccl,2,64,2,",
+        for (String start : List.of("allreduce,msccl,2,64,2,", "allreduce,msccl-sa,2,64,2,",
+                "allreduce,built-in,2,64,2,", "alltoall,msccl,2,64,2,", "alltoall,msccl-sa,2,64,2,",
                 "alltoall,built-in,2,64,2,")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(start)), start + " in " + lines);
         }

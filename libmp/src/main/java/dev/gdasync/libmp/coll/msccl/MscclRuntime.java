@@ -1,6 +1,8 @@
 package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
@@ -39,6 +41,13 @@ import java.util.concurrent.locks.LockSupport;
  * the number of messages it has consumed into the sender's acknowledgement word. Only the caller's thread drives
  * the Mp (as NCCL's proxy drives the network); thread blocks touch memory only.
  *
+ * <p>On a stream ({@code *OnStream}, SA): the calling thread prepares the run and returns; every thread block of
+ * the rank has a host stream of its own (WAIT64 GEQ before a step, the copy or reduction as a host task, WRITE64 of
+ * its counters and semaphore after it), and one NIC stream per rank rings the prepared puts in an order fixed by a
+ * simulated run of the whole program, so the streams cannot deadlock; the caller's stream waits for all of them.
+ * The first call of a kind agrees with the other ranks, later identical calls do not. Every wait times out after
+ * {@link MscclConfig#timeout} with a message naming rank, thread block, step and tile.
+ *
  * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window). Driven by
  * one thread; one collective at a time; while a run is in progress this Mp carries no other one-sided traffic to
  * the window and no collective of the host engine on the same ranks.
@@ -56,8 +65,20 @@ public final class MscclRuntime implements AutoCloseable {
     private final MpRegistration stageReg;
     private final MemorySegment semaphoreMemory;
     private final Map<Integer, ReducingCollectives> builtins = new HashMap<>();
+    private final BlockThreads blockThreads;
     private String broken;
     private boolean closed;
+    /** The stream interpreter, made by the first stream run. */
+    private StreamInterpreter streams;
+    /**
+     * Calls whose choice every rank agreed on; a repeated call skips the agreement and numbers its run itself. Safe
+     * because a run ends only when every message it sent was acknowledged, so no barrier is needed between runs.
+     */
+    private final java.util.Set<String> agreed = new java.util.HashSet<>();
+    private final Arena scratchArena = Arena.ofShared();
+    private MemorySegment streamScratch;
+    /** The stream built-ins, generated once per collective, rank count and layout. */
+    private final Map<String, MscclProgram> allPairs = new HashMap<>();
 
     private MscclRuntime(Collectives coll, MscclPrograms programs, MscclConfig config) {
         this.coll = coll;
@@ -70,6 +91,7 @@ public final class MscclRuntime implements AutoCloseable {
         this.stage = mp.allocate(bytes);
         this.stageReg = mp.register(stage);
         this.semaphoreMemory = mp.allocate(8L * config.maxThreadBlocks());
+        this.blockThreads = new BlockThreads("msccl-r" + mp.rank() + "-tb");
     }
 
     /**
@@ -115,16 +137,43 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
                                             ReduceOp op) {
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, null);
+    }
+
+    /**
+     * Allreduce on a stream (SA): the calling thread checks the call, picks the program, turns this rank's part of
+     * it into stream work and returns; {@code stream} runs it after the work queued on it before, and its later work
+     * sees the result. Where no loaded program fits, the stream runs the generated all-pairs built-in (with more
+     * ranks than {@link MscclConfig#maxThreadBlocks}, the call waits for {@code stream} and runs the blocking
+     * built-in). See {@link MscclRuntime} for the streams and their limits.
+     *
+     * @param comm    the communicator
+     * @param send    count elements
+     * @param sendReg its registration
+     * @param recv    count elements
+     * @param recvReg its registration
+     * @param count   elements
+     * @param type    element type
+     * @param op      operator
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> allreduceOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                    MemorySegment recv, MpRegistration recvReg, long count,
+                                                    DataType type, ReduceOp op, Stream stream) {
+        requireHostStream(stream);
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, stream);
+    }
+
+    private Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                             ReduceOp op, Stream stream) {
         long bytes = check("allreduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count);
         CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         boolean inPlace = send.address() == recv.address();
-        Optional<MscclProgram> p = choose(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op);
-        if (p.isEmpty()) {
-            builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op);
-        } else {
-            run(p.get(), comm, send, inPlace ? send : recv, count, type, op);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op, send, inPlace ? send : recv,
+                () -> builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op), stream);
     }
 
     /**
@@ -143,18 +192,40 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long sendCount,
                                             DataType type) {
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, null);
+    }
+
+    /**
+     * Allgather on a stream (SA), as {@link #allreduceOnStream}.
+     *
+     * @param comm      the communicator
+     * @param send      sendCount elements
+     * @param sendReg   its registration
+     * @param recv      size · sendCount elements
+     * @param recvReg   its registration
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @param stream    a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> allgatherOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                    MemorySegment recv, MpRegistration recvReg, long sendCount,
+                                                    DataType type, Stream stream) {
+        requireHostStream(stream);
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, stream);
+    }
+
+    private Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                             MemorySegment recv, MpRegistration recvReg, long sendCount, DataType type,
+                                             Stream stream) {
         long total = Math.multiplyExact(sendCount, (long) comm.size());
         long block = check("allgather", comm, send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
                 total);
         CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
         boolean inPlace = send.address() == recv.address() + comm.rank() * block && block > 0;
-        Optional<MscclProgram> p = choose(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM);
-        if (p.isEmpty()) {
-            builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type);
-        } else {
-            run(p.get(), comm, inPlace ? recv : send, recv, total, type, ReduceOp.SUM);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM, inPlace ? recv : send,
+                recv, () -> builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type), stream);
     }
 
     /**
@@ -172,18 +243,39 @@ public final class MscclRuntime implements AutoCloseable {
      */
     public Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type) {
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, null);
+    }
+
+    /**
+     * All-to-all on a stream (SA), as {@link #allreduceOnStream}.
+     *
+     * @param comm    the communicator
+     * @param send    size · count elements
+     * @param sendReg its registration
+     * @param recv    size · count elements
+     * @param recvReg its registration
+     * @param count   elements per pair of ranks
+     * @param type    element type
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> alltoallOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                   MemorySegment recv, MpRegistration recvReg, long count,
+                                                   DataType type, Stream stream) {
+        requireHostStream(stream);
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, stream);
+    }
+
+    private Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                            Stream stream) {
         long total = Math.multiplyExact(count, (long) comm.size());
         check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
         boolean inPlace = send.address() == recv.address();
-        Optional<MscclProgram> p = choose(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type,
-                ReduceOp.SUM);
-        if (p.isEmpty()) {
-            builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type);
-        } else {
-            run(p.get(), comm, send, recv, total, type, ReduceOp.SUM);
-        }
-        return p;
+        return dispatch(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type, ReduceOp.SUM, send,
+                recv, () -> builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type), stream);
     }
 
     /**
@@ -203,18 +295,41 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                                 MemorySegment recv, MpRegistration recvReg, long recvCount,
                                                 DataType type, ReduceOp op) {
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, null);
+    }
+
+    /**
+     * Reduce-scatter on a stream (SA), as {@link #allreduceOnStream}.
+     *
+     * @param comm      the communicator
+     * @param send      size · recvCount elements
+     * @param sendReg   its registration
+     * @param recv      recvCount elements
+     * @param recvReg   its registration
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        operator
+     * @param stream    a host stream (a copy or reduction is a host task)
+     * @return the program that will run, or empty if a built-in algorithm runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> reduceScatterOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                        MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                        DataType type, ReduceOp op, Stream stream) {
+        requireHostStream(stream);
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, stream);
+    }
+
+    private Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                 MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                 DataType type, ReduceOp op, Stream stream) {
         long total = Math.multiplyExact(recvCount, (long) comm.size());
         long block = check("reduceScatter", comm, send, sendReg, recv, recvReg, recvCount, type, op, total,
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");
         boolean inPlace = recv.address() == send.address() + comm.rank() * block && block > 0;
-        Optional<MscclProgram> p = choose(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op);
-        if (p.isEmpty()) {
-            builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op);
-        } else {
-            run(p.get(), comm, send, inPlace ? send : recv, total, type, op);
-        }
-        return p;
+        return dispatch(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op, send, inPlace ? send : recv,
+                () -> builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op), stream);
     }
 
     /** Destroys the window; collective over every rank of the Mp. */
@@ -224,6 +339,11 @@ public final class MscclRuntime implements AutoCloseable {
             return;
         }
         closed = true;
+        if (streams != null) {
+            streams.close();
+        }
+        blockThreads.close();
+        scratchArena.close();
         for (ReducingCollectives r : builtins.values()) {
             r.close();
         }
@@ -238,6 +358,94 @@ public final class MscclRuntime implements AutoCloseable {
         mp.free(semaphoreMemory);
     }
 
+    /** Runs the chosen program, or the built-in, blocking ({@code stream == null}) or on the stream. */
+    private Optional<MscclProgram> dispatch(Communicator comm, Collective c, boolean inPlace, long callBytes,
+                                            long bigElems, DataType type, ReduceOp op, MemorySegment input,
+                                            MemorySegment output, Runnable builtinCall, Stream stream) {
+        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
+                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
+        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
+                + "/" + op + "/" + bigElems + "/" + comm.context() + "/" + (stream == null ? "host" : "sa");
+        boolean cached = agreed.contains(key);
+        if (stream == null || !cached) {
+            // The CPU is about to post (the agreement, the built-in, a host run): the NIC stream must be done.
+            if (stream != null) {
+                stream.synchronize();
+            }
+            quiesceStreams();
+        }
+        if (cached) {
+            epoch++;
+        } else {
+            choose(comm, c, inPlace, callBytes, bigElems, type, op);
+            agreed.add(key);
+        }
+        if (stream == null || p.isEmpty() && comm.size() > config.maxThreadBlocks()) {
+            if (stream != null) {
+                stream.synchronize();
+            }
+            if (p.isEmpty()) {
+                builtinCall.run();
+            } else {
+                run(p.get(), comm, input, output, bigElems, type, op);
+            }
+            return p;
+        }
+        MscclProgram run = p.isPresent() ? p.get()
+                : allPairs.computeIfAbsent(c + "/" + comm.size() + "/" + inPlace,
+                        k -> AllPairsPrograms.of(c, comm.size(), inPlace));
+        enqueueRun(run, comm, input, output, bigElems, type, op, stream);
+        return p;
+    }
+
+    private static void requireHostStream(Stream stream) {
+        Objects.requireNonNull(stream, "stream must not be null");
+        if (!(stream instanceof HostStream)) {
+            throw new IllegalArgumentException("the MSCCL stream interpreter runs its copies and reductions as host "
+                    + "tasks, so it needs a host stream, got " + stream.name());
+        }
+        if (stream.isClosed() || stream.failure() != null) {
+            throw new IllegalArgumentException("stream " + stream.name() + " is closed or failed");
+        }
+    }
+
+    /** Waits for the stream runs in flight: the CPU may use the queue pairs their NIC stream rings only then. */
+    private void quiesceStreams() {
+        if (streams != null) {
+            try {
+                streams.quiesce();
+            } catch (RuntimeException e) {
+                broken = "a stream run failed: " + e;
+                throw new IllegalStateException("an earlier run on streams failed, so the connections are out of "
+                        + "step: " + e, e);
+            }
+        }
+    }
+
+    private void enqueueRun(MscclProgram program, Communicator comm, MemorySegment input, MemorySegment output,
+                            long bigElems, DataType type, ReduceOp op, Stream stream) {
+        MscclProgram.Gpu gpu = program.gpus().get(comm.rank());
+        long chunkElems = bigElems / program.nchunksperloop();
+        MemorySegment scratch = scratch(gpu.sChunks() * chunkElems * type.bytes());
+        RunPlan plan = new RunPlan(program, comm.rank(), type, op, input, output, scratch, chunkElems,
+                config.slotBytes());
+        if (streams == null) {
+            streams = new StreamInterpreter(mp, config, arena, window, stage, stageReg);
+        }
+        streams.enqueue(program, comm, plan, epoch << 32, stream);
+    }
+
+    /** Scratch for stream runs: kept until close, since a run may still use it after the call returned. */
+    private MemorySegment scratch(long bytes) {
+        if (bytes == 0) {
+            return MemorySegment.NULL;
+        }
+        if (streamScratch == null || streamScratch.byteSize() < bytes) {
+            streamScratch = scratchArena.allocate(bytes, 64);
+        }
+        return streamScratch;
+    }
+
     // ---- selection ----
 
     private long check(String what, Communicator comm, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
@@ -249,6 +457,9 @@ public final class MscclRuntime implements AutoCloseable {
         }
         if (comm.collectives() != coll) {
             throw new IllegalArgumentException(comm + " belongs to another Collectives than this runtime");
+        }
+        if (broken == null && streams != null && streams.failure() != null) {
+            broken = "a stream run failed: " + streams.failure();
         }
         if (broken != null) {
             throw new IllegalStateException("an earlier run failed, so the connections are out of step: " + broken);
@@ -282,9 +493,7 @@ public final class MscclRuntime implements AutoCloseable {
                     + " but other ranks chose otherwise: load the same programs and pass the same count, type and "
                     + "operator on every rank");
         }
-        if (p.isPresent()) {
-            epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
-        }
+        epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
         return p;
     }
 
@@ -366,27 +575,19 @@ public final class MscclRuntime implements AutoCloseable {
         }
 
         void run() {
-            List<Thread> threads = new ArrayList<>();
             if (config.threads()) {
+                List<Runnable> loops = new ArrayList<>();
                 for (ThreadBlockRunner r : runners) {
-                    if (!r.isDone()) {
-                        Thread t = new Thread(() -> drive(r), "msccl-r" + comm.rank() + "-tb" + r.tb().id());
-                        t.setDaemon(true);
-                        threads.add(t);
-                    }
+                    loops.add(() -> drive(r));
                 }
-                threads.forEach(Thread::start);
+                blockThreads.start(loops);
             }
             try {
                 loop();
             } finally {
                 stop = true;
-                for (Thread t : threads) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+                if (config.threads()) {
+                    blockThreads.join();
                 }
             }
         }
@@ -483,7 +684,8 @@ public final class MscclRuntime implements AutoCloseable {
         private boolean finished() {
             for (int i = 0; i < runners.size(); i++) {
                 ThreadBlockRunner r = runners.get(i);
-                if (!r.isDone() || posted[i] < r.ready.getAcquire() || acked[i] < r.consumed.getAcquire()) {
+                if (!r.isDone() || posted[i] < r.ready.getAcquire() || acked[i] < r.consumed.getAcquire()
+                        || !r.allAcknowledged()) {
                     return false;
                 }
             }

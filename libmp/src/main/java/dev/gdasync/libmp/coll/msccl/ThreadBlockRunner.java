@@ -2,8 +2,6 @@ package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.gdsync.memop.WaitCondition;
-import dev.gdasync.libmp.coll.reduce.DataType;
-import dev.gdasync.libmp.coll.reduce.ReduceOp;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,10 +69,16 @@ final class ThreadBlockRunner {
         return done;
     }
 
+    /** @return whether every message it sent was acknowledged: the receiver's slots are free for the next run */
+    boolean allAcknowledged() {
+        return sendSeq == 0 || WaitCondition.GEQ.test(ack.getAcquire64(), base + sendSeq);
+    }
+
     /** @return where it is and what it waits for, for a timeout's message */
     String position() {
         if (done) {
-            return "tb " + tb.id() + " finished";
+            return "tb " + tb.id() + (allAcknowledged() ? " finished" : " finished, waits for rank "
+                    + plan.commRank(tb.send()) + " to acknowledge message " + sendSeq);
         }
         MscclProgram.Step st = tb.steps().get(step);
         return "tb " + tb.id() + " step " + st.s() + " (" + st.type().xml() + ", tile " + tile + " of "
@@ -133,52 +137,8 @@ final class ThreadBlockRunner {
         return region.asSlice(((seq - 1) % slots) * slotBytes, slotBytes);
     }
 
-    /** Runs one step on tile {@link #tile}: piece j of a message is tile {@link #tile} of chunk off + j. */
+    /** Runs one step on tile {@link #tile}. */
     private void execute(MscclProgram.Step st, MemorySegment in, MemorySegment out) {
-        long len = plan.tileBytes(tile);
-        long elems = plan.tileElems(tile);
-        DataType type = plan.type();
-        ReduceOp op = plan.op();
-        for (int j = 0; j < st.cnt(); j++) {
-            MemorySegment src = st.srcbuf() == null ? null : plan.piece(st.srcbuf(), st.srcoff() + j, tile);
-            MemorySegment dst = st.dstbuf() == null ? null : plan.piece(st.dstbuf(), st.dstoff() + j, tile);
-            MemorySegment inPiece = in == null ? null : in.asSlice(j * len, len);
-            MemorySegment outPiece = out == null ? null : out.asSlice(j * len, len);
-            switch (st.type()) {
-                case SEND -> MemorySegment.copy(src, 0, outPiece, 0, len);
-                case RECV -> MemorySegment.copy(inPiece, 0, dst, 0, len);
-                case RECV_COPY_SEND -> {
-                    MemorySegment.copy(inPiece, 0, dst, 0, len);
-                    MemorySegment.copy(inPiece, 0, outPiece, 0, len);
-                }
-                case RECV_REDUCE_SEND -> {
-                    MemorySegment.copy(src, 0, outPiece, 0, len);
-                    op.apply(type, outPiece, inPiece, elems);
-                }
-                case RECV_REDUCE_COPY -> reduceInto(dst, src, inPiece, len, elems, type, op);
-                case RECV_REDUCE_COPY_SEND -> {
-                    reduceInto(dst, src, inPiece, len, elems, type, op);
-                    MemorySegment.copy(dst, 0, outPiece, 0, len);
-                }
-                case COPY -> {
-                    if (src.address() != dst.address()) {
-                        MemorySegment.copy(src, 0, dst, 0, len);
-                    }
-                }
-                case REDUCE -> op.apply(type, dst, src, elems);
-                case NOP -> {
-                    // only its dependency
-                }
-            }
-        }
-    }
-
-    /** dst = src ∘ in. */
-    private static void reduceInto(MemorySegment dst, MemorySegment src, MemorySegment in, long len, long elems,
-                                   DataType type, ReduceOp op) {
-        if (src.address() != dst.address()) {
-            MemorySegment.copy(src, 0, dst, 0, len);
-        }
-        op.apply(type, dst, in, elems);
+        StepKernel.execute(plan, st, tile, in, out);
     }
 }
