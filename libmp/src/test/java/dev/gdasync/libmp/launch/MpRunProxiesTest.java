@@ -68,21 +68,30 @@ class MpRunProxiesTest {
     }
 
     /**
-     * The correctness matrix across two network-namespace hosts, on both engines (host, then offloaded): 2, 3, 5 and 8
-     * ranks, blocks of 1 B to 4 MiB. Minutes on two CPUs, so only with {@code -Dgdasync.coll.bigTests=true}.
+     * The correctness matrix between processes on one host and across two network-namespace hosts, on both engines
+     * (host, then offloaded): 2, 3, 5 and 8 ranks, blocks of 1 B to 4 MiB. Minutes on two CPUs, so only with
+     * {@code -Dgdasync.coll.bigTests=true}.
      */
     @Test
     @Timeout(3600)
-    void theMatrixAcrossNetworkNamespacesOnBothEngines() {
+    void theMatrixOnOneHostAndAcrossNetworkNamespacesOnBothEngines() {
         if (!Boolean.getBoolean("gdasync.coll.bigTests")) {
-            System.out.println("MpRunProxiesTest: skipping the 2-8 rank x 1 B-4 MiB matrix across namespaces:"
+            System.out.println("MpRunProxiesTest: skipping the 2-8 rank x 1 B-4 MiB matrix (one host and two namespaces):"
                     + " run with -Dgdasync.coll.bigTests=true");
         }
         Assumptions.assumeTrue(Boolean.getBoolean("gdasync.coll.bigTests"), "big tests off");
+        runMatrix(1);
         NetnsLaunchTest.assumeNetns();
+        runMatrix(2);
+    }
+
+    private static void runMatrix(int hosts) {
         for (boolean offload : new boolean[] {false, true}) {
             for (int np : new int[] {2, 3, 5, 8}) {
-                List<String> args = new java.util.ArrayList<>(List.of("--netns", "2", "-np", Integer.toString(np)));
+                List<String> args = new java.util.ArrayList<>(List.of("-np", Integer.toString(np)));
+                if (hosts > 1) {
+                    args.addAll(List.of("--netns", Integer.toString(hosts)));
+                }
                 if (offload) {
                     args.add("--proxies");
                 }
@@ -93,7 +102,7 @@ class MpRunProxiesTest {
                         assertTrue(mprun.stdout().contains("[" + r + "] offloaded " + offload), mprun.describe());
                         assertTrue(mprun.stdout().contains("[" + r + "] collectives ok"), mprun.describe());
                     }
-                    System.out.println("MpRunProxiesTest: matrix across 2 namespaces, " + (offload ? "offload" : "host")
+                    System.out.println("MpRunProxiesTest: matrix on " + hosts + " host(s), " + (offload ? "offload" : "host")
                             + " engine, " + np + " ranks: every rank exact");
                 }
             }
