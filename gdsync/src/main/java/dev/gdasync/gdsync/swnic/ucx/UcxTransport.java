@@ -465,7 +465,7 @@ public final class UcxTransport implements SwTransport {
 
     /**
      * The largest payload sent without a downcall's thread-state change ({@link UcpCalls#amSendToOtherWorker}): the
-     * change costs about 30 ns, which only a small message notices, and a large send may register memory, during
+     * change costs about 25 ns, which only a small message notices, and a large send may register memory, during
      * which the JVM should be able to reach a safepoint.
      */
     private static final long LIGHT_SEND_BYTES = 1024;
