@@ -23,13 +23,23 @@ import java.util.concurrent.locks.LockSupport;
  * <li>it queues windows on the stream as one batch each ({@code sendPrepare}, sends and waits in an
  *     {@link MpDescQueue}), {@link #queuedWindows} of them ahead, followed on rank 0 by a host task that marks the
  *     window's end ({@link RoundTrips});</li>
- * <li>it checks the oldest window's event every {@link StreamLoop#POLL_PARK_NANOS} ns of sleep and reaps its requests
- *     with {@code waitAll}.</li>
+ * <li>it checks the oldest window's event every {@link #PARK_NANOS} ns of sleep and reaps its requests with
+ *     {@code waitAll}.</li>
  * </ul>
  */
 final class StreamRateLoop implements Loop {
-    /** Sends kept queued on rank 0's stream, about: the windows ahead are this many messages. */
-    static final int MESSAGES_AHEAD = 256;
+    /**
+     * Sends kept queued on rank 0's stream, about: the windows ahead are this many messages. At the stream's
+     * 8-byte pace (about 0.16 µs a message) 512 messages last about 80 µs, several of the CPU's sleeps, so the
+     * stream does not run dry between two looks; 256 with the ping-pong's 250 µs sleep left it idle most of the
+     * time (docs/bench/msgrate.md).
+     */
+    static final int MESSAGES_AHEAD = 512;
+    /**
+     * How long the CPU sleeps between checks of the oldest window: shorter than the ping-pong's, since here the
+     * stream drains windows as fast as it can and the CPU must refill them before the queue runs out.
+     */
+    static final long PARK_NANOS = 20_000;
 
     private final Pair pair;
     private final Mp mp;
@@ -110,7 +120,7 @@ final class StreamRateLoop implements Loop {
             // Sleep between checks, as the ping-pong's CPU does: spinning would take a core from the streams.
             if (queued < iters || !windows.isEmpty()) {
                 while (!w.done.isDone()) {
-                    LockSupport.parkNanos(StreamLoop.POLL_PARK_NANOS);
+                    LockSupport.parkNanos(PARK_NANOS);
                 }
             }
             w.done.synchronize();

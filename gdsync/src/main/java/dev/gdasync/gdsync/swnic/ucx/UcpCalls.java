@@ -68,6 +68,7 @@ public final class UcpCalls {
 
     private static final MethodHandle WORKER_PROGRESS;
     private static final MethodHandle AM_SEND_NBX;
+    private static final MethodHandle AM_SEND_NBX_CRITICAL;
     private static final MethodHandle SET_AM_RECV_HANDLER;
     private static final MethodHandle AM_RECV_DATA_NBX;
     private static final MethodHandle REQUEST_CHECK_STATUS;
@@ -78,8 +79,12 @@ public final class UcpCalls {
         Linker linker = Linker.nativeLinker();
         WORKER_PROGRESS = linker.downcallHandle(find(ucp, "ucp_worker_progress"),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
-        AM_SEND_NBX = linker.downcallHandle(find(ucp, "ucp_am_send_nbx"),
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+        FunctionDescriptor amSend = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG);
+        AM_SEND_NBX = linker.downcallHandle(find(ucp, "ucp_am_send_nbx"), amSend);
+        // A send to another worker runs no handler (only UCX's self transport delivers within the send): it needs
+        // no thread-state change, about 25 ns of the 250 ns an 8-byte send took (docs/bench/ucx-small-messages.md).
+        AM_SEND_NBX_CRITICAL = linker.downcallHandle(find(ucp, "ucp_am_send_nbx"), amSend, Linker.Option.critical(false));
         SET_AM_RECV_HANDLER = linker.downcallHandle(find(ucp, "ucp_worker_set_am_recv_handler"),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
         AM_RECV_DATA_NBX = linker.downcallHandle(find(ucp, "ucp_am_recv_data_nbx"),
@@ -133,6 +138,22 @@ public final class UcpCalls {
     public static long amSend(long ep, int id, long header, long headerLength, long data, long length, MemorySegment params) {
         try {
             return (long) AM_SEND_NBX.invokeExact(ep, id, header, headerLength, data, length, params.address());
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ucp_am_send_nbx} to an endpoint of another worker, without the thread-state change of a downcall
+     * that may call back into Java: UCX delivers a message within the send only to its own worker (the self
+     * transport), whose handler would then run inside this call, so never use it on an endpoint to this worker.
+     *
+     * @return as {@link #amSend}
+     */
+    public static long amSendToOtherWorker(long ep, int id, long header, long headerLength, long data, long length,
+                                           MemorySegment params) {
+        try {
+            return (long) AM_SEND_NBX_CRITICAL.invokeExact(ep, id, header, headerLength, data, length, params.address());
         } catch (Throwable t) {
             throw Downcalls.rethrow(t);
         }

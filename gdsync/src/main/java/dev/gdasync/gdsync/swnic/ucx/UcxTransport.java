@@ -33,6 +33,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -126,12 +127,15 @@ public final class UcxTransport implements SwTransport {
         /** The endpoint's native handle. */
         final long handle;
         final String name;
+        /** Whether the peer is another worker: UCX then runs no handler within a send to it. */
+        final boolean otherWorker;
         volatile String failure;
 
-        UcxPeer(UcpEndpoint endpoint, String name) {
+        UcxPeer(UcpEndpoint endpoint, String name, boolean otherWorker) {
             this.endpoint = endpoint;
             this.handle = endpoint.getNativeId();
             this.name = name;
+            this.otherWorker = otherWorker;
         }
     }
 
@@ -286,7 +290,7 @@ public final class UcxTransport implements SwTransport {
                         nic.wakeAgent();
                     }
                 }));
-        UcxPeer p = new UcxPeer(ep, name);
+        UcxPeer p = new UcxPeer(ep, name, !Arrays.equals(peerAddress, address));
         holder[0] = p;
         return p;
     }
@@ -455,22 +459,31 @@ public final class UcxTransport implements SwTransport {
      */
     void sendNow(UcxPeer peer, MemorySegment header, long headerLength, long data, long length, Object keep, UcxConnection failTo,
                  boolean reply) {
-        send(peer.handle, header, headerLength, data, length, keep, failTo, reply);
+        send(peer.handle, header, headerLength, data, length, keep, failTo, reply,
+                peer.otherWorker && length <= LIGHT_SEND_BYTES);
     }
+
+    /**
+     * The largest payload sent without a downcall's thread-state change ({@link UcpCalls#amSendToOtherWorker}): the
+     * change costs about 25 ns, which only a small message notices, and a large send may register memory, during
+     * which the JVM should be able to reach a safepoint.
+     */
+    private static final long LIGHT_SEND_BYTES = 1024;
 
     /**
      * Sends one message through the reply endpoint of a message being handled (a request from a queue pair this
      * NIC does not know); only from within that message's handler. Caller holds the turn.
      */
     void sendNow(long replyEndpoint, MemorySegment header, long data, long length) {
-        send(replyEndpoint, header, UcxWire.SIZE, data, length, null, null, false);
+        send(replyEndpoint, header, UcxWire.SIZE, data, length, null, null, false, false);
     }
 
     private void send(long ep, MemorySegment header, long headerLength, long data, long length, Object keep, UcxConnection failTo,
-                      boolean reply) {
+                      boolean reply, boolean light) {
         messagesSent++;
-        long r = UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), headerLength, data, length,
-                reply ? requestParams : messageParams);
+        MemorySegment params = reply ? requestParams : messageParams;
+        long r = light ? UcpCalls.amSendToOtherWorker(ep, UcxWire.AM_ID, header.address(), headerLength, data, length, params)
+                : UcpCalls.amSend(ep, UcxWire.AM_ID, header.address(), headerLength, data, length, params);
         if (r == 0) {
             freeHeaders.add(header);
         } else if (UcpCalls.isError(r)) {
