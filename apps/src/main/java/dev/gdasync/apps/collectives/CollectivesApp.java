@@ -1,8 +1,8 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.apps.rankmain.RankMain;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.coll.Collectives;
 import dev.gdasync.libmp.coll.msccl.MscclConfig;
@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 
 /**
  * {@code scripts/mprun -np 4 collectives --xml FILE}: loads MSCCL-IR programs, runs each one's collective on int32
@@ -28,7 +27,7 @@ import java.util.OptionalInt;
         usageHelpAutoWidth = false,
         description = "Runs MSCCL-IR programs (and the built-in collectives where none fits) and checks the results"
                 + " exactly; --bench measures allreduce and alltoall: programs, built-ins and MPJ Express.")
-public final class CollectivesApp {
+public final class CollectivesApp implements RankMain.App {
     @Option(names = "--xml", paramLabel = "FILE",
             description = "an MSCCL-IR file or a folder of them (repeatable); default: the files that the"
                     + " gdasync.msccl.xml property or GDASYNC_MSCCL_XML lists")
@@ -77,6 +76,10 @@ public final class CollectivesApp {
             description = "also draw time per collective against size: FILE-allreduce.png and FILE-alltoall.png")
     Path plot;
 
+    /** The programs and interpreter settings the options name, made by {@link #optionsProblem()}. */
+    private MscclPrograms programs;
+    private MscclConfig config;
+
     private CollectivesApp() {
     }
 
@@ -84,44 +87,34 @@ public final class CollectivesApp {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
-        CollectivesApp app = new CollectivesApp();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        MscclPrograms programs;
-        MscclConfig config;
+        RankMain.main("collectives", "rank", new CollectivesApp(), args);
+    }
+
+    @Override
+    public String optionsProblem() {
         try {
-            programs = app.xml.isEmpty() ? MscclPrograms.fromEnvironment()
-                    : MscclPrograms.load(app.xml, MscclLimits.defaults());
-            config = MscclConfig.defaults().withSlotBytes(app.slotBytes).withThreads(!app.inline);
-            app.checkOptions();
+            programs = xml.isEmpty() ? MscclPrograms.fromEnvironment() : MscclPrograms.load(xml, MscclLimits.defaults());
+            config = MscclConfig.defaults().withSlotBytes(slotBytes).withThreads(!inline);
+            checkOptions();
+            return null;
         } catch (RuntimeException e) {
-            if (speaker) {
-                System.err.println("collectives: " + e.getMessage());
-            }
-            System.exit(2);
-            return;
+            return e.getMessage();
         }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot);
-             Collectives coll = Collectives.open(mp)) {
+    }
+
+    @Override
+    public boolean run(EnvBootstrap boot, Mp mp) throws Exception {
+        try (Collectives coll = Collectives.open(mp)) {
             boolean ok;
-            if (app.bench) {
+            if (bench) {
                 try (MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
-                    ok = new CollBench(mp, coll.world(), rt, app.benchSizes(), app.iters, app.reps).run(app.noMpj,
-                            app.csv, app.plot);
+                    ok = new CollBench(mp, coll.world(), rt, benchSizes(), iters, reps).run(noMpj, csv, plot);
                 }
             } else {
-                ok = new ProgramCheck(coll, programs, config, app.modes).run();
+                ok = new ProgramCheck(coll, programs, config, modes).run();
             }
             mp.barrier();
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println("collectives: rank failed: " + e);
-            System.exit(1);
+            return ok;
         }
     }
 

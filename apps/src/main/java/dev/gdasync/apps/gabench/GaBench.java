@@ -1,9 +1,9 @@
 package dev.gdasync.apps.gabench;
 
+import dev.gdasync.apps.rankmain.RankMain;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.ga.GlobalArrays;
 import picocli.CommandLine.Command;
@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 
 /**
  * {@code scripts/mprun -np 2 gabench}: rank 0 puts and gets patches of rank 1's block, contiguous and strided, with
@@ -26,7 +25,7 @@ import java.util.OptionalInt;
         usageHelpAutoWidth = false,
         description = "Global-array put/get latency and bandwidth against raw window iput/iget and MPJ Express"
                 + " Send/Recv: contiguous and strided patches from rank 0 to rank 1.")
-public final class GaBench {
+public final class GaBench implements RankMain.App {
     static final List<String> ONE_SIDED = List.of("ga", "ga-reg", "raw");
     static final List<String> LAYOUTS = List.of("contig", "strided");
 
@@ -67,6 +66,9 @@ public final class GaBench {
     @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw latency and bandwidth against size")
     Path plot;
 
+    /** The options' plan, made by {@link #optionsProblem()}. */
+    private Plan checkedPlan;
+
     private GaBench() {
     }
 
@@ -74,32 +76,29 @@ public final class GaBench {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
-        GaBench app = new GaBench();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        Plan plan;
+        RankMain.main("gabench", "rank", new GaBench(), args);
+    }
+
+    @Override
+    public String optionsProblem() {
         try {
-            plan = app.plan();
+            checkedPlan = plan();
+            return null;
         } catch (IllegalArgumentException e) {
-            if (speaker) {
-                System.err.println("gabench: " + e.getMessage());
-            }
-            System.exit(2);
-            return;
+            return e.getMessage();
         }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot); GlobalArrays ga = new GlobalArrays(mp)) {
+    }
+
+    @Override
+    public boolean run(EnvBootstrap boot, Mp mp) throws Exception {
+        try (GlobalArrays ga = new GlobalArrays(mp)) {
             if (mp.size() != 2) {
                 throw new IllegalStateException("gabench runs with 2 ranks (-np 2), not " + mp.size());
             }
-            app.run(boot, mp, ga, plan);
+            run(boot, mp, ga, checkedPlan);
             ga.sync();
-        } catch (Exception e) {
-            System.err.println("gabench: rank failed: " + e);
-            System.exit(1);
         }
+        return true;
     }
 
     /** @return the plan of the options, checked */

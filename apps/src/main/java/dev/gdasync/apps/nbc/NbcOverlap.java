@@ -1,5 +1,6 @@
 package dev.gdasync.apps.nbc;
 
+import dev.gdasync.apps.rankmain.RankMain;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 
 /**
  * {@code scripts/mprun -np N --proxies nbc-overlap --coll ialltoall,iallgather,ibcast}: OSU's non-blocking
@@ -31,7 +31,7 @@ import java.util.OptionalInt;
         versionProvider = ProjectVersion.class, usageHelpAutoWidth = false,
         description = "Overlap of non-blocking collectives with computation (OSU's formula), host progress engine against"
                 + " the offload engine (the collective proxy of mprun --proxies).")
-public final class NbcOverlap implements CommandLines.Checked {
+public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
     static final List<String> COLLECTIVES = List.of("ialltoall", "iallgather", "ibcast");
     static final List<String> ENGINES = List.of("host", "offload");
 
@@ -108,18 +108,19 @@ public final class NbcOverlap implements CommandLines.Checked {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
-        NbcOverlap app = new NbcOverlap();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
-            app.run(mp);
-        } catch (Exception e) {
-            System.err.println("nbc-overlap: rank failed: " + e);
-            System.exit(1);
-        }
+        RankMain.main("nbc-overlap", "rank", new NbcOverlap(), args);
+    }
+
+    /** @return null: {@link #check()} ran when the options were read */
+    @Override
+    public String optionsProblem() {
+        return null;
+    }
+
+    @Override
+    public boolean run(EnvBootstrap boot, Mp mp) throws Exception {
+        run(mp);
+        return true;
     }
 
     private void run(Mp mp) throws Exception {

@@ -1,16 +1,13 @@
 package dev.gdasync.apps.shmemrun;
 
+import dev.gdasync.apps.rankmain.RankMain;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.shmem.Shmem;
 
-import java.util.OptionalInt;
-
 /**
- * The main of a shmem application run by {@code scripts/mprun}: parses the picocli options (rank 0 speaks), checks
- * them, starts the Mp and the shmem runtime with the heap the application asks for, runs it, and exits 1 when it
- * reports a failed check or a PE fails, 2 for bad options.
+ * The main of a shmem application run by {@code scripts/mprun}: {@link RankMain} with the shmem runtime started on
+ * the Mp, its symmetric heap as large as the application asks.
  */
 public final class ShmemMain {
     /** A shmem application: a picocli command object with these three steps. */
@@ -44,29 +41,26 @@ public final class ShmemMain {
      * @param args the command line
      */
     public static void main(String name, App app, String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
+        RankMain.main(name, "PE", new AsRankApp(app), args);
+    }
+
+    /** The shmem application as a {@link RankMain.App}; picocli reads the options of the wrapped command. */
+    private record AsRankApp(App app) implements RankMain.App {
+        @Override
+        public Object command() {
+            return app;
         }
-        String bad = app.check();
-        if (bad != null) {
-            if (speaker) {
-                System.err.println(name + ": " + bad);
-            }
-            System.exit(2);
+
+        @Override
+        public String optionsProblem() {
+            return app.check();
         }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot)) {
-            boolean ok;
+
+        @Override
+        public boolean run(EnvBootstrap boot, Mp mp) throws Exception {
             try (Shmem shmem = Shmem.init(mp, app.heapBytes(mp))) {
-                ok = app.run(shmem);
+                return app.run(shmem);
             }
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println(name + ": PE failed: " + e);
-            System.exit(1);
         }
     }
 }

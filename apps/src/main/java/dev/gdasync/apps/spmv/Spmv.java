@@ -1,8 +1,8 @@
 package dev.gdasync.apps.spmv;
 
+import dev.gdasync.apps.rankmain.RankMain;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
-import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.ga.Distribution;
 import dev.gdasync.libmp.ga.GaPatch;
@@ -15,7 +15,6 @@ import picocli.CommandLine.Option;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.OptionalInt;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
@@ -28,7 +27,7 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
         usageHelpAutoWidth = false,
         description = "Sparse matrix-vector product over global arrays: CSR rows split over the ranks, x and y global"
                 + " arrays, checked against the serial product.")
-public final class Spmv {
+public final class Spmv implements RankMain.App {
     @Option(names = "--matrix", paramLabel = "FILE", description = "a Matrix Market coordinate file (square; real,"
             + " integer or pattern; general or symmetric) instead of a generated matrix")
     Path matrix;
@@ -63,33 +62,20 @@ public final class Spmv {
      * @param args the options; {@code --help} lists them
      */
     public static void main(String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
-        Spmv app = new Spmv();
-        OptionalInt stop = CommandLines.parse(CommandLines.of(app), args, System.out, System.err, speaker);
-        if (stop.isPresent()) {
-            System.exit(stop.getAsInt());
-        }
-        String bad = app.check();
-        if (bad != null) {
-            if (speaker) {
-                System.err.println("spmv: " + bad);
-            }
-            System.exit(2);
-        }
-        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot); GlobalArrays ga = new GlobalArrays(mp)) {
-            boolean ok = app.run(ga);
+        RankMain.main("spmv", "rank", new Spmv(), args);
+    }
+
+    @Override
+    public boolean run(EnvBootstrap boot, Mp mp) throws Exception {
+        try (GlobalArrays ga = new GlobalArrays(mp)) {
+            boolean ok = run(ga);
             ga.sync();
-            if (!ok) {
-                System.exit(1);
-            }
-        } catch (Exception e) {
-            System.err.println("spmv: rank failed: " + e);
-            System.exit(1);
+            return ok;
         }
     }
 
-    /** @return what is wrong with the options, or null */
-    String check() {
+    @Override
+    public String optionsProblem() {
         if (!write.equals("put") && !write.equals("acc")) {
             return "--write must be put or acc, got '" + write + "'";
         }
