@@ -136,6 +136,29 @@ public final class CudaAddressMap implements DeviceAddressMap, AutoCloseable {
         ranges.add(registrar.register(start, end - start, true));
     }
 
+    /**
+     * Unregisters the ranges this map registered that lie entirely within the pages wholly inside the segment (memory
+     * about to be freed, after the last kernel that used it ended; a whole allocation such as {@code Mp.allocate}'s is
+     * page-aligned): an address reused by a later allocation is then registered anew. Ranges that reach beyond those
+     * pages (registered for memory around it, or on a page the segment shares) and ranges registered elsewhere stay as
+     * they are; a closed map, or memory it never translated, is left alone.
+     *
+     * @param segment native memory this map may have translated
+     * @throws CudaException if the driver refuses to unregister a range (it is forgotten all the same)
+     */
+    @Override
+    public void forget(MemorySegment segment) {
+        List<HostRanges.Range> gone;
+        synchronized (this) {
+            if (closed || !segment.isNative() || segment.byteSize() == 0) {
+                return;
+            }
+            gone = ranges.removeWithin(HostPages.ceil(segment.address(), page),
+                    HostPages.floor(segment.address() + segment.byteSize(), page));
+        }
+        releaseAll(gone);
+    }
+
     /** @return how many host ranges the map holds */
     public synchronized int rangeCount() {
         return ranges.size();
@@ -152,6 +175,11 @@ public final class CudaAddressMap implements DeviceAddressMap, AutoCloseable {
             closed = true;
             all = ranges.removeAll();
         }
+        releaseAll(all);
+    }
+
+    /** Unregisters the owned ranges, last first; the first failure is thrown after trying all. */
+    private static void releaseAll(List<HostRanges.Range> all) {
         RuntimeException first = null;
         for (HostRanges.Range r : all.reversed()) {
             if (!r.owned()) {

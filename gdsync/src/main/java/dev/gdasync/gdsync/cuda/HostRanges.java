@@ -102,6 +102,24 @@ final class HostRanges {
         byStart.put(range.start(), range);
     }
 
+    /**
+     * Removes the ranges that lie entirely inside {@code [start, end)}.
+     *
+     * @param start the first address
+     * @param end   one past the last
+     * @return the ranges removed, in address order
+     */
+    List<Range> removeWithin(long start, long end) {
+        List<Range> out = new ArrayList<>();
+        for (Range r : intersecting(start, end)) {
+            if (r.start() >= start && r.end() <= end) {
+                byStart.remove(r.start());
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
     /** @return every range, in address order, and an empty set */
     List<Range> removeAll() {
         List<Range> all = new ArrayList<>(byStart.values());

@@ -118,6 +118,32 @@ class CudaAddressMapTest {
     }
 
     @Test
+    void forgetUnregistersOnlyRangesWhollyInsideTheSegmentsPagesSoAReusedAddressIsRegisteredAnew() {
+        Recorder r = new Recorder();
+        MemorySegment all = pages(5);
+        MemorySegment freed = all.asSlice(PAGE, 2 * PAGE);
+        CudaAddressMap map = new CudaAddressMap(r, PAGE, "test GPU");
+        map.register(all.asSlice(0, 8));
+        map.register(freed);
+        map.register(all.asSlice(3 * PAGE, 2 * PAGE));
+        calls.clear();
+        map.forget(all.asSlice(3 * PAGE + 8, PAGE));   // within a range that reaches beyond it: stays
+        map.forget(MemorySegment.ofArray(new byte[8])); // not native: nothing to do
+        assertTrue(calls.isEmpty(), calls.toString());
+        map.forget(freed);
+        assertEquals(List.of("unregister " + Long.toHexString(freed.address())), calls);
+        assertEquals(2, map.rangeCount());
+        calls.clear();
+        map.addressOf(MemoryWord.word64(freed, 8, "w"));
+        assertEquals(List.of("register " + Long.toHexString(freed.address()) + " " + 2 * PAGE), calls,
+                "memory at a forgotten address is registered again");
+        map.close();
+        calls.clear();
+        map.forget(freed);
+        assertTrue(calls.isEmpty(), "a closed map forgets nothing: " + calls);
+    }
+
+    @Test
     void rangesRegisteredElsewhereAreUsedButNotUnregistered() {
         MemorySegment all = pages(1);
         CudaAddressMap map = new CudaAddressMap((start, bytes, io) -> new HostRanges.Range(start, start + bytes, start,

@@ -24,6 +24,18 @@ final class CoResidency {
      */
     static Optional<String> problem(String kernel, String device, int blocks, int threadsPerBlock, int blocksPerSm,
                                     int multiprocessors, boolean cooperative) {
+        return problem(kernel, device, blocks, threadsPerBlock, blocksPerSm, multiprocessors, cooperative,
+                "lower the pack or unpack blocks");
+    }
+
+    /**
+     * As {@link #problem(String, String, int, int, int, int, boolean)}, with what to do when the grid is too large.
+     *
+     * @param remedy the advice after "holds at most N (...): "
+     * @return why the launch cannot run, or empty when it fits
+     */
+    static Optional<String> problem(String kernel, String device, int blocks, int threadsPerBlock, int blocksPerSm,
+                                    int multiprocessors, boolean cooperative, String remedy) {
         if (!cooperative) {
             return Optional.of(kernel + " needs a cooperative launch (its " + blocks + " blocks wait on each other), "
                     + "and " + device + " does not support one (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0): run it "
@@ -40,6 +52,6 @@ final class CoResidency {
         }
         return Optional.of(kernel + " needs " + blocks + " co-resident blocks of " + threadsPerBlock + " threads; "
                 + device + " holds at most " + capacity + " (" + blocksPerSm + " per multiprocessor × " + multiprocessors
-                + "): lower the pack or unpack blocks");
+                + "): " + remedy);
     }
 }

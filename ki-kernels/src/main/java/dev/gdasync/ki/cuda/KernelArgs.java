@@ -21,8 +21,8 @@ final class KernelArgs {
 
     /**
      * @param signature the kernel
-     * @param values    one per parameter, in order; U32 values must fit 32 unsigned bits, pointers must be
-     *                  non-zero
+     * @param values    one per parameter, in order; U32 values must fit 32 unsigned bits, I32 values 32 signed
+     *                  bits, pointers must be non-zero
      * @return the checked arguments
      * @throws IllegalArgumentException if the count or a value does not fit the signature
      */
@@ -37,6 +37,10 @@ final class KernelArgs {
             if (p.type() == KernelAbi.Type.U32 && (values[i] < 0 || values[i] > 0xFFFF_FFFFL)) {
                 throw new IllegalArgumentException(signature.function() + " argument " + p.name()
                         + " is a uint32_t, got " + values[i]);
+            }
+            if (p.type() == KernelAbi.Type.I32 && (values[i] < Integer.MIN_VALUE || values[i] > Integer.MAX_VALUE)) {
+                throw new IllegalArgumentException(signature.function() + " argument " + p.name()
+                        + " is an int, got " + values[i]);
             }
             if (p.type() == KernelAbi.Type.POINTER && values[i] == 0) {
                 throw new IllegalArgumentException(signature.function() + " argument " + p.name()
@@ -77,7 +81,7 @@ final class KernelArgs {
         List<Pointer> each = new ArrayList<>(values.length);
         for (int i = 0; i < values.length; i++) {
             each.add(switch (signature.params().get(i).type()) {
-                case U32 -> Pointer.to(new int[] {(int) values[i]});
+                case U32, I32 -> Pointer.to(new int[] {(int) values[i]});
                 case U64, POINTER -> Pointer.to(new long[] {values[i]});
             });
         }

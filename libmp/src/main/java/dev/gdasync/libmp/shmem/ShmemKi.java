@@ -41,6 +41,7 @@ public final class ShmemKi implements AutoCloseable {
     private final MemorySegment tableMemory;
     private final MemorySegment state;
     private final KiTable table;
+    private final DeviceAddressMap addresses;
     private final List<MpRequest> requests = new ArrayList<>();
     private boolean completed;
 
@@ -50,6 +51,7 @@ public final class ShmemKi implements AutoCloseable {
         this.mp = shmem.mp();
         this.blocks = blocks;
         this.slotsPerPe = slotsPerPe;
+        this.addresses = executor.addresses();
         int n = shmem.nPes();
         int me = shmem.myPe();
         int slots = (n - 1) * slotsPerPe;
@@ -81,7 +83,7 @@ public final class ShmemKi implements AutoCloseable {
             undo.add(() -> mp.free(state));
             this.table = export.writeTo(tableMemory);
             undo.clear(); // posted: from here complete() reaps them
-            writeState(executor.addresses(), heapMemory, window, me, n, timeoutNs);
+            writeState(addresses, heapMemory, window, me, n, timeoutNs);
         } catch (RuntimeException e) {
             for (int i = undo.size() - 1; i >= 0; i--) {
                 try {
@@ -183,6 +185,11 @@ public final class ShmemKi implements AutoCloseable {
                         status.index()) + " (code " + status.code() + ")", null, null);
             }
         } finally {
+            // A GPU executor registered these with the driver: unregister them before they are freed, so that memory
+            // allocated later at the same addresses is not reached through the old pinned pages.
+            addresses.forget(staging);
+            addresses.forget(tableMemory);
+            addresses.forget(state);
             mp.deregister(heapReg);
             mp.deregister(stagingReg);
             mp.free(staging);
