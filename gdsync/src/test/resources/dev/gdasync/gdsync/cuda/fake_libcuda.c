@@ -133,7 +133,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *function
     return 0;
 }
 
-/* Parameter kinds per kernel of docs/ki.md: p pointer, u uint32_t, U uint64_t. */
+/* Parameter kinds per kernel of docs/ki.md: p pointer, u uint32_t, U uint64_t, i int. */
 static const char *signature(const char *name) {
     if (strcmp(name, "gds_ki_pingpong") == 0) {
         return "puuUU";
@@ -147,6 +147,18 @@ static const char *signature(const char *name) {
     if (strcmp(name, "gds_compute_spin") == 0) {
         return "U";
     }
+    if (strcmp(name, "gds_msccl_interpreter") == 0) {
+        return "ppppU";
+    }
+    if (strcmp(name, "gds_shmem_ordering") == 0) {
+        return "ppppUuuuip";
+    }
+    if (strcmp(name, "gds_shmem_fetch_add") == 0) {
+        return "ppuip";
+    }
+    if (strcmp(name, "gds_shmem_ops") == 0) {
+        return "puppUpui";
+    }
     return "";
 }
 
@@ -159,6 +171,8 @@ static CUresult launch(const char *call, void *function, unsigned gx, unsigned g
     for (size_t i = 0; sig[i] && at < sizeof text - 32; i++) {
         if (sig[i] == 'u') {
             at += (size_t) snprintf(text + at, sizeof text - at, "%s%u", i ? "," : "", *(uint32_t *) params[i]);
+        } else if (sig[i] == 'i') {
+            at += (size_t) snprintf(text + at, sizeof text - at, "%s%d", i ? "," : "", *(int32_t *) params[i]);
         } else if (sig[i] == 'U') {
             at += (size_t) snprintf(text + at, sizeof text - at, "%s%llu", i ? "," : "",
                                     (unsigned long long) *(uint64_t *) params[i]);

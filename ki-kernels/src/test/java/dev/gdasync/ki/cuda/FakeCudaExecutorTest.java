@@ -144,6 +144,65 @@ class FakeCudaExecutorTest {
     }
 
     @Test
+    void theMscclInterpreterRunsAsOneCooperativeLaunchOverDeviceCopiesOfItsTableAndArena() throws IOException {
+        Run r = run(Map.of(), "msccl", "msccl-arena");
+        assertEquals("msccl: ran, arena back: 1,4", r.line("msccl: "), "the arena went to the device and came back");
+        long table = allocation(r, 64 + 2 * 96 + 2 * 16);
+        long arena = allocation(r, ExecutorProbeMain.MSCCL_ARENA);
+        assertEquals("cuOccupancyMaxActiveBlocksPerMultiprocessor gds_msccl_interpreter 64 0",
+                r.logLine("cuOccupancyMaxActiveBlocksPerMultiprocessor gds_msccl_interpreter"));
+        assertEquals("cuLaunchCooperativeKernel gds_msccl_interpreter grid=2,1,1 block=64,1,1 smem=0 params=0x"
+                + Long.toHexString(table) + ",0x" + Long.toHexString(table + 64) + ",0x" + Long.toHexString(table + 256)
+                + ",0x" + Long.toHexString(arena) + ",5000", r.logLine("cuLaunchCooperativeKernel gds_msccl_interpreter"));
+        assertTrue(r.log().contains("cuMemFree 0x" + Long.toHexString(arena) + " pid=" + pid(r)), r.log()::toString);
+        assertTrue(r.log().contains("cuMemFree 0x" + Long.toHexString(table) + " pid=" + pid(r)), r.log()::toString);
+        assertTrue(r.line("msccl-arena: ").startsWith("msccl-arena: IllegalArgumentException: the arena must be native "
+                + "memory of the table's 320 bytes, got "), r.line("msccl-arena: "));
+    }
+
+    @Test
+    void aMscclGridThatCannotBeCoResidentIsRefusedBeforeAnythingIsCopied() throws IOException {
+        Run r = run(Map.of("FAKE_CUDA_BLOCKS_PER_SM", "0"), "msccl");
+        assertEquals("msccl: KiException: MSCCL-IR interpreter cannot run blocks of 64 threads on NVIDIA X (the "
+                + "occupancy calculator gives 0 blocks per multiprocessor): the kernel uses too many registers or too much "
+                + "shared memory for this GPU", r.line("msccl: "));
+        assertTrue(r.log().stream().noneMatch(l -> l.startsWith("cuMemAlloc") || l.startsWith("cuLaunch")),
+                r.log()::toString);
+    }
+
+    @Test
+    void shmemKernelsGetTheStateAndHeapAddressesAsTheDeviceSeesThem() throws IOException {
+        Run r = run(Map.of(), "shmem", "shmem-pe", "shmem-state");
+        assertEquals("shmem: joined", r.line("shmem: "));
+        String add = r.logLine("cuLaunchCooperativeKernel gds_shmem_fetch_add");
+        assertTrue(add.matches("cuLaunchCooperativeKernel gds_shmem_fetch_add grid=2,1,1 block=1,1,1 smem=0 "
+                + "params=0x[0-9a-f]+,0x[0-9a-f]+,3,1,0x[0-9a-f]+"), add);
+        String[] p = add.substring(add.indexOf("params=") + 7).split(",");
+        long counter = Long.parseLong(p[1].substring(2), 16);
+        assertEquals(counter + 64, Long.parseLong(p[4].substring(2), 16), "olds lies 64 bytes after the counter");
+        assertTrue(counter >= OFFSET, "a registered host address + the fake's offset: " + add);
+        String order = r.logLine("cuLaunchCooperativeKernel gds_shmem_ordering");
+        assertTrue(order.matches("cuLaunchCooperativeKernel gds_shmem_ordering grid=2,1,1 block=1,1,1 smem=0 "
+                + "params=0x[0-9a-f]+,0x[0-9a-f]+,0x[0-9a-f]+,0x[0-9a-f]+,128,5,1,0,0,0x[0-9a-f]+"), order);
+        assertEquals("shmem-pe: IllegalArgumentException: PE 2 is out of range: the state has 2 PEs",
+                r.line("shmem-pe: "));
+        assertTrue(r.line("shmem-state: ").endsWith("is not a shmem KI state for 3 blocks (prepare it with "
+                + "Shmem.kiPrepare and launch as many blocks as it was prepared for)"), r.line("shmem-state: "));
+    }
+
+    private static long allocation(Run r, long bytes) {
+        String suffix = " " + bytes + " pid=" + pid(r);
+        String line = r.log().stream().filter(l -> l.startsWith("cuMemAlloc 0x") && l.endsWith(suffix)).findFirst()
+                .orElseThrow(() -> new AssertionError("no allocation of " + bytes + " bytes in " + r.log()));
+        return Long.parseLong(line.substring("cuMemAlloc 0x".length(), line.indexOf(' ', 13)), 16);
+    }
+
+    private static String pid(Run r) {
+        String alloc = r.log().stream().filter(l -> l.startsWith("cuMemAlloc 0x")).findFirst().orElse("pid=?");
+        return alloc.substring(alloc.indexOf("pid=") + 4);
+    }
+
+    @Test
     void aDeviceWithoutCooperativeLaunchIsRefused() throws IOException {
         Run r = run(Map.of("FAKE_CUDA_COOPERATIVE", "0"), "exchange");
         assertTrue(r.line("exchange: ").startsWith("exchange: KiException: exchange needs a cooperative launch (its 4 "

@@ -1,8 +1,5 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.gdsync.cuda.CudaContext;
-import dev.gdasync.gdsync.cuda.CudaDriver;
-import dev.gdasync.gdsync.cuda.CudaStream;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.gdsync.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -11,7 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -19,11 +15,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The SA model: puts, puts with signal, quiets, barriers and signal waits rung and awaited by streams, the CPU only
- * queueing them. Host streams here; CUDA streams through the same code where a GPU is present.
+ * queueing them, on host streams; {@link ShmemOnStreamGpuTest} runs the same checks on CUDA streams where a GPU is
+ * present (its name puts it in the GPU bundle).
  */
 @Timeout(300)
 class ShmemOnStreamTest {
@@ -36,7 +32,7 @@ class ShmemOnStreamTest {
      * task, acknowledge with an ADD signal, and wait for the next PE's acknowledgement before reusing the source.
      * The CPU only queues; it checks the stream's count of mismatches at the end.
      */
-    private static void ringOfSignals(Shmem shmem, Stream stream, int iterations) {
+    static void ringOfSignals(Shmem shmem, Stream stream, int iterations) {
         int me = shmem.myPe();
         int n = shmem.nPes();
         int next = (me + 1) % n;
@@ -83,7 +79,7 @@ class ShmemOnStreamTest {
      * task then finds every PE's slot holding the round, and a second barrier keeps the next round's puts out until
      * every PE checked.
      */
-    private static void barriers(Shmem shmem, Stream stream, int rounds) {
+    static void barriers(Shmem shmem, Stream stream, int rounds) {
         int me = shmem.myPe();
         int n = shmem.nPes();
         MemorySegment slots = shmem.calloc(n, 8);
@@ -170,24 +166,5 @@ class ShmemOnStreamTest {
             assertEquals(0, sig.get(JAVA_LONG, 0));
             return null;
         });
-    }
-
-    @Test
-    void putSignalAndBarriersOnCudaStreams() throws Exception {
-        Optional<String> reason = CudaDriver.unavailableReason();
-        if (reason.isPresent()) {
-            System.out.println("SKIPPED (GPU): shmem on CUDA streams: " + reason.get());
-        }
-        assumeTrue(reason.isEmpty(), reason.orElse(""));
-        try (CudaContext context = CudaContext.retainPrimary(CudaDriver.open().device(0))) {
-            onHostStreams(2, shmem -> {
-                try (CudaStream stream = CudaStream.create("shmem-cuda-" + shmem.myPe(), context)) {
-                    ringOfSignals(shmem, stream, 200);
-                    barriers(shmem, stream, 20);
-                }
-                shmem.barrierAll();
-                return null;
-            });
-        }
     }
 }
