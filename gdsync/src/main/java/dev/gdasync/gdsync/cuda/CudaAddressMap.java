@@ -144,10 +144,12 @@ public final class CudaAddressMap implements DeviceAddressMap, AutoCloseable {
      * they are; a closed map, or memory it never translated, is left alone.
      *
      * @param segment native memory this map may have translated
-     * @throws CudaException if the driver refuses to unregister a range (it is forgotten all the same)
+     * @throws NullPointerException if the segment is null
+     * @throws CudaException        if the driver refuses to unregister a range (it is forgotten all the same)
      */
     @Override
     public void forget(MemorySegment segment) {
+        Objects.requireNonNull(segment, "segment must not be null");
         List<HostRanges.Range> gone;
         synchronized (this) {
             if (closed || !segment.isNative() || segment.byteSize() == 0) {

@@ -36,6 +36,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -365,6 +366,8 @@ public final class CudaKiExecutor implements KiExecutor {
 
     /** Checks the state against this executor's view of the table; returns the state's device address. */
     private long shmemState(KiTable table, MemorySegment state, int blocks, int pe) {
+        Objects.requireNonNull(table, "table must not be null");
+        Objects.requireNonNull(state, "state must not be null");
         LaunchChecks.shmemState(table, state, blocks, addresses.deviceAddressOf(table.segment()), pe);
         return addresses.deviceAddressOf(state);
     }
