@@ -1,10 +1,13 @@
 package dev.gdasync.apps.spts;
 
 import dev.gdasync.apps.shmemrun.ShmemMain;
+import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.ShmemDevice;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;
 import dev.gdasync.libmp.shmem.ShmemCmp;
+import dev.gdasync.libmp.shmem.ShmemKi;
 import dev.gdasync.libmp.shmem.ShmemSignalOp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -12,6 +15,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -23,7 +27,10 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
  * its rows in order: for each off-diagonal entry whose column another PE owns it waits for that value's ready flag in
  * its own heap, then solves the row and puts the value, with a SET signal on its ready flag, to every PE that has a
  * row needing it. No barrier or collective runs during the solve. Rank 0 then gathers x and checks the residual
- * against {@code --tolerance} (and prints the largest difference from the serial solve).
+ * against {@code --tolerance} (and prints the largest difference from the serial solve). {@code --mode host} runs
+ * this on the CPU; {@code --mode ki} runs the same loop as a block of the host KI executor with shmem.cuh's device API
+ * (the waits and the puts with signal on slots the CPU pre-filled), the CPU only preparing a launch per run of rows
+ * whose sends fit the slots and completing it; the modes run one after the other on the same matrix.
  */
 @Command(name = "scripts/mprun -np N spts", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
@@ -48,9 +55,9 @@ public final class Spts implements ShmemMain.App {
     @Option(names = "--seed", defaultValue = "1", description = "generated: the seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host",
-            description = "host (the CPU solves and signals; the stream and kernel models are not built yet)"
-                    + " (default: ${DEFAULT-VALUE})")
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,ki",
+            description = "host (the CPU solves and signals) and/or ki (a KI block solves, waits and signals; the stream "
+                    + "model is not built) (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
     @Option(names = "--tolerance", paramLabel = "T", defaultValue = "1e-12",
@@ -79,14 +86,18 @@ public final class Spts implements ShmemMain.App {
 
     @Override
     public boolean run(Shmem shmem) {
-        return run(shmem, l);
+        boolean ok = true;
+        for (String mode : modes) {
+            ok &= run(shmem, l, mode);
+        }
+        return ok;
     }
 
     @Override
     public String check() {
         for (String m : modes) {
-            if (!m.equals("host")) {
-                return "--mode takes host (sa and ki are not built for spts yet), got '" + m + "'";
+            if (!m.equals("host") && !m.equals("ki")) {
+                return "--mode takes host and ki (sa is not built for spts yet), got '" + m + "'";
             }
         }
         if (matrix == null && (n < 1 || perRow < 0 || window < Math.max(1, perRow))) {
@@ -120,7 +131,10 @@ public final class Spts implements ShmemMain.App {
         return 1 + i % 7;
     }
 
-    boolean run(Shmem shmem, LowerCsr matrix) {
+    /** Slots a KI launch prepares toward each PE: a put with signal takes two, so 128 values per PE and launch. */
+    static final int KI_SLOTS = 256;
+
+    boolean run(Shmem shmem, LowerCsr matrix, String mode) {
         LowerCsr l = matrix;
         int me = shmem.myPe();
         int pes = shmem.nPes();
@@ -143,30 +157,25 @@ public final class Spts implements ShmemMain.App {
         MemorySegment ready = shmem.calloc(rows, 8);
         int lo = first(rows, pes, me);
         int hi = first(rows, pes, me + 1);
-        long sent = 0;
-        long waited = 0;
+        long[] counts = new long[3]; // values waited for, values sent, KI launches
         shmem.barrierAll();
         long t0 = System.nanoTime();
-        MemorySegment one = MemorySegment.ofArray(new double[1]);
-        for (int i = lo; i < hi; i++) {
-            double s = 0;
-            for (int e = l.rowStart[i]; e < l.rowStart[i + 1]; e++) {
-                int j = l.col[e];
-                if (j < lo) {
-                    shmem.waitUntil(ready.asSlice(8L * j, 8), ShmemCmp.EQ, 1);
-                    waited++;
+        if (mode.equals("ki")) {
+            solveKi(shmem, l, consumers, x, ready, lo, hi, counts);
+        } else {
+            MemorySegment one = MemorySegment.ofArray(new double[1]);
+            for (int i = lo; i < hi; i++) {
+                double xi = solveRow(l, x, i, lo, j -> shmem.waitUntil(ready.asSlice(8L * j, 8), ShmemCmp.EQ, 1), counts);
+                one.set(JAVA_DOUBLE, 0, xi);
+                for (long m = consumers[i]; m != 0; m &= m - 1) {
+                    int p = Long.numberOfTrailingZeros(m);
+                    shmem.putSignalNbi(x.asSlice(8L * i, 8), one, ready.asSlice(8L * i, 8), 1, ShmemSignalOp.SET, p);
+                    counts[1]++;
                 }
-                s += l.val[e] * x.getAtIndex(JAVA_DOUBLE, j);
-            }
-            double xi = (b(i) - s) / l.diag[i];
-            x.setAtIndex(JAVA_DOUBLE, i, xi);
-            one.set(JAVA_DOUBLE, 0, xi);
-            for (long m = consumers[i]; m != 0; m &= m - 1) {
-                int p = Long.numberOfTrailingZeros(m);
-                shmem.putSignalNbi(x.asSlice(8L * i, 8), one, ready.asSlice(8L * i, 8), 1, ShmemSignalOp.SET, p);
-                sent++;
             }
         }
+        long waited = counts[0];
+        long sent = counts[1];
         shmem.quiet();
         double seconds = (System.nanoTime() - t0) / 1e9;
         shmem.barrierAll();
@@ -175,8 +184,8 @@ public final class Spts implements ShmemMain.App {
             shmem.put(x.asSlice(8L * lo, 8L * (hi - lo)), x.asSlice(8L * lo, 8L * (hi - lo)), 0);
         }
         shmem.barrierAll();
-        System.out.printf(Locale.ROOT, "spts: PE %d solved rows %d..%d, waited for %d remote values, sent %d%n", me, lo,
-                hi - 1, waited, sent);
+        System.out.printf(Locale.ROOT, "spts: PE %d mode %s solved rows %d..%d, waited for %d remote values, sent %d%s%n",
+                me, mode, lo, hi - 1, waited, sent, mode.equals("ki") ? " in " + counts[2] + " KI launches" : "");
         boolean ok = true;
         if (me == 0) {
             double[] all = x.toArray(JAVA_DOUBLE);
@@ -191,12 +200,86 @@ public final class Spts implements ShmemMain.App {
                 diff = Math.max(diff, Math.abs(serial[i] - all[i]));
             }
             ok = residual <= tolerance;
-            System.out.printf(Locale.ROOT, "spts: n=%d, off-diagonal %d, PEs=%d, mode host: %.4f s%n", rows,
-                    l.offDiagonal(), pes, seconds);
-            System.out.printf(Locale.ROOT, "spts: relative residual %.3e (tolerance %.1e): %s; max |x - serial x| %.3e%n",
-                    residual, tolerance, ok ? "passed" : "FAILED", diff);
+            System.out.printf(Locale.ROOT, "spts: n=%d, off-diagonal %d, PEs=%d, mode %s: %.4f s%n", rows,
+                    l.offDiagonal(), pes, mode, seconds);
+            System.out.printf(Locale.ROOT, "spts: mode %s: relative residual %.3e (tolerance %.1e): %s; max |x - serial x| "
+                    + "%.3e%n", mode, residual, tolerance, ok ? "passed" : "FAILED", diff);
         }
         shmem.barrierAll();
+        shmem.free(ready);
+        shmem.free(x);
         return ok;
+    }
+
+    /** Waits for a remote value (column j, owned by another PE). */
+    private interface RemoteWait {
+        void await(int j);
+    }
+
+    /** Solves row i: waits for each value another PE owns, then x_i = (b_i - sum) / diag_i, stored in x. */
+    private static double solveRow(LowerCsr l, MemorySegment x, int i, int lo, RemoteWait remote, long[] counts) {
+        double s = 0;
+        for (int e = l.rowStart[i]; e < l.rowStart[i + 1]; e++) {
+            int j = l.col[e];
+            if (j < lo) {
+                remote.await(j);
+                counts[0]++;
+            }
+            s += l.val[e] * x.getAtIndex(JAVA_DOUBLE, j);
+        }
+        double xi = (b(i) - s) / l.diag[i];
+        x.setAtIndex(JAVA_DOUBLE, i, xi);
+        return xi;
+    }
+
+    /**
+     * The KI model: a block of the host KI executor runs the row loop with the device API (signalWaitUntil on the
+     * ready words, putSignalNbi of x_i from the heap itself). A launch may ring {@link #KI_SLOTS} slots toward a PE, so
+     * the rows are cut into runs whose sends fit; each run is one launch, prepared and completed by this PE alone
+     * (launches are not collective: a PE waits only for values, and the lowest unsolved row never waits for an
+     * unsolved one).
+     */
+    private static void solveKi(Shmem shmem, LowerCsr l, long[] consumers, MemorySegment x, MemorySegment ready, int lo,
+                                int hi, long[] counts) {
+        List<int[]> runs = new ArrayList<>();
+        int[] perPe = new int[64];
+        int start = lo;
+        for (int i = lo; i < hi; i++) {
+            boolean fits = true;
+            for (long m = consumers[i]; m != 0; m &= m - 1) {
+                fits &= 2 * (perPe[Long.numberOfTrailingZeros(m)] + 1) <= KI_SLOTS;
+            }
+            if (!fits) {
+                runs.add(new int[] {start, i});
+                java.util.Arrays.fill(perPe, 0);
+                start = i;
+            }
+            for (long m = consumers[i]; m != 0; m &= m - 1) {
+                perPe[Long.numberOfTrailingZeros(m)]++;
+            }
+        }
+        runs.add(new int[] {start, hi});
+        counts[2] = runs.size();
+        try (HostKiExecutor executor = HostKiExecutor.create("spts-ki-" + shmem.myPe(),
+                HostKiExecutor.Options.defaults().withAfterRing(shmem.mp()::progressStoreRings))) {
+            for (int[] run : runs) {
+                ShmemKi launch = shmem.kiPrepare(executor, 1, KI_SLOTS);
+                try {
+                    executor.shmem(launch.table(), launch.state(), 1, ctx -> {
+                        for (int i = run[0]; i < run[1]; i++) {
+                            solveRow(l, x, i, lo, j -> ctx.signalWaitUntil(ready.asSlice(8L * j, 8), ShmemDevice.CMP_EQ, 1),
+                                    counts);
+                            for (long m = consumers[i]; m != 0; m &= m - 1) {
+                                ctx.putSignalNbi(x.asSlice(8L * i, 8), x.asSlice(8L * i, 8), ready.asSlice(8L * i, 8), 1,
+                                        false, Long.numberOfTrailingZeros(m));
+                                counts[1]++;
+                            }
+                        }
+                    }).join();
+                } finally {
+                    launch.complete();
+                }
+            }
+        }
     }
 }
