@@ -1,6 +1,7 @@
 package dev.gdasync.apps.spts;
 
 import dev.gdasync.apps.shmemrun.ShmemMain;
+import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.ki.ShmemDevice;
 import dev.gdasync.libmp.Mp;
@@ -30,7 +31,9 @@ import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
  * against {@code --tolerance} (and prints the largest difference from the serial solve). {@code --mode host} runs
  * this on the CPU; {@code --mode ki} runs the same loop as a block of the host KI executor with shmem.cuh's device API
  * (the waits and the puts with signal on slots the CPU pre-filled), the CPU only preparing a launch per run of rows
- * whose sends fit the slots and completing it; the modes run one after the other on the same matrix.
+ * whose sends fit the slots and completing it; {@code --mode sa} queues the solve on a host stream (a wait for each
+ * remote value, the rows as stream tasks, each value's put with signal rung by the stream) and only synchronizes it;
+ * the modes run one after the other on the same matrix.
  */
 @Command(name = "scripts/mprun -np N spts", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
@@ -55,9 +58,9 @@ public final class Spts implements ShmemMain.App {
     @Option(names = "--seed", defaultValue = "1", description = "generated: the seed (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,ki",
-            description = "host (the CPU solves and signals) and/or ki (a KI block solves, waits and signals; the stream "
-                    + "model is not built) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa,ki",
+            description = "host (the CPU solves and signals), sa (a host stream waits, solves in tasks and rings) and/or "
+                    + "ki (a KI block solves, waits and signals) (default: ${DEFAULT-VALUE})")
     List<String> modes;
 
     @Option(names = "--tolerance", paramLabel = "T", defaultValue = "1e-12",
@@ -96,8 +99,8 @@ public final class Spts implements ShmemMain.App {
     @Override
     public String check() {
         for (String m : modes) {
-            if (!m.equals("host") && !m.equals("ki")) {
-                return "--mode takes host and ki (sa is not built for spts yet), got '" + m + "'";
+            if (!m.equals("host") && !m.equals("sa") && !m.equals("ki")) {
+                return "--mode takes host, sa and ki, got '" + m + "'";
             }
         }
         if (matrix == null && (n < 1 || perRow < 0 || window < Math.max(1, perRow))) {
@@ -162,6 +165,8 @@ public final class Spts implements ShmemMain.App {
         long t0 = System.nanoTime();
         if (mode.equals("ki")) {
             solveKi(shmem, l, consumers, x, ready, lo, hi, counts);
+        } else if (mode.equals("sa")) {
+            solveSa(shmem, l, consumers, x, ready, lo, hi, counts);
         } else {
             MemorySegment one = MemorySegment.ofArray(new double[1]);
             for (int i = lo; i < hi; i++) {
@@ -209,6 +214,65 @@ public final class Spts implements ShmemMain.App {
         shmem.free(ready);
         shmem.free(x);
         return ok;
+    }
+
+    /** Sends between two quiets on the stream: reaps the stream's rung requests before the Mp's pool runs short. */
+    static final int SA_QUIET_EVERY = 64;
+
+    /**
+     * The SA model: the CPU only queues on a host stream, in row order: a wait for each remote value the first time a
+     * row needs it (later rows come after it in stream order), the rows between two sends as one stream task, and each
+     * value's put with signal to its consumers, rung by the stream; then it synchronizes the stream.
+     */
+    private static void solveSa(Shmem shmem, LowerCsr l, long[] consumers, MemorySegment x, MemorySegment ready, int lo,
+                                int hi, long[] counts) {
+        try (HostStream stream = HostStream.create("spts-sa-" + shmem.myPe())) {
+            boolean[] awaited = new boolean[lo];
+            int from = lo; // rows [from, i) are queued for the next task
+            int sends = 0;
+            for (int i = lo; i < hi; i++) {
+                boolean first = true;
+                for (int e = l.rowStart[i]; e < l.rowStart[i + 1]; e++) {
+                    int j = l.col[e];
+                    counts[0] += j < lo ? 1 : 0;
+                    if (j < lo && !awaited[j]) {
+                        if (first) {
+                            from = flushRows(stream, l, x, from, i, lo);
+                            first = false;
+                        }
+                        awaited[j] = true;
+                        shmem.signalWaitUntilOnStream(ready.asSlice(8L * j, 8), ShmemCmp.EQ, 1, stream);
+                    }
+                }
+                if (consumers[i] != 0) {
+                    from = flushRows(stream, l, x, from, i + 1, lo);
+                    for (long m = consumers[i]; m != 0; m &= m - 1) {
+                        shmem.putSignalOnStream(x.asSlice(8L * i, 8), x.asSlice(8L * i, 8), ready.asSlice(8L * i, 8), 1,
+                                ShmemSignalOp.SET, Long.numberOfTrailingZeros(m), stream);
+                        counts[1]++;
+                        if (++sends % SA_QUIET_EVERY == 0) {
+                            shmem.quietOnStream(stream);
+                        }
+                    }
+                }
+            }
+            flushRows(stream, l, x, from, hi, lo);
+            shmem.quietOnStream(stream);
+            stream.synchronize();
+        }
+    }
+
+    /** Queues rows [from, to) as one stream task; returns to. */
+    private static int flushRows(HostStream stream, LowerCsr l, MemorySegment x, int from, int to, int lo) {
+        if (to > from) {
+            long[] none = new long[1];
+            stream.launch(() -> {
+                for (int r = from; r < to; r++) {
+                    solveRow(l, x, r, lo, j -> { }, none); // the stream waited for every remote value already
+                }
+            });
+        }
+        return to;
     }
 
     /** Waits for a remote value (column j, owned by another PE). */

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The matrix parts, the split, and the solve end to end on 1, 2 and 4 PE processes (host and KI models; the KI model's
+ * The matrix parts, the split, and the solve end to end on 1, 2 and 4 PE processes (host, SA and KI models; the KI model's
  * 4-PE case needs more than one launch toward a PE: 1500 rows with a window of 200 send more than 128 values from one
  * PE to the next) and on a Matrix Market file.
  */
@@ -72,12 +72,12 @@ class SptsTest {
     @Test
     void theResidualPassesOnOneTwoAndFourPesAndOnAFile() throws Exception {
         for (int pes : new int[] {1, 2, 4}) {
-            String out = mprun(pes, "--n", "1500", "--window", "200", "--mode", "host,ki");
+            String out = mprun(pes, "--n", "1500", "--window", "200", "--mode", "host,sa,ki");
             if (pes == 4) {
                 assertTrue(out.lines().anyMatch(line -> line.matches("\\[0\\] spts: PE 0 mode ki .* in [2-9] KI launches")),
                         "PE 0 sends more values to PE 1 than one launch has slots for: " + out);
             }
-            for (String mode : new String[] {"host", "ki"}) {
+            for (String mode : new String[] {"host", "sa", "ki"}) {
                 assertTrue(out.contains("[0] spts: n=1500, off-diagonal ") && out.contains("PEs=" + pes + ", mode " + mode
                         + ": "), out);
                 assertTrue(out.lines().anyMatch(line -> line.startsWith("[0] spts: mode " + mode + ": relative residual ")
