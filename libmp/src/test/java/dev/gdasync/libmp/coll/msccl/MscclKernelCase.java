@@ -80,6 +80,23 @@ final class MscclKernelCase {
         return c;
     }
 
+    /**
+     * Makes the first step that has a dependency wait for step 999 of that block, which it never reaches: a wait that
+     * can never be met, in an otherwise valid table.
+     *
+     * @param e an encoded program with cross-block dependencies
+     * @return the index of the changed step record
+     */
+    static int makeUnmeetable(MscclDeviceTable.Encoded e) {
+        for (int s = 0; s < e.steps().byteSize() / MscclKernelTable.STEP_BYTES; s++) {
+            if (e.steps().get(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 10) >= 0) {
+                e.steps().set(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 12, (short) 999);
+                return s;
+            }
+        }
+        throw new AssertionError("the program has no cross-block dependency");
+    }
+
     /** Rank r's input element i. */
     static int input(int r, long i) {
         return (r + 1) * 1_000_003 + (int) i * 7;

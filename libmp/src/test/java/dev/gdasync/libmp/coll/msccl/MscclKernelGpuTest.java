@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -90,14 +89,7 @@ class MscclKernelGpuTest {
         MscclProgram rdh = MscclKernelCase.reference("allreduce_rdh_4gpu_simple.xml");
         try (Arena memory = Arena.ofShared()) {
             MscclDeviceTable.Encoded e = MscclDeviceTable.encode(rdh, DataType.INT32, ReduceOp.SUM, 8, 1, 64, 1, memory);
-            int at = -1;
-            for (int s = 0; s < e.steps().byteSize() / MscclKernelTable.STEP_BYTES && at < 0; s++) {
-                if (e.steps().get(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 10) >= 0) {
-                    at = s;
-                }
-            }
-            assertTrue(at >= 0, "the recursive doubling/halving program has cross-block dependencies");
-            e.steps().set(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * at + 12, (short) 999);
+            MscclKernelCase.makeUnmeetable(e);
             MscclKernelTable t = MscclKernelTable.of(e.header(), e.tbs(), e.steps(), e.layout().arenaBytes(), memory);
             KiException x = assertThrows(KiException.class, () -> executor.runMscclInterpreter(t,
                     memory.allocate(e.layout().arenaBytes(), 64), 64, 100_000, LIMIT));

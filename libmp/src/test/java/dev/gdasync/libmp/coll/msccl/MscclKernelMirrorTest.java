@@ -48,15 +48,7 @@ class MscclKernelMirrorTest {
         MscclProgram rdh = MscclKernelCase.reference("allreduce_rdh_4gpu_simple.xml");
         try (Arena memory = Arena.ofShared()) {
             MscclDeviceTable.Encoded e = MscclDeviceTable.encode(rdh, DataType.INT32, ReduceOp.SUM, 8, 1, 64, 1, memory);
-            // Find a step with a dependency and make it wait for a step its block never reaches.
-            int at = -1;
-            for (int s = 0; s < e.steps().byteSize() / MscclKernelTable.STEP_BYTES && at < 0; s++) {
-                if (e.steps().get(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 10) >= 0) {
-                    at = s;
-                }
-            }
-            assertTrue(at >= 0, "the recursive doubling/halving program has cross-block dependencies");
-            e.steps().set(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * at + 12, (short) 999);
+            int at = MscclKernelCase.makeUnmeetable(e);
             MscclKernelTable t = MscclKernelTable.of(e.header(), e.tbs(), e.steps(), e.layout().arenaBytes(), memory);
             List<String> failures = MscclKernelMirror.run(t, memory.allocate(e.layout().arenaBytes(), 64), 200_000_000L);
             int block = blockOfStep(e, at);
