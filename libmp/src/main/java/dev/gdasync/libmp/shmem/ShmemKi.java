@@ -31,6 +31,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * slots the kernel has not patched yet.
  */
 public final class ShmemKi implements AutoCloseable {
+    /**
+     * Per-launch memory (staging, table, state) is allocated in whole units of 64 KiB, a multiple of every page size,
+     * so that a GPU's address map can unregister all of its pages when it is freed ({@link DeviceAddressMap#forget}
+     * leaves alone a page it cannot tell is the allocation's own).
+     */
+    private static final long UNIT = 64 * 1024;
     private final Shmem shmem;
     private final Mp mp;
     private final int blocks;
@@ -57,7 +63,7 @@ public final class ShmemKi implements AutoCloseable {
         int slots = (n - 1) * slotsPerPe;
         List<AutoCloseable> undo = new ArrayList<>();
         try {
-            this.staging = mp.allocate(8L * Math.max(1, slots));
+            this.staging = mp.allocate(units(8L * Math.max(1, slots)));
             undo.add(() -> mp.free(staging));
             this.stagingReg = mp.register(staging);
             undo.add(() -> mp.deregister(stagingReg));
@@ -77,9 +83,9 @@ public final class ShmemKi implements AutoCloseable {
                     export.addWait(r);
                 }
             }
-            this.tableMemory = mp.allocate(export.byteSize());
+            this.tableMemory = mp.allocate(units(export.byteSize()));
             undo.add(() -> mp.free(tableMemory));
-            this.state = mp.allocate(ShmemKiLayout.bytes(n, blocks));
+            this.state = mp.allocate(units(ShmemKiLayout.bytes(n, blocks)));
             undo.add(() -> mp.free(state));
             this.table = export.writeTo(tableMemory);
             undo.clear(); // posted: from here complete() reaps them
@@ -129,6 +135,10 @@ public final class ShmemKi implements AutoCloseable {
             s.set(JAVA_INT, r + ShmemKiLayout.P_COUNT, p == me ? 0 : slotsPerPe);
             first += p == me ? 0 : slotsPerPe;
         }
+    }
+
+    private static long units(long bytes) {
+        return (bytes + UNIT - 1) / UNIT * UNIT;
     }
 
     /** @return how the executor addresses a segment's first byte */
