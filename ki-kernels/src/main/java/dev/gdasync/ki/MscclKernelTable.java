@@ -173,10 +173,9 @@ public final class MscclKernelTable {
         image.asSlice(0, HEADER_BYTES).copyFrom(header);
         image.asSlice(tbsAt, (long) TB_BYTES * ntb).copyFrom(tbs.asSlice(0, (long) TB_BYTES * ntb));
         image.asSlice(stepsAt, steps.byteSize()).copyFrom(steps);
-        for (int b = 0; b < ntb; b++) {
-            image.set(I64, tbsAt + (long) TB_BYTES * b + TB_STATUS, 0);
-        }
-        return new MscclKernelTable(image, ntb, nsteps, arenaBytes, rankOf, firstOf);
+        MscclKernelTable t = new MscclKernelTable(image, ntb, nsteps, arenaBytes, rankOf, firstOf);
+        t.clearStatuses();
+        return t;
     }
 
     private static void requireWord(String where, String what, boolean used, long offset, long bytes, long arenaBytes) {
@@ -207,6 +206,16 @@ public final class MscclKernelTable {
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException("MSCCL kernel table: " + message);
+        }
+    }
+
+    /**
+     * Sets every block's status word in the image to 0: a run reports only what it recorded (the launcher calls this
+     * before each run, since it copies the records back into the image).
+     */
+    public void clearStatuses() {
+        for (int b = 0; b < blocks; b++) {
+            image.set(I64, tbsOffset() + (long) TB_BYTES * b + TB_STATUS, 0);
         }
     }
 

@@ -405,7 +405,8 @@ public final class CudaKiExecutor implements KiExecutor {
      * the kernel has not ended within {@code timeout} this call throws too; the kernel's device memory is then kept
      * until the executor closes.
      *
-     * @param table           the checked table
+     * @param table           the checked table (its image's block records receive the run's status words); a table
+     *                        may be run again, with a fresh arena or one whose flags and semaphores were reset
      * @param arena           the arena's host image, {@code table.arenaBytes()} bytes: the inputs written, every flag,
      *                        acknowledgement word and semaphore 0 (or below the run's epoch); receives the arena
      * @param threadsPerBlock threads of each block, 1..1024
@@ -424,6 +425,7 @@ public final class CudaKiExecutor implements KiExecutor {
             context.makeCurrent();
             requireCoResident(kernel, table.blocks(), threadsPerBlock, "run a program with fewer thread blocks, or "
                     + "fewer threads per block");
+            table.clearStatuses();
             MemorySegment image = table.image();
             long deviceTable = CudaMemory.allocate(context, image.byteSize());
             long deviceArena;

@@ -64,6 +64,7 @@ final class MscclKernelMirror {
      * @return the blocks' failures, as {@link MscclKernelTable#failures} words them
      */
     static List<String> run(MscclKernelTable table, MemorySegment arena, long waitNanos) throws InterruptedException {
+        table.clearStatuses();
         MscclKernelMirror m = new MscclKernelMirror(table, arena, waitNanos);
         List<Thread> threads = new ArrayList<>();
         for (int b = 0; b < table.blocks(); b++) {
