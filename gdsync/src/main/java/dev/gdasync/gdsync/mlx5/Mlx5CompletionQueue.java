@@ -231,11 +231,6 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public WaitRequest prepareWait() {
-        return newWait(order.next());
-    }
-
-    @Override
     public long reserveWait() {
         return order.next();
     }

@@ -35,7 +35,9 @@ public interface CompletionQueue {
      * @throws IllegalStateException if {@link #poll} already reaped that CQE, or no outstanding work
      *                               will produce it
      */
-    WaitRequest prepareWait();
+    default WaitRequest prepareWait() {
+        return waitFor(reserveWait());
+    }
 
     /**
      * Reserves the next wait's CQE as {@link #prepareWait()} does, under the same order rule, without making the

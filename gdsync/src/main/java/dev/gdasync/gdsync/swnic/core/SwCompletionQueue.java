@@ -172,11 +172,6 @@ final class SwCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public WaitRequest prepareWait() {
-        return newWait(order.next());
-    }
-
-    @Override
     public long reserveWait() {
         return order.next();
     }

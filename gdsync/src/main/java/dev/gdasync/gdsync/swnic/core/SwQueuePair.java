@@ -377,14 +377,19 @@ public final class SwQueuePair implements QueuePair {
             return;
         }
         encoder.writeWqe(wqe(seq), wr, length);
+        publishPosted(seq, wr.signaled());
+        ring();
+    }
+
+    /** A CPU post's bookkeeping and ring words: request {@code seq} is produced, posted and rung. Owner thread. */
+    private void publishPosted(long seq, boolean signaled) {
         SQ_PRODUCED.setRelease(this, seq + 1);
         sqPosted = seq + 1;
-        if (wr.signaled()) {
+        if (signaled) {
             signaledPrepared++;
         }
         dbrecWord.set32((int) (seq + 1), true);
         doorbellWord.set64(doorbellValue(seq), false);
-        ring();
     }
 
     /**
@@ -416,13 +421,7 @@ public final class SwQueuePair implements QueuePair {
             if (event.shouldCommit()) {
                 executedDirect(event, c, seq, wr, length);
             }
-            SQ_PRODUCED.setRelease(this, seq + 1);
-            sqPosted = seq + 1;
-            if (wr.signaled()) {
-                signaledPrepared++;
-            }
-            dbrecWord.set32((int) (seq + 1), true);
-            doorbellWord.set64(doorbellValue(seq), false);
+            publishPosted(seq, wr.signaled());
             EXECUTED.setRelease(this, seq + 1);
         } finally {
             LOCK.setRelease(this, 0);
