@@ -410,8 +410,10 @@ public final class SwQueuePair implements QueuePair {
             return false;
         }
         try {
-            if ((long) EXECUTED.getOpaque(this) != seq) {
-                return false; // earlier work still runs (in flight over UCX): it goes first, through the queue
+            if ((long) EXECUTED.getOpaque(this) != seq || state != QpState.READY) {
+                // Earlier work still runs (in flight over UCX) and goes first, through the queue; or the queue pair
+                // failed since the look above, and the queue's drain flushes the request.
+                return false;
             }
             WorkRequestEvent event = new WorkRequestEvent();
             event.begin();
