@@ -440,7 +440,7 @@ public final class Mp implements AutoCloseable {
             pool.cancel(r);
             throw e;
         }
-        r.posted(l.qp.prepareWaitCq(l.qp.recvCq()));
+        r.posted(l.qp.recvCq(), l.qp.recvCq().reserveWait());
         l.awaitRecv(r);
         return r;
     }
@@ -484,7 +484,7 @@ public final class Mp implements AutoCloseable {
             pool.cancel(r);
             throw e;
         }
-        r.posted(l.qp.prepareWaitCq(l.qp.sendCq()));
+        r.posted(l.qp.sendCq(), l.qp.sendCq().reserveWait());
         l.awaitSend(r);
         return r;
     }

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.nic.Completion;
+import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.SendRequest;
@@ -48,8 +49,15 @@ public final class MpRequest {
     private RequestState state = RequestState.PREPARED;
     /** The prepared send of a request made by a prepare (sends, puts, gets); null when the CPU posted it at once. */
     private SendRequest send;
-    /** The prepared wait for its CQE; null for NOWAIT puts, which write none. */
+    /**
+     * The prepared wait for its CQE; null for NOWAIT puts, which write none, and until asked for when the CPU posted
+     * the request ({@link #waitCq} and {@link #waitIndex} hold its reservation then).
+     */
     private WaitRequest wait;
+    /** Where the CPU's post reserved its CQE's wait ({@link CompletionQueue#reserveWait()}), else null. */
+    private CompletionQueue waitCq;
+    /** The reserved CQE's index, with {@link #waitCq}. */
+    private long waitIndex;
     /** Whether the CPU released its CQE (it will not be waited on by a stream). */
     private boolean releasedOnCpu;
     /** Its position in its peer's {@link RequestFifo}. */
@@ -132,8 +140,14 @@ public final class MpRequest {
         return send;
     }
 
-    /** @return the prepared wait for its CQE; null for NOWAIT puts */
+    /**
+     * @return the prepared wait for its CQE, made now from its reservation if the CPU posted it and no executor
+     *         asked for it before; null for NOWAIT puts
+     */
     WaitRequest waitRequest() {
+        if (wait == null && waitCq != null) {
+            wait = waitCq.waitFor(waitIndex);
+        }
         return wait;
     }
 
@@ -203,7 +217,7 @@ public final class MpRequest {
         if (state == RequestState.PENDING) {
             throw new IllegalStateException(describe() + " is already waited on by a stream");
         }
-        if (wait.state() != WaitRequest.State.PREPARED) {
+        if (wait != null && wait.state() != WaitRequest.State.PREPARED) {
             throw new IllegalStateException("the completion of " + describe() + " is already waited on");
         }
     }
@@ -232,13 +246,17 @@ public final class MpRequest {
     }
 
     /**
-     * PREPARED → PENDING_NOWAIT for a send or receive the CPU posted at once ({@code isend}, {@code irecv}).
+     * PREPARED → PENDING_NOWAIT for a send or receive the CPU posted at once ({@code isend}, {@code irecv}). Its
+     * wait is only reserved: the CPU that waits for it releases the CQE by index, and the wait object is made when a
+     * stream or kernel asks for it ({@link #waitRequest()}).
      *
-     * @param wait the wait for its CQE
+     * @param cq    the completion queue of its CQE
+     * @param index the CQE's reserved index ({@link CompletionQueue#reserveWait()})
      */
-    void posted(WaitRequest wait) {
+    void posted(CompletionQueue cq, long index) {
         requireState(RequestState.PREPARED, POST);
-        this.wait = wait;
+        this.waitCq = cq;
+        this.waitIndex = index;
         enter(RequestState.PENDING_NOWAIT);
     }
 
@@ -260,7 +278,11 @@ public final class MpRequest {
      */
     void releaseOnCpu() {
         if (state == RequestState.PENDING_NOWAIT && !releasedOnCpu) {
-            wait.releaseOnCpu();
+            if (wait != null) {
+                wait.releaseOnCpu();
+            } else {
+                waitCq.releaseOnCpu(waitIndex);
+            }
             releasedOnCpu = true;
         }
     }
@@ -336,7 +358,7 @@ public final class MpRequest {
         } else {
             checkStreamWaitable(mp);
         }
-        if (wait == null) {
+        if (wait == null && waitCq == null) {
             throw new IllegalStateException(describe() + " is a NOWAIT put: it writes no completion to wait for");
         }
         if (stagedWait != null) {

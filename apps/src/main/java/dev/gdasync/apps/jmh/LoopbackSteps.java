@@ -37,8 +37,11 @@ import java.util.concurrent.CompletableFuture;
  * <li>{@code libmp}: the same through libmp's {@code irecv}, {@code isend}, {@code wait}, {@code wait}: the
  *     nic steps plus request bookkeeping.</li>
  * </ul>
- * It also prints the bytes the thread allocated per message over the second half of the loop (after the JIT has
- * compiled the path), read with {@code ThreadMXBean.getThreadAllocatedBytes}: exact, so repeatable on a busy machine.
+ * It also prints, over the second half of the loop (after the JIT has compiled the path), the time per message
+ * ({@code System.nanoTime}, and the thread's CPU time, which leaves out the time other processes had the CPU:
+ * compare two builds only side by side, in the same minute) and the bytes the thread
+ * allocated per message, read with {@code ThreadMXBean.getThreadAllocatedBytes}: exact, so repeatable on a busy
+ * machine.
  * Figures and method: docs/bench/c-peers.md.
  */
 public final class LoopbackSteps {
@@ -63,7 +66,8 @@ public final class LoopbackSteps {
         AllocationMeter meter = new AllocationMeter(n);
         long check = args[0].equals("nic") ? nic(bytes, n, meter) : libmp(bytes, n, meter);
         System.out.println(args[0] + " " + bytes + " B x " + n + ": done (" + check + "), "
-                + meter.perMessage() + " bytes allocated per message over the last " + meter.measured() + " messages");
+                + String.format("%.1f ns (%.1f ns on the CPU) and %.1f bytes allocated per message over the last %d messages",
+                meter.nanosPerMessage(), meter.cpuNanosPerMessage(), meter.perMessage(), meter.measured()));
     }
 
     private static long nic(int bytes, long n, AllocationMeter meter) {
@@ -126,7 +130,7 @@ public final class LoopbackSteps {
         return sum;
     }
 
-    /** The calling thread's allocated bytes from the loop's middle iteration to its end. */
+    /** The calling thread's allocated bytes and the time from the loop's middle iteration to its end. */
     private static final class AllocationMeter {
         private static final com.sun.management.ThreadMXBean THREADS =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -134,6 +138,10 @@ public final class LoopbackSteps {
         private final long measured;
         private long start;
         private long allocated;
+        private long startNanos;
+        private long nanos;
+        private long startCpu;
+        private long cpuNanos;
 
         AllocationMeter(long n) {
             this.from = n / 2;
@@ -143,15 +151,27 @@ public final class LoopbackSteps {
         void at(long i) {
             if (i == from) {
                 start = THREADS.getCurrentThreadAllocatedBytes();
+                startNanos = System.nanoTime();
+                startCpu = THREADS.getCurrentThreadCpuTime();
             }
         }
 
         void end() {
+            nanos = System.nanoTime() - startNanos;
+            cpuNanos = THREADS.getCurrentThreadCpuTime() - startCpu;
             allocated = THREADS.getCurrentThreadAllocatedBytes() - start;
         }
 
         long measured() {
             return measured;
+        }
+
+        double nanosPerMessage() {
+            return (double) nanos / measured;
+        }
+
+        double cpuNanosPerMessage() {
+            return (double) cpuNanos / measured;
         }
 
         double perMessage() {

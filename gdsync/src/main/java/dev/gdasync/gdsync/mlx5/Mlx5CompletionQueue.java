@@ -231,8 +231,24 @@ final class Mlx5CompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public WaitRequest prepareWait() {
-        long next = order.next();
+    public long reserveWait() {
+        return order.next();
+    }
+
+    @Override
+    public WaitRequest waitFor(long index) {
+        order.requireReserved(index);
+        return newWait(index);
+    }
+
+    @Override
+    public void releaseOnCpu(long index) {
+        order.requireReserved(index);
+        long ring = ringIndexOf.applyAsLong(index);
+        releaseWords[(int) (ring & mask)].set32((int) (ring + 1), true);
+    }
+
+    private WaitRequest newWait(long next) {
         long ring = ringIndexOf.applyAsLong(next);
         int s = (int) (ring & mask);
         int release = (int) (ring + 1);

@@ -35,7 +35,40 @@ public interface CompletionQueue {
      * @throws IllegalStateException if {@link #poll} already reaped that CQE, or no outstanding work
      *                               will produce it
      */
-    WaitRequest prepareWait();
+    default WaitRequest prepareWait() {
+        return waitFor(reserveWait());
+    }
+
+    /**
+     * Reserves the next wait's CQE as {@link #prepareWait()} does, under the same order rule, without making the
+     * wait object: for a caller that mostly releases the CQE to the CPU itself ({@link #releaseOnCpu(long)}) and
+     * only sometimes hands the wait to a stream or kernel ({@link #waitFor(long)} then). LibMP's CPU path reserves
+     * at every post, so making the object only when an executor asks for it keeps that path free of allocation.
+     *
+     * @return the index of the reserved CQE
+     * @throws IllegalStateException as {@link #prepareWait()}
+     */
+    long reserveWait();
+
+    /**
+     * Makes the wait for a CQE reserved with {@link #reserveWait()}: the same wait {@link #prepareWait()} would have
+     * returned at the reservation. Call it once per reservation (each call makes a new, PREPARED wait); cancelling it
+     * takes the reservation back.
+     *
+     * @param index a reserved CQE's index
+     * @return the wait
+     * @throws IllegalArgumentException if {@code index} was not reserved
+     */
+    WaitRequest waitFor(long index);
+
+    /**
+     * Releases a reserved CQE to the CPU without waiting for it, as {@link WaitRequest#releaseOnCpu()} does for a
+     * wait made from the reservation.
+     *
+     * @param index a reserved CQE's index
+     * @throws IllegalArgumentException if {@code index} was not reserved
+     */
+    void releaseOnCpu(long index);
 
     /**
      * Declares that the CQEs reaped so far without waits were meant for the CPU, so the next wait is for

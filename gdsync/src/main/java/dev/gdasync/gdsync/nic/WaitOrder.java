@@ -60,6 +60,19 @@ public final class WaitOrder {
     }
 
     /**
+     * Checks that CQE {@code index} has a wait prepared or reserved.
+     *
+     * @param index a CQE's index
+     * @throws IllegalArgumentException if it has none
+     */
+    public void requireReserved(long index) {
+        if (index < 0 || index >= prepared) {
+            throw new IllegalArgumentException("CQE #" + index + " of " + queue + " is not reserved for a wait: only CQEs"
+                    + " below #" + prepared + " are");
+        }
+    }
+
+    /**
      * Takes back the wait for CQE {@code index}, which must be the last one prepared.
      *
      * @param index the wait's CQE

@@ -6,6 +6,7 @@ import dev.gdasync.gdsync.memop.HostMemops;
 import dev.gdasync.gdsync.memop.WaitPolicy;
 import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
+import dev.gdasync.gdsync.nic.CompletionQueue;
 import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.MemoryRegion;
 import dev.gdasync.gdsync.nic.Opcode;
@@ -169,6 +170,47 @@ class QueuePairRulesTest {
         assertEquals(0, w0.index());
         assertEquals(1, w1.index());
         assertThrows(IllegalStateException.class, () -> p.qb.prepareWaitCq(p.qb.recvCq()));
+    }
+
+    @Test
+    void aReservedWaitHoldsItsCqeUntilReleasedByIndexOrMadeLater() {
+        postRecvs(3);
+        CompletionQueue cq = p.qb.recvCq();
+        long r0 = cq.reserveWait();
+        long r1 = cq.reserveWait();
+        assertEquals(0, r0);
+        assertEquals(1, r1);
+        IllegalArgumentException notReserved = assertThrows(IllegalArgumentException.class, () -> cq.waitFor(2));
+        assertTrue(notReserved.getMessage().contains("not reserved"), notReserved.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> cq.releaseOnCpu(2));
+        p.qa.postSend(send8(1));
+        p.qa.postSend(send8(2));
+        Completion c = new Completion();
+        assertEquals(0, pollFor(cq, c, 200), "a reserved CQE was reaped before its release");
+        cq.releaseOnCpu(r0);
+        assertEquals(0, awaitOne(cq).wrId());
+        // The second reservation becomes a wait object only now, as a stream taking it would make it.
+        WaitRequest w1 = cq.waitFor(r1);
+        assertEquals(1, w1.index());
+        assertEquals(0, pollFor(cq, c, 200), "the CQE of a made wait was reaped before its executor passed it");
+        HostMemops.execute(w1.memops(), WaitPolicy.defaults());
+        assertEquals(1, awaitOne(cq).wrId());
+        // Cancelling a wait made from the last reservation takes the reservation back.
+        long r2 = cq.reserveWait();
+        cq.waitFor(r2).cancel();
+        assertEquals(r2, cq.reserveWait());
+    }
+
+    /** Polls for a while; @return 1 if a CQE was reaped */
+    private static int pollFor(CompletionQueue cq, Completion c, long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        while (System.nanoTime() < end) {
+            if (cq.poll(c) == 1) {
+                return 1;
+            }
+            Thread.onSpinWait();
+        }
+        return 0;
     }
 
     @Test

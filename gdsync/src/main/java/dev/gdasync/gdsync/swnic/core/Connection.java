@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.swnic.core;
 
 import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.gdsync.nic.SendWorkRequest;
 
 /**
  * A queue pair's connection to its peer over one transport: what executes the queue pair's rung requests and
@@ -30,6 +31,22 @@ public interface Connection {
      * @return what became of it
      */
     Outcome execute(long index);
+
+    /**
+     * Executes a send the owner posted from the CPU straight from its work request, when it is the plain case the
+     * transport handles without its send queue entry (the small-message fast path, {@link SwQueuePair#postSend}):
+     * checked as {@link #execute} checks it, completed with {@link SwQueuePair#completeDirectSend} or failed with
+     * {@link SwQueuePair#failDirectSend}. Declining changes nothing: the caller then writes the entry and rings.
+     * Runs under the lock, with every earlier request executed.
+     *
+     * @param index  the request's index in the send queue
+     * @param wr     the checked work request
+     * @param length its payload length
+     * @return true if the request was executed (and completed, successfully or not); false if declined
+     */
+    default boolean sendDirect(long index, SendWorkRequest wr, int length) {
+        return false;
+    }
 
     /**
      * @return the index of the peer's receive that the request just executed consumed (its receive CQE's index), or

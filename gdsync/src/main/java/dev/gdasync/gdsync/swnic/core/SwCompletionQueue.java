@@ -172,11 +172,26 @@ final class SwCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public WaitRequest prepareWait() {
-        long next = order.next();
-        int s = (int) (next & mask);
-        int value = (int) (next + 1);
-        return new SwWaitRequest(this, next, validityWords[s], value, releaseWords[s], value, waitProgress, tally);
+    public long reserveWait() {
+        return order.next();
+    }
+
+    @Override
+    public WaitRequest waitFor(long index) {
+        order.requireReserved(index);
+        return newWait(index);
+    }
+
+    @Override
+    public void releaseOnCpu(long index) {
+        order.requireReserved(index);
+        releaseWords[(int) (index & mask)].set32((int) (index + 1), true);
+    }
+
+    private WaitRequest newWait(long index) {
+        int s = (int) (index & mask);
+        int value = (int) (index + 1);
+        return new SwWaitRequest(this, index, validityWords[s], value, releaseWords[s], value, waitProgress, tally);
     }
 
     @Override

@@ -373,15 +373,84 @@ public final class SwQueuePair implements QueuePair {
         int length = encoder.checkSend(wr);
         checkSpace(wr.signaled());
         long seq = sqProduced;
+        if (sendDirect(wr, length, seq)) {
+            return;
+        }
         encoder.writeWqe(wqe(seq), wr, length);
+        publishPosted(seq, wr.signaled());
+        ring();
+    }
+
+    /** A CPU post's bookkeeping and ring words: request {@code seq} is produced, posted and rung. Owner thread. */
+    private void publishPosted(long seq, boolean signaled) {
         SQ_PRODUCED.setRelease(this, seq + 1);
         sqPosted = seq + 1;
-        if (wr.signaled()) {
+        if (signaled) {
             signaledPrepared++;
         }
         dbrecWord.set32((int) (seq + 1), true);
         doorbellWord.set64(doorbellValue(seq), false);
-        ring();
+    }
+
+    /**
+     * The small-message fast path of a CPU post: when nothing earlier is left to run and the execution lock is free,
+     * the connection executes the send from the work request's fields, and its send queue entry is never written
+     * nor read (a 256-byte entry in a ring too large to stay in the cache, written and decoded again by the same
+     * thread). The connection declines, changing nothing, whenever the request is not the plain case it handles (a
+     * receive posted at the peer, one buffer at each end in host memory, every check passed), and the caller then
+     * writes the entry and rings as usual, so a stall (retried by the agent from the entry), a refusal and every
+     * other path run as before. The doorbell record and doorbell are written as a ring writes them, and
+     * everything is counted and recorded as a ring and drain would.
+     *
+     * @return whether the request was executed (and completed, successfully or not)
+     */
+    private boolean sendDirect(SendWorkRequest wr, int length, long seq) {
+        Connection c = connection;
+        if (c == null || state != QpState.READY || stalled || !LOCK.compareAndSet(this, 0, 1)) {
+            return false;
+        }
+        try {
+            if ((long) EXECUTED.getOpaque(this) != seq || state != QpState.READY) {
+                // Earlier work still runs (in flight over UCX) and goes first, through the queue; or the queue pair
+                // failed since the look above, and the queue's drain flushes the request.
+                return false;
+            }
+            WorkRequestEvent event = new WorkRequestEvent();
+            event.begin();
+            if (!c.sendDirect(seq, wr, length)) {
+                return false;
+            }
+            if (event.shouldCommit()) {
+                executedDirect(event, c, seq, wr, length);
+            }
+            publishPosted(seq, wr.signaled());
+            EXECUTED.setRelease(this, seq + 1);
+        } finally {
+            LOCK.setRelease(this, 0);
+        }
+        meter.doorbell(false);
+        DoorbellRungEvent rung = new DoorbellRungEvent();
+        if (rung.shouldCommit()) {
+            rung(rung);
+        }
+        DoorbellNoticedEvent noticed = new DoorbellNoticedEvent();
+        if (noticed.shouldCommit()) {
+            noticed(noticed, seq, 1, false);
+        }
+        return true;
+    }
+
+    private void executedDirect(WorkRequestEvent event, Connection c, long index, SendWorkRequest wr, int length) {
+        event.queuePair = qpn;
+        event.queuePairToken = token;
+        event.sequence = index;
+        event.opcode = wr.opcode().name();
+        event.bytes = length;
+        event.transport = transportName;
+        event.outcome = Connection.Outcome.DONE.name();
+        event.peerToken = peerToken;
+        event.peerReceive = c.lastPeerReceive();
+        event.commit();
     }
 
     @Override
@@ -750,9 +819,46 @@ public final class SwQueuePair implements QueuePair {
         if (!force && status == CompletionStatus.SUCCESS && (flags & SendFlags.SIGNALED) == 0) {
             return;
         }
+        writeSendCqe(index, seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID),
+                Opcode.ofCode(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff), status, detail, byteLength);
+    }
+
+    /**
+     * {@link #completeSend} for a request executed by {@link Connection#sendDirect}, whose send queue entry was not
+     * written: its fields come from the work request. Caller holds the lock.
+     *
+     * @param index      the request
+     * @param wr         its work request
+     * @param status     how it ended
+     * @param detail     why, when it failed
+     * @param byteLength its byte count
+     */
+    public void completeDirectSend(long index, SendWorkRequest wr, CompletionStatus status, ErrorDetail detail,
+                                   int byteLength) {
+        meter.requestDone(byteLength, status);
+        if (status == CompletionStatus.SUCCESS && !wr.signaled()) {
+            return;
+        }
+        writeSendCqe(index, wr.wrId(), wr.opcode(), status, detail, byteLength);
+    }
+
+    /**
+     * {@link #failRequest} for a request executed by {@link Connection#sendDirect}: the error state, then its error
+     * CQE from the work request's fields. Caller holds the lock.
+     *
+     * @param index  the request
+     * @param wr     its work request
+     * @param status its status
+     * @param detail why
+     */
+    public void failDirectSend(long index, SendWorkRequest wr, CompletionStatus status, ErrorDetail detail) {
+        enterError(detail);
+        completeDirectSend(index, wr, status, detail, 0);
+    }
+
+    private void writeSendCqe(long index, long wrId, Opcode op, CompletionStatus status, ErrorDetail detail,
+                              int byteLength) {
         long cqe = sendCqProduced++;
-        Opcode op = Opcode.ofCode(seg.get(JAVA_BYTE, w + Layouts.Wqe.OFF_OPCODE) & 0xff);
-        long wrId = seg.get(JAVA_LONG, w + Layouts.Wqe.OFF_WR_ID);
         // Begun before the write: the event's time is the moment the CQE became visible, not when it was committed.
         CompletionWrittenEvent event = new CompletionWrittenEvent();
         event.begin();

@@ -6,7 +6,9 @@ import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.QpState;
+import dev.gdasync.gdsync.nic.ScatterGatherList;
 import dev.gdasync.gdsync.nic.SendFlags;
+import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.swnic.core.AccessChecker;
 import dev.gdasync.gdsync.swnic.core.Connection;
 import dev.gdasync.gdsync.swnic.core.DeviceMemory;
@@ -206,6 +208,64 @@ final class ShmConnection implements Connection {
         return Outcome.DONE;
     }
 
+    /**
+     * The small-message fast path ({@link Connection#sendDirect}): a SEND from one host buffer into a posted receive
+     * of one host buffer, from the work request's fields. The checks are {@link #execute}'s, in its order, and all
+     * happen before the receive is claimed: a request that is not this case, or that any check would refuse,
+     * is declined untouched, and the send queue path then runs it and refuses it exactly as before. Once the
+     * receive is claimed nothing can fail on host memory but losing the claim to the owner's flusher, which fails
+     * the request as {@link #send} does.
+     */
+    @Override
+    public boolean sendDirect(long index, SendWorkRequest wr, int length) {
+        Opcode op = wr.opcode();
+        ScatterGatherList sgl = wr.sgl();
+        if ((op != Opcode.SEND && op != Opcode.SEND_WITH_IMM) || (wr.flags() & SendFlags.INLINE) != 0
+                || sgl.count() != 1 || !peerVerified || peer.unusable() != null) {
+            return false;
+        }
+        long addr = sgl.address(0);
+        SwMemoryRegion local = qp.nic().localMr(sgl.lkey(0));
+        if (CHECK.local(local, addr, length, false) != null || local.isDevice()) {
+            return false;
+        }
+        ReceiveSlots r = peerReceives;
+        long slot = r.claimed();
+        if (!r.isPosted(slot) || r.bufferCount(slot) != 1) {
+            return false;
+        }
+        long recvAddr = r.bufferAddress(slot, 0);
+        int recvLen = r.bufferLength(slot, 0);
+        KeyedRange dst = peer.node().resolveLkey(r.bufferLkey(slot, 0));
+        if (CHECK.receiveBuffer(dst, recvAddr, recvLen) != null || dst.device() != null || length > recvLen) {
+            return false;
+        }
+        long recvWrId = r.wrId(slot);
+        if (!r.claim(slot)) {
+            stallSince = 0;
+            qp.failDirectSend(index, wr, CompletionStatus.RETRY_EXC_ERR, ErrorDetail.PEER_QP_ERROR);
+            return true;
+        }
+        lastPeerReceive = slot;
+        try {
+            if (length > 0) {
+                MemorySegment.copy(local.hostMemory(), local.hostOffset(addr), dst.hostMemory(), dst.hostOffset(recvAddr),
+                        length);
+            }
+        } catch (IllegalStateException e) {
+            // The local region was closed under the request, as execute() answers it.
+            stallSince = 0;
+            qp.failDirectSend(index, wr, Refusal.BAD_LKEY.status(), Refusal.BAD_LKEY.detail());
+            return true;
+        }
+        boolean hasImm = op == Opcode.SEND_WITH_IMM;
+        r.complete(slot, recvWrId, length, hasImm ? wr.immediate() : 0, hasImm, CompletionOpcode.RECV,
+                CompletionStatus.SUCCESS, ErrorDetail.NONE);
+        qp.completeDirectSend(index, wr, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
+        stallSince = 0;
+        return true;
+    }
+
     private Outcome write(long index, Opcode op) {
         if (!gatherLocal(false)) {
             return fail(index, failure);
@@ -377,6 +437,15 @@ final class ShmConnection implements Connection {
     private boolean copy(Refusal retired) {
         if (device) {
             return deviceCopy(retired);
+        }
+        if (srcCount == 1 && dstCount == 1) {
+            // The common small message: one buffer at each end, one copy, no walk through the lists (whose copy
+            // call site is shared with device copies, so the JIT cannot inline it).
+            long n = Math.min(srcLen[0], dstLen[0]);
+            if (n > 0) {
+                MemorySegment.copy(srcSeg[0], srcOff[0], dstSeg[0], dstOff[0], n);
+            }
+            return true;
         }
         forEachPiece(MemorySegment::copy);
         return true;
