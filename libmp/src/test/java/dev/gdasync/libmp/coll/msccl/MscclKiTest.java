@@ -223,7 +223,8 @@ class MscclKiTest {
                             () -> rt.allreduceKi(comm, a, ar, a, ar, 64, DataType.INT32, ReduceOp.SUM, ki));
                     String m = e.getMessage();
                     assertTrue(m.startsWith("rank 0 of ") && m.contains("failed on the KI executor"), m);
-                    assertTrue(m.contains("MSCCL PE 0 tb ") && m.contains(" step ") && m.contains("timed out"), m);
+                    assertTrue(m.contains("MSCCL PE 0 tb 0 step 1 (rrcs, tile 0 of 1) waiting for message 1 from PE 1: ")
+                            && m.contains("timed out"), m);
                     IllegalStateException again = assertThrows(IllegalStateException.class,
                             () -> rt.allreduceKi(comm, a, ar, a, ar, 64, DataType.INT32, ReduceOp.SUM, ki));
                     assertTrue(again.getMessage().startsWith("an earlier run failed"), again.getMessage());
