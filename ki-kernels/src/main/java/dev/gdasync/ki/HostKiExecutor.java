@@ -141,13 +141,8 @@ public final class HostKiExecutor implements KiExecutor {
      * @throws IllegalArgumentException if the state is not one for this table and this many blocks
      */
     public KiLaunch shmem(KiTable table, java.lang.foreign.MemorySegment state, int blocks, ShmemKernel body) {
-        Objects.requireNonNull(table, "table must not be null");
-        Objects.requireNonNull(state, "state must not be null");
         Objects.requireNonNull(body, "body must not be null");
-        if (blocks < 1 || blocks > MAX_BLOCKS) {
-            throw new IllegalArgumentException("blocks must be in 1.." + MAX_BLOCKS + ", got " + blocks);
-        }
-        ShmemDevice.check(table, state, blocks);
+        checkShmemLaunch(table, state, blocks);
         return submit(new ShmemHostKernel(table, state.address(), blocks, body));
     }
 
@@ -170,15 +165,22 @@ public final class HostKiExecutor implements KiExecutor {
      */
     public KiLaunch msccl(KiTable table, java.lang.foreign.MemorySegment state, java.lang.foreign.MemorySegment program,
                           int blocks, int firstTile, int endTile) {
+        Objects.requireNonNull(program, "program must not be null");
+        checkShmemLaunch(table, state, blocks);
+        MscclKiBlock.check(program, blocks, firstTile, endTile);
+        long s = state.address();
+        long p = program.address();
+        return submit(new ShmemHostKernel(table, s, blocks,
+                device -> MscclKiBlock.run(device, s, p, device.block(), firstTile, endTile), "msccl interpreter"));
+    }
+
+    private static void checkShmemLaunch(KiTable table, java.lang.foreign.MemorySegment state, int blocks) {
         Objects.requireNonNull(table, "table must not be null");
         Objects.requireNonNull(state, "state must not be null");
-        Objects.requireNonNull(program, "program must not be null");
         if (blocks < 1 || blocks > MAX_BLOCKS) {
             throw new IllegalArgumentException("blocks must be in 1.." + MAX_BLOCKS + ", got " + blocks);
         }
         ShmemDevice.check(table, state, blocks);
-        MscclKiBlock.check(program, blocks, firstTile, endTile);
-        return submit(new MscclHostKernel(table, state.address(), program.address(), blocks, firstTile, endTile));
     }
 
     private KiLaunch submit(HostKernel kernel) {

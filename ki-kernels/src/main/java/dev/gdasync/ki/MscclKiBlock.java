@@ -242,56 +242,39 @@ final class MscclKiBlock {
 
     /** {@code dst[i] = a[i] ∘ b[i]}, the operator of libmp's ReduceOp (integers wrap, float MAX/MIN as Math's). */
     private void combine(long dst, long a, long b, long elems) {
-        switch (dtype) {
-            case 0 -> {
-                for (long i = 0; i < elems * 4; i += 4) {
-                    int x = ALL.get(I32, a + i);
-                    int y = ALL.get(I32, b + i);
-                    ALL.set(I32, dst + i, switch (op) {
-                        case 0 -> x + y;
-                        case 1 -> x * y;
-                        case 2 -> Math.max(x, y);
-                        default -> Math.min(x, y);
-                    });
-                }
-            }
-            case 1 -> {
-                for (long i = 0; i < elems * 8; i += 8) {
-                    long x = ALL.get(I64, a + i);
-                    long y = ALL.get(I64, b + i);
-                    ALL.set(I64, dst + i, switch (op) {
-                        case 0 -> x + y;
-                        case 1 -> x * y;
-                        case 2 -> Math.max(x, y);
-                        default -> Math.min(x, y);
-                    });
-                }
-            }
-            case 2 -> {
-                for (long i = 0; i < elems * 4; i += 4) {
-                    float x = ALL.get(F32, a + i);
-                    float y = ALL.get(F32, b + i);
-                    ALL.set(F32, dst + i, switch (op) {
-                        case 0 -> x + y;
-                        case 1 -> x * y;
-                        case 2 -> Math.max(x, y);
-                        default -> Math.min(x, y);
-                    });
-                }
-            }
-            default -> {
-                for (long i = 0; i < elems * 8; i += 8) {
-                    double x = ALL.get(F64, a + i);
-                    double y = ALL.get(F64, b + i);
-                    ALL.set(F64, dst + i, switch (op) {
-                        case 0 -> x + y;
-                        case 1 -> x * y;
-                        case 2 -> Math.max(x, y);
-                        default -> Math.min(x, y);
-                    });
-                }
+        int e = elemBytes();
+        for (long i = 0; i < elems * e; i += e) {
+            switch (dtype) {
+                case 0 -> ALL.set(I32, dst + i, (int) longs(ALL.get(I32, a + i), ALL.get(I32, b + i)));
+                case 1 -> ALL.set(I64, dst + i, longs(ALL.get(I64, a + i), ALL.get(I64, b + i)));
+                case 2 -> ALL.set(F32, dst + i, (float) doubles(ALL.get(F32, a + i), ALL.get(F32, b + i)));
+                default -> ALL.set(F64, dst + i, doubles(ALL.get(F64, a + i), ALL.get(F64, b + i)));
             }
         }
+    }
+
+    /** Integers: 32-bit results are the low half of the 64-bit ones (wrapping sums and products agree). */
+    private long longs(long x, long y) {
+        return switch (op) {
+            case 0 -> x + y;
+            case 1 -> x * y;
+            case 2 -> Math.max(x, y);
+            default -> Math.min(x, y);
+        };
+    }
+
+    /**
+     * Floats: a float32 sum or product computed in double and then rounded to float is the correctly rounded float32
+     * result (double's 53 bits are more than 2 · 24 + 2, so the second rounding cannot change it), as Java's float
+     * arithmetic gives; max/min are exact.
+     */
+    private double doubles(double x, double y) {
+        return switch (op) {
+            case 0 -> x + y;
+            case 1 -> x * y;
+            case 2 -> Math.max(x, y);
+            default -> Math.min(x, y);
+        };
     }
 
     private static boolean sends(int type) {

@@ -10,7 +10,6 @@ import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,11 +17,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,30 +35,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rank). A peer that does not take part ends the launch with a timeout naming the PE, thread block and step.
  */
 class MscclKiTest {
-    private static final String[] PROGRAMS = {"allreduce_ring_4gpu_simple.xml", "allreduce_rdh_4gpu_simple.xml",
-            "allgather_ring_4gpu_simple.xml", "alltoall_allpairs_4gpu_simple.xml"};
 
     @TempDir
     Path shm;
     @TempDir
     Path dir;
 
-    static Stream<Arguments> cases() {
-        List<Arguments> a = new ArrayList<>();
-        for (String p : PROGRAMS) {
-            for (int slot : new int[] {8, 200, 64 * 1024}) {
-                a.add(Arguments.of(p, slot));
-            }
-        }
-        return a.stream();
-    }
-
     static int in(int rank, long i, int round) {
         return rank * 100_000 + (int) i * 3 + 1 + round * 7;
     }
 
     @ParameterizedTest(name = "{0}, {1} B slots")
-    @MethodSource("cases")
+    @MethodSource("dev.gdasync.libmp.coll.msccl.MscclRanks#referenceCases")
     void exactResultOnEveryRankFromTheKiExecutor(String file, int slotBytes) throws Exception {
         MscclPrograms programs = MscclRanks.load("reference/" + file);
         MscclProgram program = programs.programs().get(0);
@@ -185,17 +170,7 @@ class MscclKiTest {
                     a.setAtIndex(ValueLayout.JAVA_DOUBLE, i, rnd.nextDouble() * 1e6 - 5e5);
                 }
                 rt.allreduceKi(comm, a, ar, a, ar, count, DataType.FLOAT64, ReduceOp.SUM, ki);
-                MemorySegment gathered = mp.allocate(8 * count * n);
-                MpRegistration gr = mp.register(gathered);
-                rt.allgather(comm, a.asSlice(0, 8 * count), ar, gathered, gr, count, DataType.INT64);
-                for (int r = 1; r < n; r++) {
-                    for (long i = 0; i < count; i++) {
-                        assertEquals(gathered.getAtIndex(ValueLayout.JAVA_LONG, i),
-                                gathered.getAtIndex(ValueLayout.JAVA_LONG, r * count + i), "bits of element " + i);
-                    }
-                }
-                mp.deregister(gr);
-                mp.free(gathered);
+                MscclRanks.assertSameBitsEverywhere(rt, comm, a, ar, count);
             }
             mp.deregister(ar);
             mp.deregister(br);
