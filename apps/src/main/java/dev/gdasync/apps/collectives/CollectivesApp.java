@@ -64,6 +64,11 @@ public final class CollectivesApp implements RankMain.App {
                     + " (default: ${DEFAULT-VALUE})")
     int slotBytes;
 
+    @Option(names = "--slots", paramLabel = "N", defaultValue = "4",
+            description = "slots per connection: messages a sender may have in flight before it waits for an"
+                    + " acknowledgement (default: ${DEFAULT-VALUE})")
+    int slots;
+
     @Option(names = "--inline", description = "run a rank's thread blocks on its main thread instead of a thread each")
     boolean inline;
 
@@ -95,7 +100,8 @@ public final class CollectivesApp implements RankMain.App {
     public String optionsProblem() {
         try {
             programs = xml.isEmpty() ? MscclPrograms.fromEnvironment() : MscclPrograms.load(xml, MscclLimits.defaults());
-            config = MscclConfig.defaults().withSlotBytes(slotBytes).withThreads(!inline);
+            MscclConfig d = MscclConfig.defaults();
+            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), !inline);
             checkOptions();
             return null;
         } catch (RuntimeException e) {

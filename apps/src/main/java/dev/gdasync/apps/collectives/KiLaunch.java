@@ -2,6 +2,7 @@ package dev.gdasync.apps.collectives;
 
 import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.coll.msccl.MscclConfig;
 import dev.gdasync.libmp.coll.msccl.MscclKiLauncher;
 
 import java.time.Duration;
@@ -11,10 +12,14 @@ final class KiLaunch {
     private KiLaunch() {
     }
 
-    /** Block threads also run the NIC's work for their rings: ranks share few CPUs with the NIC agents. */
+    /**
+     * Block threads also run the NIC's work for their rings, and idle in waits as the interpreter's streams do
+     * ({@link MscclConfig#WAIT_BACKOFF}): ranks share few CPUs with the NIC agents.
+     */
     static HostKiExecutor executor(Mp mp) {
         return HostKiExecutor.create("collectives-ki-r" + mp.rank(),
-                HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings));
+                HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings)
+                        .withWaitBackoff(MscclConfig.WAIT_BACKOFF));
     }
 
     static MscclKiLauncher launcher(HostKiExecutor executor) {

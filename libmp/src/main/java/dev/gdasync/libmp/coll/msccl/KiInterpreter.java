@@ -13,8 +13,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The KI form of the interpreter: the calling thread prepares, the KI executor's blocks run the program. Its
- * connections lie in a symmetric heap of its own (a {@link Shmem} over the runtime's Mp, made by the first KI run, so
- * every rank must make its first KI call at the same point): a receive region per thread block (slots, a flag per
+ * connections lie in a symmetric heap of its own (a {@link Shmem} over the runtime's Mp, made when the runtime opens):
+ * a receive region per thread block (slots, a flag per
  * slot, the acknowledgement word), a staging region per thread block (the sources of its puts) and a semaphore word
  * per thread block. Per launch the CPU prepares, with {@link Shmem#kiPrepare}, exactly the templated puts the launch
  * will ring toward each PE (each message is a put-with-signal, two puts; each acknowledgement a p), encodes this

@@ -48,7 +48,13 @@ import java.util.concurrent.locks.LockSupport;
  * The first call of a kind agrees with the other ranks, later identical calls do not. Every wait times out after
  * {@link MscclConfig#timeout} with a message naming rank, thread block, step and tile.
  *
- * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window). Driven by
+ * <p>From the KI executor ({@code *Ki}, the KI model): the calling thread prepares, the blocks of a KI executor run
+ * this rank's thread blocks over a shmem KI launch (templated puts the CPU prepared, rung by the blocks), and the
+ * call returns when the launch ended; see {@link MscclKiLauncher}. {@code reduce} and {@code broadcast} (blocking,
+ * on streams and KI) always run built-in trees: MSCCL-IR has no root.
+ *
+ * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window and the KI
+ * form's symmetric heap). Driven by
  * one thread; one collective at a time; while a run is in progress this Mp carries no other one-sided traffic to
  * the window and no collective of the host engine on the same ranks.
  */
@@ -70,8 +76,8 @@ public final class MscclRuntime implements AutoCloseable {
     private boolean closed;
     /** The stream interpreter, made by the first stream run. */
     private StreamInterpreter streams;
-    /** The KI form, made by the first KI run (collectively: every rank makes the same calls). */
-    private KiInterpreter ki;
+    /** The KI form's connection memory (a symmetric heap), made with the runtime: opening is collective anyway. */
+    private final KiInterpreter ki;
     /**
      * Calls whose choice every rank agreed on; a repeated call skips the agreement and numbers its run itself. Safe
      * because a run ends only when every message it sent was acknowledged, so no barrier is needed between runs.
@@ -94,6 +100,7 @@ public final class MscclRuntime implements AutoCloseable {
         this.stageReg = mp.register(stage);
         this.semaphoreMemory = mp.allocate(8L * config.maxThreadBlocks());
         this.blockThreads = new BlockThreads("msccl-r" + mp.rank() + "-tb");
+        this.ki = new KiInterpreter(mp, config);
     }
 
     /**
@@ -596,9 +603,7 @@ public final class MscclRuntime implements AutoCloseable {
         if (streams != null) {
             streams.close();
         }
-        if (ki != null) {
-            ki.close();
-        }
+        ki.close();
         blockThreads.close();
         scratchArena.close();
         for (ReducingCollectives r : builtins.values()) {
@@ -699,9 +704,6 @@ public final class MscclRuntime implements AutoCloseable {
         MemorySegment scratch = scratch(gpu.sChunks() * chunkElems * type.bytes());
         RunPlan plan = new RunPlan(program, comm.rank(), type, op, input, output, scratch, chunkElems,
                 config.slotBytes());
-        if (ki == null) {
-            ki = new KiInterpreter(mp, config);
-        }
         try {
             ki.run(program, comm, plan, epoch, launcher);
         } catch (CollectiveException e) {

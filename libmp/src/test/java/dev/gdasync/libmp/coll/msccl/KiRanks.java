@@ -13,7 +13,8 @@ final class KiRanks {
     /** An executor whose block threads also run the NIC's work for their rings (few CPUs here). */
     static HostKiExecutor executor(Mp mp) {
         return HostKiExecutor.create("msccl-ki-" + mp.rank(),
-                HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings));
+                HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings)
+                        .withWaitBackoff(MscclConfig.WAIT_BACKOFF));
     }
 
     static MscclKiLauncher launcher(HostKiExecutor executor) {
