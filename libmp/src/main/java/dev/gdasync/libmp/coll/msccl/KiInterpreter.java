@@ -73,13 +73,22 @@ final class KiInterpreter implements AutoCloseable {
             int slots = (int) Math.max(1, perTile * (t1 - t0));
             ShmemKi ki = shmem.kiPrepare(launcher.executor(), ntb, slots, config.timeout());
             try (Arena arena = Arena.ofConfined()) {
+                // Every path from here completes the prepared launch (launch() does). An encoding failure (none is
+                // expected: the program was validated and the count divides) completes it unrung, which ends with the
+                // Mp's wait timeout, rather than leaving the heap refusing every later call.
                 long heap = ki.state().get(ValueLayout.JAVA_LONG, ShmemKiLayout.S_HEAP);
                 MscclDeviceTable.KiLayout layout = new MscclDeviceTable.KiLayout(
                         offset(plan, Buffer.INPUT, heap), offset(plan, Buffer.OUTPUT, heap),
                         gpu.sChunks() == 0 ? 0 : offset(plan, Buffer.SCRATCH, heap), regions.address() - heap,
                         staging.address() - heap, semaphores.address() - heap, config.regionBytes(), pes);
-                MemorySegment table = MscclDeviceTable.encodeRank(program, me, plan.type(), plan.op(),
-                        plan.bigElems(), config.slots(), config.slotBytes(), epoch, layout, arena);
+                MemorySegment table;
+                try {
+                    table = MscclDeviceTable.encodeRank(program, me, plan.type(), plan.op(), plan.bigElems(),
+                            config.slots(), config.slotBytes(), epoch, layout, arena);
+                } catch (RuntimeException e) {
+                    ki.complete();
+                    throw e;
+                }
                 launch(launcher, new MscclKiLaunch(ki.table(), ki.state(), table, ntb, t0, t1), ki, comm, program);
             }
         }
