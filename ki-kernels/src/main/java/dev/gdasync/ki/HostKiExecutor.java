@@ -141,14 +141,46 @@ public final class HostKiExecutor implements KiExecutor {
      * @throws IllegalArgumentException if the state is not one for this table and this many blocks
      */
     public KiLaunch shmem(KiTable table, java.lang.foreign.MemorySegment state, int blocks, ShmemKernel body) {
+        Objects.requireNonNull(body, "body must not be null");
+        checkShmemLaunch(table, state, blocks);
+        return submit(new ShmemHostKernel(table, state.address(), blocks, body));
+    }
+
+    /**
+     * Launches the MSCCL-IR interpreter in its KI form (docs/msccl.md, "From the KI executor"): {@code blocks} blocks,
+     * block b running thread block b of a program table that libmp's {@code MscclDeviceTable.encodeRank} wrote for
+     * this rank, over context b of a shmem KI state ({@code Shmem.kiPrepare}) whose heap holds the connections; tiles
+     * {@code [firstTile, endTile)} of the run. libmp's {@code MscclRuntime.*Ki} calls prepare both and launch through
+     * this.
+     *
+     * @param table     the shmem state's KI table
+     * @param state     the shmem state
+     * @param program   the program table
+     * @param blocks    the program's thread blocks on this rank, at most {@link #MAX_BLOCKS}
+     * @param firstTile the first tile this launch runs
+     * @param endTile   one past its last tile
+     * @return the launch; its {@code join} reports the first failure, naming the PE, thread block, step and tile
+     * @throws NullPointerException     if the table, the state or the program is null
+     * @throws IllegalArgumentException if the state or the program table does not fit each other and the blocks
+     */
+    public KiLaunch msccl(KiTable table, java.lang.foreign.MemorySegment state, java.lang.foreign.MemorySegment program,
+                          int blocks, int firstTile, int endTile) {
+        Objects.requireNonNull(program, "program must not be null");
+        checkShmemLaunch(table, state, blocks);
+        MscclKiBlock.check(program, blocks, firstTile, endTile);
+        long s = state.address();
+        long p = program.address();
+        return submit(new ShmemHostKernel(table, s, blocks,
+                device -> MscclKiBlock.run(device, s, p, device.block(), firstTile, endTile), "msccl interpreter"));
+    }
+
+    private static void checkShmemLaunch(KiTable table, java.lang.foreign.MemorySegment state, int blocks) {
         Objects.requireNonNull(table, "table must not be null");
         Objects.requireNonNull(state, "state must not be null");
-        Objects.requireNonNull(body, "body must not be null");
         if (blocks < 1 || blocks > MAX_BLOCKS) {
             throw new IllegalArgumentException("blocks must be in 1.." + MAX_BLOCKS + ", got " + blocks);
         }
         ShmemDevice.check(table, state, blocks);
-        return submit(new ShmemHostKernel(table, state.address(), blocks, body));
     }
 
     private KiLaunch submit(HostKernel kernel) {

@@ -8,17 +8,24 @@ final class ShmemHostKernel implements HostKernel {
     private final long state;
     private final int blocks;
     private final ShmemKernel body;
+    private final String name;
 
     ShmemHostKernel(KiTable table, long state, int blocks, ShmemKernel body) {
+        this(table, state, blocks, body, "shmem kernel");
+    }
+
+    /** A kernel over shmem contexts with its own name (the MSCCL interpreter's blocks are one). */
+    ShmemHostKernel(KiTable table, long state, int blocks, ShmemKernel body, String name) {
         this.table = table;
         this.state = state;
         this.blocks = blocks;
         this.body = body;
+        this.name = name;
     }
 
     @Override
     public String name() {
-        return "shmem kernel";
+        return name;
     }
 
     @Override

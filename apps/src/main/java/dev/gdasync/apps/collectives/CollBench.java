@@ -7,6 +7,7 @@ import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Communicator;
 import dev.gdasync.libmp.coll.msccl.Collective;
+import dev.gdasync.libmp.coll.msccl.MscclKiLauncher;
 import dev.gdasync.libmp.coll.msccl.MscclRuntime;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
@@ -23,7 +24,8 @@ import java.util.List;
 /**
  * The benchmark mode: allreduce (in place, int32 SUM) and alltoall (out of place, int32) at each size, with the
  * MSCCL program the runtime selects (where one fits the call), blocking ({@code msccl}) and enqueued on a host stream
- * ({@code msccl-sa}; where none fits, the stream's all-pairs built-in, {@code allpairs-sa}), with the blocking
+ * ({@code msccl-sa}; where none fits, the stream's all-pairs built-in, {@code allpairs-sa}) and run by the blocks of
+ * the host KI executor ({@code msccl-ki}, {@code allpairs-ki}), as {@code --mode} asks, with the blocking
  * built-in algorithm, and with MPJ Express
  * (in a child job, {@link MpjCollBench}); reps interleave the methods, each rep's time is the slowest rank's, and
  * every timed loop is followed by one checked collective on fresh data.
@@ -40,7 +42,14 @@ final class CollBench {
     /** The caller's stream of the sa methods. */
     private HostStream stream;
 
-    CollBench(Mp mp, Communicator comm, MscclRuntime rt, List<Long> sizes, int iters, int reps) {
+    /** The models measured (host, sa, ki) and the ki model's launcher (null without it). */
+    private final List<String> modes;
+    private final MscclKiLauncher ki;
+
+    CollBench(Mp mp, Communicator comm, MscclRuntime rt, List<Long> sizes, int iters, int reps, List<String> modes,
+              MscclKiLauncher ki) {
+        this.modes = modes;
+        this.ki = ki;
         this.mp = mp;
         this.comm = comm;
         this.rt = rt;
@@ -71,8 +80,7 @@ final class CollBench {
                         continue;
                     }
                     boolean program = programFits(coll, count);
-                    List<String> methods = program ? List.of("msccl", "msccl-sa", "built-in")
-                            : List.of("built-in", "allpairs-sa");
+                    List<String> methods = methods(program);
                     double[][] us = new double[methods.size()][reps];
                     for (int rep = -1; rep < reps; rep++) {
                         for (int k = 0; k < methods.size(); k++) {
@@ -144,6 +152,26 @@ final class CollBench {
         }
     }
 
+    /**
+     * The methods of the models asked for: host the blocking program ({@code msccl}) and the blocking built-in, sa and
+     * ki the program (or, where none fits, the generated all-pairs built-in) on a stream and from the KI executor.
+     */
+    private List<String> methods(boolean program) {
+        List<String> m = new ArrayList<>();
+        if (modes.contains("host")) {
+            if (program) {
+                m.add("msccl");
+            }
+            m.add("built-in");
+        }
+        for (String model : List.of("sa", "ki")) {
+            if (modes.contains(model)) {
+                m.add((program ? "msccl-" : "allpairs-") + model);
+            }
+        }
+        return m;
+    }
+
     /** Whether the runtime would run a program for this call (the same rule it applies itself). */
     private boolean programFits(String coll, long count) {
         int n = comm.size();
@@ -178,6 +206,13 @@ final class CollBench {
                 rt.allreduceOnStream(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM, stream);
             } else {
                 rt.alltoallOnStream(comm, a, ar, b, br, count, DataType.INT32, stream);
+            }
+        } else if (method.endsWith("-ki")) {
+            // Run by the KI executor's blocks: the call returns when the launch ended.
+            if (coll.equals("allreduce")) {
+                rt.allreduceKi(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM, ki);
+            } else {
+                rt.alltoallKi(comm, a, ar, b, br, count, DataType.INT32, ki);
             }
         } else if (coll.equals("allreduce")) {
             if (msccl) {

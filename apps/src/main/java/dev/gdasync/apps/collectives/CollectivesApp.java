@@ -1,6 +1,7 @@
 package dev.gdasync.apps.collectives;
 
 import dev.gdasync.apps.rankmain.RankMain;
+import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 import dev.gdasync.libmp.cli.ProjectVersion;
@@ -33,10 +34,10 @@ public final class CollectivesApp implements RankMain.App {
                     + " gdasync.msccl.xml property or GDASYNC_MSCCL_XML lists")
     List<Path> xml = new ArrayList<>();
 
-    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa",
-            description = "models of the check: host (blocking, the caller's thread and a thread per thread block), "
-                    + "sa (enqueued on a host stream: a stream per thread block and a NIC stream); "
-                    + "default: ${DEFAULT-VALUE}")
+    @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa,ki",
+            description = "models of the check and the benchmark: host (blocking, the caller's thread and a thread per"
+                    + " thread block), sa (enqueued on a host stream: a stream per thread block and a NIC stream), ki"
+                    + " (run by the blocks of a host KI executor, the CPU only prepares); default: ${DEFAULT-VALUE}")
     List<String> modes;
 
     @Option(names = "--bench", description = "measure allreduce and alltoall instead of checking")
@@ -62,6 +63,11 @@ public final class CollectivesApp implements RankMain.App {
             description = "connection slot size of the interpreter (a tile is this over the program's largest cnt)"
                     + " (default: ${DEFAULT-VALUE})")
     int slotBytes;
+
+    @Option(names = "--slots", paramLabel = "N", defaultValue = "4",
+            description = "slots per connection: messages a sender may have in flight before it waits for an"
+                    + " acknowledgement (default: ${DEFAULT-VALUE})")
+    int slots;
 
     @Option(names = "--inline", description = "run a rank's thread blocks on its main thread instead of a thread each")
     boolean inline;
@@ -94,7 +100,8 @@ public final class CollectivesApp implements RankMain.App {
     public String optionsProblem() {
         try {
             programs = xml.isEmpty() ? MscclPrograms.fromEnvironment() : MscclPrograms.load(xml, MscclLimits.defaults());
-            config = MscclConfig.defaults().withSlotBytes(slotBytes).withThreads(!inline);
+            MscclConfig d = MscclConfig.defaults();
+            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), !inline);
             checkOptions();
             return null;
         } catch (RuntimeException e) {
@@ -107,8 +114,10 @@ public final class CollectivesApp implements RankMain.App {
         try (Collectives coll = Collectives.open(mp)) {
             boolean ok;
             if (bench) {
-                try (MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
-                    ok = new CollBench(mp, coll.world(), rt, benchSizes(), iters, reps).run(noMpj, csv, plot);
+                try (MscclRuntime rt = MscclRuntime.open(coll, programs, config);
+                     HostKiExecutor executor = KiLaunch.executor(mp)) {
+                    ok = new CollBench(mp, coll.world(), rt, benchSizes(), iters, reps, modes,
+                            KiLaunch.launcher(executor)).run(noMpj, csv, plot);
                 }
             } else {
                 ok = new ProgramCheck(coll, programs, config, modes).run();
@@ -125,8 +134,8 @@ public final class CollectivesApp implements RankMain.App {
             }
         }
         for (String m : modes) {
-            if (!m.equals("host") && !m.equals("sa")) {
-                throw new IllegalArgumentException("--mode takes host and sa, got " + m);
+            if (!m.equals("host") && !m.equals("sa") && !m.equals("ki")) {
+                throw new IllegalArgumentException("--mode takes host, sa and ki, got " + m);
             }
         }
         if (iters < 1 || reps < 1) {

@@ -1,12 +1,14 @@
 package dev.gdasync.apps.collectives;
 
 import dev.gdasync.gdsync.stream.HostStream;
+import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Collectives;
 import dev.gdasync.libmp.coll.Communicator;
 import dev.gdasync.libmp.coll.msccl.Collective;
 import dev.gdasync.libmp.coll.msccl.MscclConfig;
+import dev.gdasync.libmp.coll.msccl.MscclKiLauncher;
 import dev.gdasync.libmp.coll.msccl.MscclProgram;
 import dev.gdasync.libmp.coll.msccl.MscclPrograms;
 import dev.gdasync.libmp.coll.msccl.MscclRuntime;
@@ -24,8 +26,9 @@ import java.util.Optional;
  * per chunk, 257, 16411) and at one it is not (the built-in runs), each checked element by element on every rank;
  * rank 0 prints one line per run. Each program runs in a runtime of its own, so every file is exercised even when
  * an earlier one would be selected for the same calls. Without programs, the built-ins of all four collectives are
- * checked. Each model of {@code --mode} runs the whole check: host (blocking calls) and sa (the calls enqueued on a
- * host stream, read after the stream is synchronized).
+ * checked, with reduce and broadcast. Each model of {@code --mode} runs the whole check: host (blocking calls), sa
+ * (the calls enqueued on a host stream, read after the stream is synchronized) and ki (run by the blocks of the
+ * rank's host KI executor).
  */
 final class ProgramCheck {
     private final Mp mp;
@@ -35,8 +38,10 @@ final class ProgramCheck {
     private final MscclConfig config;
     private final List<String> modes;
     private MscclRuntime rt;
-    /** The caller's stream of the sa model; null while checking the host model. */
+    /** The caller's stream of the sa model; null while checking the other models. */
     private HostStream stream;
+    /** The KI executor's launcher of the ki model; null while checking the other models. */
+    private MscclKiLauncher ki;
 
     ProgramCheck(Collectives coll, MscclPrograms programs, MscclConfig config, List<String> modes) {
         this.modes = modes;
@@ -52,12 +57,18 @@ final class ProgramCheck {
         boolean ok = true;
         for (String mode : modes) {
             stream = mode.equals("sa") ? HostStream.create("collectives-r" + comm.rank()) : null;
+            HostKiExecutor executor = mode.equals("ki") ? KiLaunch.executor(mp) : null;
+            ki = executor == null ? null : KiLaunch.launcher(executor);
             try {
-                say("collectives: model " + mode + (stream == null ? " (blocking)" : " (enqueued on a host stream)"));
+                say("collectives: model " + mode + (stream != null ? " (enqueued on a host stream)"
+                        : ki != null ? " (run by the blocks of the host KI executor)" : " (blocking)"));
                 ok &= runModel();
             } finally {
                 if (stream != null) {
                     stream.close();
+                }
+                if (executor != null) {
+                    executor.close();
                 }
             }
         }
@@ -74,6 +85,7 @@ final class ProgramCheck {
                 for (Collective c : Collective.values()) {
                     ok &= check(tally, null, c, false, 1001);
                 }
+                ok &= checkRooted(tally, 1001);
                 rt.close();
             }
             for (MscclProgram p : all) {
@@ -121,11 +133,13 @@ final class ProgramCheck {
             switch (c) {
                 case ALLREDUCE -> {
                     fill(a, me, 0, count);
-                    ran = stream == null
-                            ? rt.allreduce(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32,
-                                    ReduceOp.SUM)
-                            : rt.allreduceOnStream(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
-                                    DataType.INT32, ReduceOp.SUM, stream);
+                    ran = stream != null
+                            ? rt.allreduceOnStream(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
+                                    DataType.INT32, ReduceOp.SUM, stream)
+                            : ki != null ? rt.allreduceKi(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
+                                    DataType.INT32, ReduceOp.SUM, ki)
+                            : rt.allreduce(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32,
+                                    ReduceOp.SUM);
                     synchronize();
                     MemorySegment out = inPlace ? a : b;
                     for (long i = 0; i < count; i++) {
@@ -135,8 +149,10 @@ final class ProgramCheck {
                 case ALLGATHER -> {
                     MemorySegment send = inPlace ? b.asSlice(me * blk, blk) : a;
                     fill(send, me, 0, count);
-                    ran = stream == null ? rt.allgather(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32)
-                            : rt.allgatherOnStream(comm, send, inPlace ? br : ar, b, br, count, DataType.INT32, stream);
+                    MpRegistration sr = inPlace ? br : ar;
+                    ran = stream != null ? rt.allgatherOnStream(comm, send, sr, b, br, count, DataType.INT32, stream)
+                            : ki != null ? rt.allgatherKi(comm, send, sr, b, br, count, DataType.INT32, ki)
+                            : rt.allgather(comm, send, sr, b, br, count, DataType.INT32);
                     synchronize();
                     for (int r = 0; r < n; r++) {
                         for (long i = 0; i < count; i++) {
@@ -146,9 +162,11 @@ final class ProgramCheck {
                 }
                 case ALLTOALL -> {
                     fill(a, me, 0, big);
-                    ran = stream == null ? rt.alltoall(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count, DataType.INT32)
-                            : rt.alltoallOnStream(comm, a, ar, inPlace ? a : b, inPlace ? ar : br, count,
-                                    DataType.INT32, stream);
+                    MemorySegment o = inPlace ? a : b;
+                    MpRegistration or = inPlace ? ar : br;
+                    ran = stream != null ? rt.alltoallOnStream(comm, a, ar, o, or, count, DataType.INT32, stream)
+                            : ki != null ? rt.alltoallKi(comm, a, ar, o, or, count, DataType.INT32, ki)
+                            : rt.alltoall(comm, a, ar, o, or, count, DataType.INT32);
                     synchronize();
                     MemorySegment out = inPlace ? a : b;
                     for (int r = 0; r < n; r++) {
@@ -160,10 +178,12 @@ final class ProgramCheck {
                 case REDUCE_SCATTER -> {
                     fill(a, me, 0, big);
                     MemorySegment out = inPlace ? a.asSlice(me * blk, blk) : b;
-                    ran = stream == null
-                            ? rt.reduceScatter(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32, ReduceOp.SUM)
-                            : rt.reduceScatterOnStream(comm, a, ar, out, inPlace ? ar : br, count, DataType.INT32,
-                                    ReduceOp.SUM, stream);
+                    MpRegistration or = inPlace ? ar : br;
+                    ran = stream != null ? rt.reduceScatterOnStream(comm, a, ar, out, or, count, DataType.INT32,
+                            ReduceOp.SUM, stream)
+                            : ki != null ? rt.reduceScatterKi(comm, a, ar, out, or, count, DataType.INT32,
+                                    ReduceOp.SUM, ki)
+                            : rt.reduceScatter(comm, a, ar, out, or, count, DataType.INT32, ReduceOp.SUM);
                     synchronize();
                     for (long i = 0; i < count; i++) {
                         wrong += out.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, me * count + i) ? 1 : 0;
@@ -186,6 +206,64 @@ final class ProgramCheck {
             mp.free(a);
             mp.free(b);
         }
+    }
+
+    /**
+     * Reduce to the last rank and broadcast from it (always built-ins: the tree, blocking; a generated tree program on
+     * a stream and on the KI executor), checked like the others.
+     */
+    private boolean checkRooted(ReducingCollectives tally, long count) {
+        int n = comm.size();
+        int me = comm.rank();
+        int root = n - 1;
+        MemorySegment a = mp.allocate(Math.max(8, 4 * count));
+        MemorySegment b = mp.allocate(Math.max(8, 4 * count));
+        MpRegistration ar = mp.register(a);
+        MpRegistration br = mp.register(b);
+        try {
+            fill(a, me, 0, count);
+            if (stream != null) {
+                rt.reduceOnStream(comm, a, ar, b, br, count, DataType.INT32, ReduceOp.SUM, root, stream);
+            } else if (ki != null) {
+                rt.reduceKi(comm, a, ar, b, br, count, DataType.INT32, ReduceOp.SUM, root, ki);
+            } else {
+                rt.reduce(comm, a, ar, b, br, count, DataType.INT32, ReduceOp.SUM, root);
+            }
+            synchronize();
+            long wrong = 0;
+            for (long i = 0; me == root && i < count; i++) {
+                wrong += b.getAtIndex(ValueLayout.JAVA_INT, i) != sum(n, i) ? 1 : 0;
+            }
+            boolean ok = report(tally, b, br, wrong, "reduce to rank " + root + " of " + count + " int32");
+            fill(a, me, 7, count);
+            if (stream != null) {
+                rt.broadcastOnStream(comm, a, ar, count, DataType.INT32, root, stream);
+            } else if (ki != null) {
+                rt.broadcastKi(comm, a, ar, count, DataType.INT32, root, ki);
+            } else {
+                rt.broadcast(comm, a, ar, count, DataType.INT32, root);
+            }
+            synchronize();
+            wrong = 0;
+            for (long i = 0; i < count; i++) {
+                wrong += a.getAtIndex(ValueLayout.JAVA_INT, i) != in(root, 7 + i) ? 1 : 0;
+            }
+            return ok & report(tally, b, br, wrong, "broadcast from rank " + root + " of " + count + " int32");
+        } finally {
+            mp.deregister(ar);
+            mp.deregister(br);
+            mp.free(a);
+            mp.free(b);
+        }
+    }
+
+    private boolean report(ReducingCollectives tally, MemorySegment b, MpRegistration br, long wrong, String what) {
+        b.set(ValueLayout.JAVA_LONG, 0, wrong);
+        tally.allreduce(b.asSlice(0, 8), br, b.asSlice(0, 8), br, 1, DataType.INT64, ReduceOp.SUM);
+        long allWrong = b.get(ValueLayout.JAVA_LONG, 0);
+        say("collectives: " + what + ": ran the built-in tree: "
+                + (allWrong == 0 ? "exact on all " + comm.size() + " ranks" : allWrong + " WRONG elements"));
+        return allWrong == 0;
     }
 
     /** The sa model: the result is read by the CPU, so it waits for the stream first. */

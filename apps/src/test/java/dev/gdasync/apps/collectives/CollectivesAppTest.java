@@ -16,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The launcher end to end on rank processes: the four msccl-tools programs on 4 ranks and the 2-rank examples are
- * exact on every rank and fall back outside their counts; a tiny benchmark writes its CSV and plot; a bad file is
- * refused with its message.
+ * The launcher end to end on rank processes: the four msccl-tools programs on 4 ranks (blocking, on streams, from
+ * the KI executor) and the 2-rank examples are exact on every rank and fall back outside their counts; the built-ins
+ * with reduce and broadcast on 3 ranks in the three models; a tiny benchmark writes its CSV (with the ki rows) and
+ * plot; a bad file is refused with its message.
  */
 @Timeout(400)
 class CollectivesAppTest {
@@ -34,15 +35,16 @@ class CollectivesAppTest {
         assertTrue(out.contains("[0] collectives: 4 program(s) loaded, 4 ranks"), out);
         assertTrue(out.contains("[0] collectives: model host (blocking)"), out);
         assertTrue(out.contains("[0] collectives: model sa (enqueued on a host stream)"), out);
-        // Three counts per program and model (host, then sa).
+        assertTrue(out.contains("[0] collectives: model ki (run by the blocks of the host KI executor)"), out);
+        // Three counts per program and model (host, sa, ki).
         for (String name : List.of("allreduce_ring_inplace", "allreduce_recursive_doubling_halving",
                 "allgather_ring_1channelsperring", "alltoall_allpairs")) {
-            assertEquals(6, out.lines().filter(l -> l.contains("[" + name + "]")
+            assertEquals(9, out.lines().filter(l -> l.contains("[" + name + "]")
                     && l.contains("ran MSCCL program '" + name + "': exact on all 4 ranks")).count(), out);
         }
-        assertEquals(4, out.lines().filter(l -> l.contains("ran the built-in algorithm (outside the program's counts):"
+        assertEquals(6, out.lines().filter(l -> l.contains("ran the built-in algorithm (outside the program's counts):"
                 + " exact on all 4 ranks")).count(), out);
-        assertEquals(2, out.lines().filter(l -> l.equals("[0] collectives: all results exact on every rank")).count(),
+        assertEquals(3, out.lines().filter(l -> l.equals("[0] collectives: all results exact on every rank")).count(),
                 out);
     }
 
@@ -61,12 +63,28 @@ class CollectivesAppTest {
         List<String> lines = Files.readAllLines(csv);
         assertEquals(BenchRow.CSV_HEADER, lines.getFirst());
         for (String start : List.of("allreduce,msccl,2,64,2,", "allreduce,msccl-sa,2,64,2,",
-                "allreduce,built-in,2,64,2,", "alltoall,msccl,2,64,2,", "alltoall,msccl-sa,2,64,2,",
-                "alltoall,built-in,2,64,2,")) {
+                "allreduce,msccl-ki,2,64,2,", "allreduce,built-in,2,64,2,", "alltoall,msccl,2,64,2,",
+                "alltoall,msccl-sa,2,64,2,", "alltoall,msccl-ki,2,64,2,", "alltoall,built-in,2,64,2,")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(start)), start + " in " + lines);
         }
         assertTrue(Files.size(dir.resolve("c-allreduce.png")) > 0);
         assertTrue(Files.size(dir.resolve("c-alltoall.png")) > 0);
+    }
+
+    @Test
+    void threeRanksRunTheBuiltInsWithReduceAndBroadcastInEveryModel() throws Exception {
+        String out = mprun(0, "-np", "3", "collectives", "--mode", "host,sa,ki");
+        for (String model : List.of("host", "sa", "ki")) {
+            assertTrue(out.contains("[0] collectives: model " + model), out);
+        }
+        assertEquals(3, out.lines().filter(l -> l.contains("reduce to rank 2 of 1001 int32: ran the built-in tree: "
+                + "exact on all 3 ranks")).count(), out);
+        assertEquals(3, out.lines().filter(l -> l.contains("broadcast from rank 2 of 1001 int32: ran the built-in "
+                + "tree: exact on all 3 ranks")).count(), out);
+        assertEquals(12, out.lines().filter(l -> l.contains("ran the built-in algorithm: exact on all 3 ranks"))
+                .count(), out);
+        assertEquals(3, out.lines().filter(l -> l.equals("[0] collectives: all results exact on every rank")).count(),
+                out);
     }
 
     @Test

@@ -81,18 +81,28 @@ final class AllPairsPrograms {
             x.append("</tb>\n</gpu>\n");
         }
         x.append("</algo>\n");
+        return parse(x, "built-in all-pairs " + c.xml());
+    }
+
+    /** Checks a generated program with the parser and validator that check files. */
+    static MscclProgram parse(StringBuilder xml, String name) {
         return new MscclParser(MscclLimits.defaults()).parse(
-                new ByteArrayInputStream(x.toString().getBytes(StandardCharsets.UTF_8)),
-                "built-in all-pairs " + c.xml());
+                new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)), name);
     }
 
     /** One step of one chunk; {@code dep >= 0} waits for step 1 (the receive) of thread block {@code dep}. */
-    private static void step(StringBuilder x, int s, String type, String src, int srcoff, String dst, int dstoff,
-                             int dep, boolean hasdep) {
+    static void step(StringBuilder x, int s, String type, String src, int srcoff, String dst, int dstoff,
+                     int dep, boolean hasdep) {
+        step(x, s, type, src, srcoff, dst, dstoff, dep, dep >= 0 ? 1 : -1, hasdep);
+    }
+
+    /** One step of one chunk; {@code depid >= 0} waits for step {@code deps} of thread block {@code depid}. */
+    static void step(StringBuilder x, int s, String type, String src, int srcoff, String dst, int dstoff,
+                     int depid, int deps, boolean hasdep) {
         x.append("<step s=\"").append(s).append("\" type=\"").append(type).append("\" srcbuf=\"").append(src)
                 .append("\" srcoff=\"").append(srcoff).append("\" dstbuf=\"").append(dst).append("\" dstoff=\"")
                 .append(dstoff).append("\" cnt=\"").append(type.equals("nop") ? 0 : 1).append("\" depid=\"")
-                .append(dep).append("\" deps=\"").append(dep >= 0 ? 1 : -1).append("\" hasdep=\"")
+                .append(depid).append("\" deps=\"").append(deps).append("\" hasdep=\"")
                 .append(hasdep ? 1 : 0).append("\"/>\n");
     }
 }

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -15,6 +17,15 @@ import java.util.Objects;
  *                        data); false: the caller's thread runs all of them in turn
  */
 public record MscclConfig(int slotBytes, int slots, int maxThreadBlocks, Duration timeout, boolean threads) {
+    /**
+     * How the interpreter's waits idle: 64 spins, 192 yields, then parks of 20 µs. The stream interpreter's block
+     * and NIC streams wait with it, and a host KI executor that runs the KI form should too
+     * ({@code HostKiExecutor.Options.withWaitBackoff}). Ranks, thread blocks and the NIC's agents share few CPUs;
+     * a low-latency spin (20 000 spins before the first park) starves the agent that moves the data, and a run
+     * waits many times per message (docs/msccl.md, "Waiting on few CPUs").
+     */
+    public static final BackoffPolicy WAIT_BACKOFF = new BackoffPolicy(64, 192, 20_000, 20_000);
+
     /** Checks the values. */
     public MscclConfig {
         Objects.requireNonNull(timeout, "timeout must not be null");

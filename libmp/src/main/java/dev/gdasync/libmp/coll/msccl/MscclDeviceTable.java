@@ -187,6 +187,90 @@ public final class MscclDeviceTable {
         return new Encoded(header, tbs, steps, layout);
     }
 
+    /**
+     * Where the KI form's things lie: every offset is from the base of the rank's symmetric heap (the same on every
+     * rank for the connection memory), the buffers' offsets wrap around (they lie outside the heap).
+     *
+     * @param input       the rank's input, as an offset from the heap's base
+     * @param output      its output (for in-place layouts the slice of the one buffer the collective writes)
+     * @param scratch     its scratch
+     * @param regions     the receive regions, one per thread block, {@code regionBytes} apart
+     * @param staging     the staging regions (the sources of the puts), likewise
+     * @param semaphores  the semaphores, one 64-bit word per thread block
+     * @param regionBytes the bytes of a region: slots, then a flag per slot, then the acknowledgement word
+     * @param pes         the PE of each rank of the program (its communicator's world ranks)
+     */
+    public record KiLayout(long input, long output, long scratch, long regions, long staging, long semaphores,
+                           long regionBytes, int[] pes) {
+    }
+
+    /**
+     * Encodes one rank's thread blocks for the KI form (one launch per rank, the connections in a symmetric heap):
+     * the header, block and step records of {@link #encode}, in one segment (header, then the blocks, then the
+     * steps), with the block records' offsets into the heap and, in the record's last 16 bytes (reserved in the
+     * one-device form), the send and receive PEs (two 32-bit words, −1 for none) and the block's staging region.
+     *
+     * @param p         the program
+     * @param rank      the rank whose {@code <gpu>} is encoded
+     * @param type      the element type
+     * @param op        the operator
+     * @param bigElems  the elements of the collective's larger buffer (a multiple of nchunksperloop)
+     * @param slots     slots per connection
+     * @param slotBytes bytes per slot, a multiple of 8
+     * @param epoch     the run's number
+     * @param layout    where things lie
+     * @param arena     where the table is allocated
+     * @return the table
+     * @throws IllegalArgumentException if the count does not fit the program
+     */
+    public static MemorySegment encodeRank(MscclProgram p, int rank, DataType type, ReduceOp op, long bigElems,
+                                           int slots, int slotBytes, long epoch, KiLayout layout, Arena arena) {
+        Objects.requireNonNull(layout, "layout must not be null");
+        Encoded all = encode(p, type, op, bigElems, slots, slotBytes, epoch, arena);
+        MscclProgram.Gpu g = p.gpus().get(rank);
+        int ntb = g.tbs().size();
+        int first = 0;
+        for (int r = 0; r < rank; r++) {
+            first += p.gpus().get(r).tbs().size();
+        }
+        int firstStep = ntb == 0 ? 0 : all.tbs().get(I32, (long) TB_BYTES * first);
+        int nsteps = 0;
+        for (MscclProgram.ThreadBlock tb : g.tbs()) {
+            nsteps += tb.steps().size();
+        }
+        long tbsAt = HEADER_BYTES;
+        long stepsAt = tbsAt + (long) TB_BYTES * ntb;
+        MemorySegment t = arena.allocate(stepsAt + (long) STEP_BYTES * Math.max(1, nsteps), 64);
+        MemorySegment.copy(all.header(), 0, t, 0, HEADER_BYTES);
+        t.set(I32, 8, ntb);
+        t.set(I64, 56, layout.semaphores());
+        MemorySegment.copy(all.steps(), (long) STEP_BYTES * firstStep, t, stepsAt, (long) STEP_BYTES * nsteps);
+        long rb = layout.regionBytes();
+        long ack = (long) slots * slotBytes + 8L * slots;
+        for (MscclProgram.ThreadBlock tb : g.tbs()) {
+            long rec = tbsAt + (long) TB_BYTES * tb.id();
+            long from = (long) TB_BYTES * (first + tb.id());
+            t.set(I32, rec, all.tbs().get(I32, from) - firstStep);
+            t.set(I32, rec + 4, tb.steps().size());
+            t.set(I32, rec + 8, 0);
+            t.set(I32, rec + 12, all.tbs().get(I32, from + 12));
+            t.set(I64, rec + 16, layout.regions() + rb * tb.id());
+            t.set(I64, rec + 24, tb.send() >= 0
+                    ? layout.regions() + rb * p.tbConnectedTo(tb.send(), rank, tb.chan(), false) : NONE);
+            t.set(I64, rec + 32, layout.regions() + rb * tb.id() + ack);
+            t.set(I64, rec + 40, tb.recv() >= 0
+                    ? layout.regions() + rb * p.tbConnectedTo(tb.recv(), rank, tb.chan(), true) + ack : NONE);
+            t.set(I64, rec + 48, layout.input());
+            t.set(I64, rec + 56, layout.output());
+            t.set(I64, rec + 64, layout.scratch());
+            t.set(I64, rec + 72, 0);
+            t.set(I32, rec + 80, tb.send() >= 0 ? layout.pes()[tb.send()] : -1);
+            t.set(I32, rec + 84, tb.recv() >= 0 ? layout.pes()[tb.recv()] : -1);
+            t.set(I64, rec + 88, layout.staging() + rb * tb.id());
+        }
+        return t;
+    }
+
     private static byte bufferCode(Buffer b) {
         return b == null ? (byte) 255 : (byte) b.ordinal();
     }

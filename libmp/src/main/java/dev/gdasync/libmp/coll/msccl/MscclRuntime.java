@@ -48,7 +48,13 @@ import java.util.concurrent.locks.LockSupport;
  * The first call of a kind agrees with the other ranks, later identical calls do not. Every wait times out after
  * {@link MscclConfig#timeout} with a message naming rank, thread block, step and tile.
  *
- * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window). Driven by
+ * <p>From the KI executor ({@code *Ki}, the KI model): the calling thread prepares, the blocks of a KI executor run
+ * this rank's thread blocks over a shmem KI launch (templated puts the CPU prepared, rung by the blocks), and the
+ * call returns when the launch ended; see {@link MscclKiLauncher}. {@code reduce} and {@code broadcast} (blocking,
+ * on streams and KI) always run built-in trees: MSCCL-IR has no root.
+ *
+ * <p>Opening and closing are collective over every rank of the Mp (they create and destroy the window and the KI
+ * form's symmetric heap). Driven by
  * one thread; one collective at a time; while a run is in progress this Mp carries no other one-sided traffic to
  * the window and no collective of the host engine on the same ranks.
  */
@@ -70,6 +76,8 @@ public final class MscclRuntime implements AutoCloseable {
     private boolean closed;
     /** The stream interpreter, made by the first stream run. */
     private StreamInterpreter streams;
+    /** The KI form's connection memory (a symmetric heap), made with the runtime: opening is collective anyway. */
+    private final KiInterpreter ki;
     /**
      * Calls whose choice every rank agreed on; a repeated call skips the agreement and numbers its run itself. Safe
      * because a run ends only when every message it sent was acknowledged, so no barrier is needed between runs.
@@ -92,6 +100,7 @@ public final class MscclRuntime implements AutoCloseable {
         this.stageReg = mp.register(stage);
         this.semaphoreMemory = mp.allocate(8L * config.maxThreadBlocks());
         this.blockThreads = new BlockThreads("msccl-r" + mp.rank() + "-tb");
+        this.ki = new KiInterpreter(mp, config);
     }
 
     /**
@@ -137,7 +146,7 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
                                             ReduceOp op) {
-        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, null);
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, Trigger.BLOCKING);
     }
 
     /**
@@ -163,17 +172,41 @@ public final class MscclRuntime implements AutoCloseable {
                                                     MemorySegment recv, MpRegistration recvReg, long count,
                                                     DataType type, ReduceOp op, Stream stream) {
         requireHostStream(stream);
-        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, stream);
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, Trigger.onStream(stream));
+    }
+
+    /**
+     * Allreduce from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
+     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
+     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     *
+     * @param comm      the communicator
+     * @param send      count elements
+     * @param sendReg   its registration
+     * @param recv      count elements
+     * @param recvReg   its registration
+     * @param count     elements
+     * @param type      element type
+     * @param op        operator
+     * @param launcher  runs and joins the prepared launches
+     * @return the program that ran, or empty if a built-in algorithm did
+     * @throws dev.gdasync.libmp.coll.CollectiveException if a launch failed (the message names the rank, thread
+     *                                                    block, step and tile of a wait that timed out)
+     */
+    public Optional<MscclProgram> allreduceKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                              MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                              ReduceOp op, MscclKiLauncher launcher) {
+        return allreduce(comm, send, sendReg, recv, recvReg, count, type, op, Trigger.onKi(launcher));
     }
 
     private Optional<MscclProgram> allreduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                              MemorySegment recv, MpRegistration recvReg, long count, DataType type,
-                                             ReduceOp op, Stream stream) {
+                                             ReduceOp op, Trigger how) {
         long bytes = check("allreduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count);
         CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         boolean inPlace = send.address() == recv.address();
         return dispatch(comm, Collective.ALLREDUCE, inPlace, bytes, count, type, op, send, inPlace ? send : recv,
-                () -> builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op), stream);
+                () -> builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op), how);
     }
 
     /**
@@ -192,7 +225,7 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long sendCount,
                                             DataType type) {
-        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, null);
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, Trigger.BLOCKING);
     }
 
     /**
@@ -213,19 +246,42 @@ public final class MscclRuntime implements AutoCloseable {
                                                     MemorySegment recv, MpRegistration recvReg, long sendCount,
                                                     DataType type, Stream stream) {
         requireHostStream(stream);
-        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, stream);
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, Trigger.onStream(stream));
+    }
+
+    /**
+     * Allgather from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
+     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
+     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     *
+     * @param comm      the communicator
+     * @param send      sendCount elements
+     * @param sendReg   its registration
+     * @param recv      size · sendCount elements
+     * @param recvReg   its registration
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @param launcher  runs and joins the prepared launches
+     * @return the program that ran, or empty if a built-in algorithm did
+     * @throws dev.gdasync.libmp.coll.CollectiveException if a launch failed (the message names the rank, thread
+     *                                                    block, step and tile of a wait that timed out)
+     */
+    public Optional<MscclProgram> allgatherKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                              MemorySegment recv, MpRegistration recvReg, long sendCount,
+                                              DataType type, MscclKiLauncher launcher) {
+        return allgather(comm, send, sendReg, recv, recvReg, sendCount, type, Trigger.onKi(launcher));
     }
 
     private Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                              MemorySegment recv, MpRegistration recvReg, long sendCount, DataType type,
-                                             Stream stream) {
+                                             Trigger how) {
         long total = Math.multiplyExact(sendCount, (long) comm.size());
         long block = check("allgather", comm, send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
                 total);
         CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
         boolean inPlace = send.address() == recv.address() + comm.rank() * block && block > 0;
         return dispatch(comm, Collective.ALLGATHER, inPlace, block, total, type, ReduceOp.SUM, inPlace ? recv : send,
-                recv, () -> builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type), stream);
+                recv, () -> builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type), how);
     }
 
     /**
@@ -243,7 +299,7 @@ public final class MscclRuntime implements AutoCloseable {
      */
     public Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                            MemorySegment recv, MpRegistration recvReg, long count, DataType type) {
-        return alltoall(comm, send, sendReg, recv, recvReg, count, type, null);
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, Trigger.BLOCKING);
     }
 
     /**
@@ -264,18 +320,40 @@ public final class MscclRuntime implements AutoCloseable {
                                                    MemorySegment recv, MpRegistration recvReg, long count,
                                                    DataType type, Stream stream) {
         requireHostStream(stream);
-        return alltoall(comm, send, sendReg, recv, recvReg, count, type, stream);
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, Trigger.onStream(stream));
+    }
+
+    /**
+     * All-to-all from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
+     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
+     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     *
+     * @param comm      the communicator
+     * @param send      size · count elements
+     * @param sendReg   its registration
+     * @param recv      size · count elements
+     * @param recvReg   its registration
+     * @param count     elements per pair of ranks
+     * @param type      element type
+     * @param launcher  runs and joins the prepared launches
+     * @return the program that ran, or empty if a built-in algorithm did
+     * @throws dev.gdasync.libmp.coll.CollectiveException if a launch failed (the message names the rank, thread
+     *                                                    block, step and tile of a wait that timed out)
+     */
+    public Optional<MscclProgram> alltoallKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type, MscclKiLauncher launcher) {
+        return alltoall(comm, send, sendReg, recv, recvReg, count, type, Trigger.onKi(launcher));
     }
 
     private Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
-                                            Stream stream) {
+                                            Trigger how) {
         long total = Math.multiplyExact(count, (long) comm.size());
         check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
         boolean inPlace = send.address() == recv.address();
         return dispatch(comm, Collective.ALLTOALL, inPlace, count * type.bytes(), total, type, ReduceOp.SUM, send,
-                recv, () -> builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type), stream);
+                recv, () -> builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type), how);
     }
 
     /**
@@ -295,7 +373,7 @@ public final class MscclRuntime implements AutoCloseable {
     public Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                                 MemorySegment recv, MpRegistration recvReg, long recvCount,
                                                 DataType type, ReduceOp op) {
-        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, null);
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, Trigger.BLOCKING);
     }
 
     /**
@@ -317,19 +395,202 @@ public final class MscclRuntime implements AutoCloseable {
                                                         MemorySegment recv, MpRegistration recvReg, long recvCount,
                                                         DataType type, ReduceOp op, Stream stream) {
         requireHostStream(stream);
-        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, stream);
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, Trigger.onStream(stream));
+    }
+
+    /**
+     * Reduce-scatter from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
+     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
+     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     *
+     * @param comm      the communicator
+     * @param send      size · recvCount elements
+     * @param sendReg   its registration
+     * @param recv      recvCount elements
+     * @param recvReg   its registration
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        operator
+     * @param launcher  runs and joins the prepared launches
+     * @return the program that ran, or empty if a built-in algorithm did
+     * @throws dev.gdasync.libmp.coll.CollectiveException if a launch failed (the message names the rank, thread
+     *                                                    block, step and tile of a wait that timed out)
+     */
+    public Optional<MscclProgram> reduceScatterKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                  MemorySegment recv, MpRegistration recvReg, long recvCount,
+                                                  DataType type, ReduceOp op, MscclKiLauncher launcher) {
+        return reduceScatter(comm, send, sendReg, recv, recvReg, recvCount, type, op, Trigger.onKi(launcher));
     }
 
     private Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                                  MemorySegment recv, MpRegistration recvReg, long recvCount,
-                                                 DataType type, ReduceOp op, Stream stream) {
+                                                 DataType type, ReduceOp op, Trigger how) {
         long total = Math.multiplyExact(recvCount, (long) comm.size());
         long block = check("reduceScatter", comm, send, sendReg, recv, recvReg, recvCount, type, op, total,
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");
         boolean inPlace = recv.address() == send.address() + comm.rank() * block && block > 0;
         return dispatch(comm, Collective.REDUCE_SCATTER, inPlace, block, total, type, op, send, inPlace ? send : recv,
-                () -> builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op), stream);
+                () -> builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op), how);
+    }
+
+    // ---- rooted collectives: the built-in trees (MSCCL-IR programs carry no root) ----
+
+    /**
+     * Reduce (see {@link ReducingCollectives#reduce}): rank {@code root}'s {@code recv} gets the reduction; in place on
+     * the root when {@code recv == send}; the other ranks' {@code recv} is not written (it may be null there). Always
+     * a built-in: the binomial tree of {@link ReducingCollectives#reduce}, whose result has the same bits whichever
+     * rank is the root and in every form (blocking, stream, KI).
+     *
+     * @param comm    the communicator
+     * @param send    count elements
+     * @param sendReg its registration
+     * @param recv    on the root, count elements
+     * @param recvReg its registration
+     * @param count   elements
+     * @param type    element type
+     * @param op      operator
+     * @param root    the rank that gets the result
+     * @return empty: the built-in ran
+     */
+    public Optional<MscclProgram> reduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                         MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                         ReduceOp op, int root) {
+        return reduce(comm, send, sendReg, recv, recvReg, count, type, op, root, Trigger.BLOCKING);
+    }
+
+    /**
+     * Reduce on a stream (SA), as {@link #allreduceOnStream}: the stream runs the tree as a generated program.
+     *
+     * @param comm    the communicator
+     * @param send    count elements
+     * @param sendReg its registration
+     * @param recv    on the root, count elements
+     * @param recvReg its registration
+     * @param count   elements
+     * @param type    element type
+     * @param op      operator
+     * @param root    the rank that gets the result
+     * @param stream  a host stream (a copy or reduction is a host task)
+     * @return empty: a built-in runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> reduceOnStream(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                                 MemorySegment recv, MpRegistration recvReg, long count,
+                                                 DataType type, ReduceOp op, int root, Stream stream) {
+        requireHostStream(stream);
+        return reduce(comm, send, sendReg, recv, recvReg, count, type, op, root, Trigger.onStream(stream));
+    }
+
+    /**
+     * Reduce from the KI executor, as {@link #allreduceKi}: the KI blocks run the tree as a generated program.
+     *
+     * @param comm     the communicator
+     * @param send     count elements
+     * @param sendReg  its registration
+     * @param recv     on the root, count elements
+     * @param recvReg  its registration
+     * @param count    elements
+     * @param type     element type
+     * @param op       operator
+     * @param root     the rank that gets the result
+     * @param launcher runs and joins the prepared launches
+     * @return empty: a built-in ran
+     */
+    public Optional<MscclProgram> reduceKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                           MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                           ReduceOp op, int root, MscclKiLauncher launcher) {
+        return reduce(comm, send, sendReg, recv, recvReg, count, type, op, root, Trigger.onKi(launcher));
+    }
+
+    private Optional<MscclProgram> reduce(Communicator comm, MemorySegment send, MpRegistration sendReg,
+                                          MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                          ReduceOp op, int root, Trigger how) {
+        Objects.requireNonNull(comm, "comm must not be null");
+        requireRoot(comm, root);
+        boolean isRoot = comm.rank() == root;
+        long bytes = isRoot ? check("reduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count)
+                : check("reduce", comm, send, sendReg, send, sendReg, count, type, op, count, count);
+        if (isRoot) {
+            CollBuffers.requireSameOrDisjoint(send, recv, bytes);
+        }
+        int n = comm.size();
+        return dispatch(comm, Optional.empty(), 4 + 2L * root, "reduce to rank " + root,
+                () -> allPairs.computeIfAbsent("reduce/" + n + "/" + root, k -> TreePrograms.reduce(n, root)),
+                count, type, op, send, isRoot ? recv : send,
+                () -> builtin(comm).reduce(send, sendReg, recv, recvReg, count, type, op, root), how);
+    }
+
+    /**
+     * Broadcast (see {@link ReducingCollectives#broadcast}): rank {@code root}'s {@code buf} lands in every rank's
+     * {@code buf}. Always a built-in (the engine's binomial tree blocking, a generated binomial-tree program on
+     * streams and KI).
+     *
+     * @param comm  the communicator
+     * @param buf   count elements
+     * @param reg   its registration
+     * @param count elements
+     * @param type  element type
+     * @param root  the sending rank
+     * @return empty: the built-in ran
+     */
+    public Optional<MscclProgram> broadcast(Communicator comm, MemorySegment buf, MpRegistration reg, long count,
+                                            DataType type, int root) {
+        return broadcast(comm, buf, reg, count, type, root, Trigger.BLOCKING);
+    }
+
+    /**
+     * Broadcast on a stream (SA), as {@link #allreduceOnStream}.
+     *
+     * @param comm   the communicator
+     * @param buf    count elements
+     * @param reg    its registration
+     * @param count  elements
+     * @param type   element type
+     * @param root   the sending rank
+     * @param stream a host stream
+     * @return empty: a built-in runs
+     * @throws IllegalArgumentException if the stream is not a host stream
+     */
+    public Optional<MscclProgram> broadcastOnStream(Communicator comm, MemorySegment buf, MpRegistration reg,
+                                                    long count, DataType type, int root, Stream stream) {
+        requireHostStream(stream);
+        return broadcast(comm, buf, reg, count, type, root, Trigger.onStream(stream));
+    }
+
+    /**
+     * Broadcast from the KI executor, as {@link #allreduceKi}.
+     *
+     * @param comm     the communicator
+     * @param buf      count elements
+     * @param reg      its registration
+     * @param count    elements
+     * @param type     element type
+     * @param root     the sending rank
+     * @param launcher runs and joins the prepared launches
+     * @return empty: a built-in ran
+     */
+    public Optional<MscclProgram> broadcastKi(Communicator comm, MemorySegment buf, MpRegistration reg, long count,
+                                              DataType type, int root, MscclKiLauncher launcher) {
+        return broadcast(comm, buf, reg, count, type, root, Trigger.onKi(launcher));
+    }
+
+    private Optional<MscclProgram> broadcast(Communicator comm, MemorySegment buf, MpRegistration reg, long count,
+                                             DataType type, int root, Trigger how) {
+        Objects.requireNonNull(comm, "comm must not be null");
+        requireRoot(comm, root);
+        check("broadcast", comm, buf, reg, buf, reg, count, type, ReduceOp.SUM, count, count);
+        int n = comm.size();
+        return dispatch(comm, Optional.empty(), 5 + 2L * root, "broadcast from rank " + root,
+                () -> allPairs.computeIfAbsent("broadcast/" + n + "/" + root, k -> TreePrograms.broadcast(n, root)),
+                count, type, ReduceOp.SUM, buf, buf, () -> builtin(comm).broadcast(buf, reg, count, type, root), how);
+    }
+
+    private static void requireRoot(Communicator comm, int root) {
+        if (root < 0 || root >= comm.size()) {
+            throw new IllegalArgumentException("root " + root + " is outside " + comm + ": ranks are 0.."
+                    + (comm.size() - 1));
+        }
     }
 
     /** Destroys the window; collective over every rank of the Mp. */
@@ -342,6 +603,7 @@ public final class MscclRuntime implements AutoCloseable {
         if (streams != null) {
             streams.close();
         }
+        ki.close();
         blockThreads.close();
         scratchArena.close();
         for (ReducingCollectives r : builtins.values()) {
@@ -358,31 +620,48 @@ public final class MscclRuntime implements AutoCloseable {
         mp.free(semaphoreMemory);
     }
 
-    /** Runs the chosen program, or the built-in, blocking ({@code stream == null}) or on the stream. */
+    /** Runs the chosen program, or the built-in, blocking, on the stream or on the KI executor. */
     private Optional<MscclProgram> dispatch(Communicator comm, Collective c, boolean inPlace, long callBytes,
                                             long bigElems, DataType type, ReduceOp op, MemorySegment input,
-                                            MemorySegment output, Runnable builtinCall, Stream stream) {
+                                            MemorySegment output, Runnable builtinCall, Trigger how) {
         Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
                 .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
-        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + c + "/" + inPlace + "/" + type
-                + "/" + op + "/" + bigElems + "/" + comm.context() + "/" + (stream == null ? "host" : "sa");
+        return dispatch(comm, p, c.ordinal(), c.xml() + "/" + inPlace,
+                () -> comm.size() > config.maxThreadBlocks() ? null
+                        : allPairs.computeIfAbsent(c + "/" + comm.size() + "/" + inPlace,
+                                k -> AllPairsPrograms.of(c, comm.size(), inPlace)),
+                bigElems, type, op, input, output, builtinCall, how);
+    }
+
+    /**
+     * @param kind      numbers the kind of call for the agreement (a collective, or a rooted one and its root)
+     * @param kindName  names it
+     * @param generated the built-in as a program for streams and KI, or null where it does not fit
+     */
+    private Optional<MscclProgram> dispatch(Communicator comm, Optional<MscclProgram> p, long kind, String kindName,
+                                            java.util.function.Supplier<MscclProgram> generated, long bigElems,
+                                            DataType type, ReduceOp op, MemorySegment input, MemorySegment output,
+                                            Runnable builtinCall, Trigger how) {
+        String key = p.map(x -> programs.programs().indexOf(x)).orElse(-1) + "/" + kindName + "/" + type + "/" + op
+                + "/" + bigElems + "/" + comm.context() + "/" + how.name();
         boolean cached = agreed.contains(key);
-        if (stream == null || !cached) {
-            // The CPU is about to post (the agreement, the built-in, a host run): the NIC stream must be done.
-            if (stream != null) {
-                stream.synchronize();
+        if (how.stream() == null || !cached) {
+            // The CPU is about to post (the agreement, the built-in, a host or KI run): the NIC stream must be done.
+            if (how.stream() != null) {
+                how.stream().synchronize();
             }
             quiesceStreams();
         }
         if (cached) {
             epoch++;
         } else {
-            choose(comm, c, inPlace, callBytes, bigElems, type, op);
+            choose(comm, p, kind, kindName, bigElems, type, op);
             agreed.add(key);
         }
-        if (stream == null || p.isEmpty() && comm.size() > config.maxThreadBlocks()) {
-            if (stream != null) {
-                stream.synchronize();
+        MscclProgram run = how == Trigger.BLOCKING ? null : p.orElseGet(generated);
+        if (run == null) {
+            if (how.stream() != null) {
+                how.stream().synchronize();
             }
             if (p.isEmpty()) {
                 builtinCall.run();
@@ -391,11 +670,46 @@ public final class MscclRuntime implements AutoCloseable {
             }
             return p;
         }
-        MscclProgram run = p.isPresent() ? p.get()
-                : allPairs.computeIfAbsent(c + "/" + comm.size() + "/" + inPlace,
-                        k -> AllPairsPrograms.of(c, comm.size(), inPlace));
-        enqueueRun(run, comm, input, output, bigElems, type, op, stream);
+        if (how.ki() != null) {
+            runKi(run, comm, input, output, bigElems, type, op, how.ki());
+        } else {
+            enqueueRun(run, comm, input, output, bigElems, type, op, how.stream());
+        }
         return p;
+    }
+
+    /** How a call is triggered: blocking (the caller's thread), on a host stream (SA) or by KI blocks. */
+    private record Trigger(Stream stream, MscclKiLauncher ki) {
+        static final Trigger BLOCKING = new Trigger(null, null);
+
+        static Trigger onStream(Stream stream) {
+            return new Trigger(stream, null);
+        }
+
+        static Trigger onKi(MscclKiLauncher ki) {
+            Objects.requireNonNull(ki, "launcher must not be null");
+            Objects.requireNonNull(ki.executor(), "the launcher's executor must not be null");
+            return new Trigger(null, ki);
+        }
+
+        String name() {
+            return stream != null ? "sa" : ki != null ? "ki" : "host";
+        }
+    }
+
+    private void runKi(MscclProgram program, Communicator comm, MemorySegment input, MemorySegment output,
+                       long bigElems, DataType type, ReduceOp op, MscclKiLauncher launcher) {
+        MscclProgram.Gpu gpu = program.gpus().get(comm.rank());
+        long chunkElems = bigElems / program.nchunksperloop();
+        MemorySegment scratch = scratch(gpu.sChunks() * chunkElems * type.bytes());
+        RunPlan plan = new RunPlan(program, comm.rank(), type, op, input, output, scratch, chunkElems,
+                config.slotBytes());
+        try {
+            ki.run(program, comm, plan, epoch, launcher);
+        } catch (CollectiveException e) {
+            broken = e.getMessage();
+            throw e;
+        }
     }
 
     private static void requireHostStream(Stream stream) {
@@ -472,12 +786,10 @@ public final class MscclRuntime implements AutoCloseable {
      * negation and its last run's epoch shows any difference to every rank, which then all refuse; the maximum
      * epoch + 1 numbers this run on every rank.
      */
-    private Optional<MscclProgram> choose(Communicator comm, Collective c, boolean inPlace, long callBytes,
-                                          long bigElems, DataType type, ReduceOp op) {
-        Optional<MscclProgram> p = programs.select(c, inPlace, comm.size(), callBytes, bigElems)
-                .filter(x -> x.gpus().stream().allMatch(g -> g.tbs().size() <= config.maxThreadBlocks()));
+    private void choose(Communicator comm, Optional<MscclProgram> p, long kind, String kindName, long bigElems,
+                        DataType type, ReduceOp op) {
         long id = p.map(x -> (long) programs.programs().indexOf(x) + 1).orElse(0L);
-        long fingerprint = ((id * 31 + c.ordinal()) * 31 + type.ordinal()) * 31 + op.ordinal();
+        long fingerprint = ((id * 31 + kind) * 31 + type.ordinal()) * 31 + op.ordinal();
         fingerprint = fingerprint * 1_000_003L + bigElems;
         if (agreeMemory == null) {
             agreeMemory = mp.allocate(24);
@@ -489,12 +801,11 @@ public final class MscclRuntime implements AutoCloseable {
         builtin(comm).allreduce(agreeMemory, agreeReg, agreeMemory, agreeReg, 3, DataType.INT64, ReduceOp.MAX);
         if (agreeMemory.get(ValueLayout.JAVA_LONG, 0) != -agreeMemory.get(ValueLayout.JAVA_LONG, 8)) {
             throw new IllegalStateException("rank " + comm.rank() + " of " + comm + " chose "
-                    + p.map(MscclProgram::toString).orElse("the built-in " + c.xml())
+                    + p.map(MscclProgram::toString).orElse("the built-in " + kindName)
                     + " but other ranks chose otherwise: load the same programs and pass the same count, type and "
                     + "operator on every rank");
         }
         epoch = agreeMemory.get(ValueLayout.JAVA_LONG, 16) + 1;
-        return p;
     }
 
     /**

@@ -52,6 +52,11 @@ final class RunPlan {
         return op;
     }
 
+    /** @return the elements of the collective's larger buffer */
+    long bigElems() {
+        return chunkElems * program.nchunksperloop();
+    }
+
     int tiles() {
         return tiles;
     }

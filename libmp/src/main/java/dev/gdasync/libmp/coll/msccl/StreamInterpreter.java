@@ -53,6 +53,13 @@ final class StreamInterpreter implements AutoCloseable {
     private final MpRegistration inlineReg;
     private final List<HostStream> blockStreams = new ArrayList<>();
     private HostStream nic;
+    /**
+     * Puts prepared toward each PE since the calling thread last waited for the NIC stream to ring everything: kept
+     * across calls, because runs enqueued back to back share the queue pairs, whose prepared and rung puts wait for
+     * the NIC. Past a quarter of a send queue the caller drains first: a prepare into a full queue would spin in the
+     * Mp until the NIC frees space, taking a CPU from the NIC and the streams (docs/msccl.md).
+     */
+    private final int[] sinceDrain;
 
     StreamInterpreter(Mp mp, MscclConfig config, MemorySegment arena, MpWindow window, MemorySegment stage,
                       MpRegistration stageReg) {
@@ -63,6 +70,7 @@ final class StreamInterpreter implements AutoCloseable {
         this.stage = stage;
         this.stageReg = stageReg;
         this.counters = mp.allocate(24L * config.maxThreadBlocks());
+        this.sinceDrain = new int[mp.size()];
         this.inlineSource = mp.allocate(8);
         this.inlineReg = mp.register(inlineSource);
     }
@@ -101,7 +109,8 @@ final class StreamInterpreter implements AutoCloseable {
         int me = comm.rank();
         MscclProgram.Gpu gpu = program.gpus().get(me);
         List<StreamSchedule.Ring> rings = StreamSchedule.rings(program, plan, config.slots(), me);
-        WaitPolicy policy = WaitPolicy.lowLatency(config.timeout());
+        // Not low-latency spinning: on few CPUs the spinning streams starve the NIC's agent (docs/msccl.md).
+        WaitPolicy policy = new WaitPolicy(MscclConfig.WAIT_BACKOFF, config.timeout().toNanos());
         while (blockStreams.size() < gpu.tbs().size()) {
             blockStreams.add(HostStream.create("msccl-r" + mp.rank() + "-tb" + blockStreams.size(), policy));
         }
@@ -196,7 +205,7 @@ final class StreamInterpreter implements AutoCloseable {
         long region = config.regionBytes();
         int budget = Math.max(2, Math.min(mp.config().queuePairs().sendDepth() / 4,
                 mp.requestPoolSize() / (4 * Math.max(1, comm.size()))));
-        int[] inSegment = new int[mp.size()];
+        int[] inSegment = sinceDrain;
         for (StreamSchedule.Ring g : rings) {
             MscclProgram.ThreadBlock tb = program.gpus().get(me).tbs().get(g.tb());
             int slot = (int) ((g.seq() - 1) % config.slots());

@@ -80,7 +80,12 @@ public final class ReducingCollectives implements AutoCloseable {
 
     /**
      * Rank {@code root}'s {@code recv} gets the element-wise reduction of all ranks' {@code send}; the other ranks'
-     * {@code recv} is not written (it may be null there). Runs the allreduce schedule into scratch on the others.
+     * {@code recv} is not written (it may be null there). A binomial tree on the ranks as numbered (not rotated to
+     * the root): at step k rank r with lowest set bit 2^k sends its partial result to r − 2^k, which combines it
+     * after its own ({@code acc ∘ in}, the lower ranks' operand first); rank 0 ends with the result and, if it is not
+     * the root, sends it to the root in one more step. The order of the combines depends only on the rank count, so
+     * the result has the same bits whichever rank is the root (and the stream form's tree program combines in the
+     * same order).
      *
      * @param send    count elements (or, on the root, {@code recv} itself: in place)
      * @param sendReg a registration containing {@code send}
@@ -93,19 +98,56 @@ public final class ReducingCollectives implements AutoCloseable {
      */
     public void reduce(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                        long count, DataType type, ReduceOp op, int root) {
-        if (root < 0 || root >= comm.size()) {
-            throw new IllegalArgumentException("root " + root + " is outside " + comm + ": ranks are 0.."
-                    + (comm.size() - 1));
+        int n = comm.size();
+        int me = comm.rank();
+        if (root < 0 || root >= n) {
+            throw new IllegalArgumentException("root " + root + " is outside " + comm + ": ranks are 0.." + (n - 1));
         }
-        if (comm.rank() == root) {
-            allreduce(send, sendReg, recv, recvReg, count, type, op);
-            return;
+        long bytes = me == root
+                ? checkReduce("reduce", send, sendReg, recv, recvReg, count, type, op, count, count)
+                : checkReduce("reduce", send, sendReg, send, sendReg, count, type, op, count, count);
+        if (me == root) {
+            CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         }
-        long bytes = checkReduce("reduce", send, sendReg, send, sendReg, count, type, op, count, count);
-        MemorySegment work = scratch(2 * bytes).asSlice(0, bytes);
-        MemorySegment in = scratch.asSlice(bytes, bytes);
-        MemorySegment.copy(send, 0, work, 0, bytes);
-        allreduceWith(work, scratchReg, in, count, type, op);
+        boolean hasChildren = me == 0 ? n > 1 : (me & 1) == 0 && me + 1 < n;
+        MemorySegment acc;
+        MpRegistration accReg;
+        if (!hasChildren) {
+            acc = send.asSlice(0, bytes);
+            accReg = sendReg;
+        } else if (root == 0 && me == 0) {
+            acc = recv.asSlice(0, bytes);
+            accReg = recvReg;
+            if (send.address() != recv.address()) {
+                MemorySegment.copy(send, 0, acc, 0, bytes);
+            }
+        } else {
+            acc = scratch(2 * bytes).asSlice(0, bytes);
+            accReg = scratchReg;
+            MemorySegment.copy(send, 0, acc, 0, bytes);
+        }
+        MemorySegment in = hasChildren ? scratch(2 * bytes).asSlice(bytes, bytes) : null;
+        for (int mask = 1; mask < n; mask <<= 1) {
+            if ((me & mask) != 0 && (me & (mask - 1)) == 0) {
+                exchange(acc, accReg, me - mask, null, null, Communicator.PROC_NULL);
+            } else if ((me & (2 * mask - 1)) == 0 && me + mask < n) {
+                exchange(null, null, Communicator.PROC_NULL, in, scratchReg, me + mask);
+                op.apply(type, acc, in, count);
+            } else {
+                idleStep();
+            }
+        }
+        if (root != 0) {
+            if (me == 0) {
+                exchange(acc, accReg, root, null, null, Communicator.PROC_NULL);
+            } else if (me == root) {
+                exchange(null, null, Communicator.PROC_NULL, recv.asSlice(0, bytes), recvReg, 0);
+            } else {
+                idleStep();
+            }
+        } else if (n == 1 && send.address() != recv.address()) {
+            MemorySegment.copy(send, 0, recv, 0, bytes);
+        }
     }
 
     /** Allreduce of {@code acc} in place; {@code in} (as large as acc, in the scratch) takes the receives. */

@@ -82,4 +82,49 @@ class MscclDeviceTableTest {
                     () -> MscclDeviceTable.encode(rdh, DataType.INT32, ReduceOp.SUM, 6, 4, 64, 0, arena));
         }
     }
+
+    @Test
+    void oneRanksTableForTheKiFormKeepsTheKernelsStepsAndNamesHeapOffsetsAndPes() {
+        MscclProgram rdh = new MscclParser(MscclLimits.defaults())
+                .parse(MscclRanks.resource("reference/allreduce_rdh_4gpu_simple.xml"));
+        try (Arena arena = Arena.ofConfined()) {
+            MscclDeviceTable.Encoded all = MscclDeviceTable.encode(rdh, DataType.INT32, ReduceOp.SUM, 64, 4, 64, 5,
+                    arena);
+            long rb = 4 * 64 + 4 * 8 + 8 + 24;
+            MscclDeviceTable.KiLayout layout = new MscclDeviceTable.KiLayout(-4096, -8192, 0, 1000, 9000, 20000, rb,
+                    new int[] {7, 6, 5, 4});
+            MemorySegment t = MscclDeviceTable.encodeRank(rdh, 1, DataType.INT32, ReduceOp.SUM, 64, 4, 64, 5, layout,
+                    arena);
+            assertEquals(MscclDeviceTable.MAGIC, t.get(I32, 0));
+            assertEquals(2, t.get(I32, 8), "rank 1's blocks");
+            assertEquals(5L << 32, t.get(I64, 48));
+            assertEquals(20000, t.get(I64, 56), "semaphores in the heap");
+            long steps = MscclDeviceTable.HEADER_BYTES + 2L * MscclDeviceTable.TB_BYTES;
+            long ack = 4 * 64 + 4 * 8;
+            for (int b = 0; b < 2; b++) {
+                long rec = MscclDeviceTable.HEADER_BYTES + (long) MscclDeviceTable.TB_BYTES * b;
+                MscclProgram.ThreadBlock tb = rdh.gpus().get(1).tbs().get(b);
+                long from = (long) MscclDeviceTable.TB_BYTES * (2 + b);
+                int first = t.get(I32, rec);
+                assertEquals(all.tbs().get(I32, from) - all.tbs().get(I32, 2L * MscclDeviceTable.TB_BYTES), first);
+                assertEquals(tb.steps().size(), t.get(I32, rec + 4));
+                assertEquals(0, t.get(I32, rec + 8), "block 0 of the gpu is the table's block 0");
+                assertEquals(1000 + rb * b, t.get(I64, rec + 16), "own receive region");
+                assertEquals(1000 + rb * rdh.tbConnectedTo(tb.send(), 1, tb.chan(), false), t.get(I64, rec + 24));
+                assertEquals(1000 + rb * b + ack, t.get(I64, rec + 32));
+                assertEquals(1000 + rb * rdh.tbConnectedTo(tb.recv(), 1, tb.chan(), true) + ack, t.get(I64, rec + 40));
+                assertEquals(-4096, t.get(I64, rec + 48));
+                assertEquals(-8192, t.get(I64, rec + 56));
+                assertEquals(7 - tb.send(), t.get(I32, rec + 80), "send PE");
+                assertEquals(7 - tb.recv(), t.get(I32, rec + 84), "receive PE");
+                assertEquals(9000 + rb * b, t.get(I64, rec + 88), "staging");
+                for (int s = 0; s < tb.steps().size(); s++) {
+                    long mine = steps + (long) MscclDeviceTable.STEP_BYTES * (first + s);
+                    long kernel = (long) MscclDeviceTable.STEP_BYTES * (all.tbs().get(I32, from) + s);
+                    assertEquals(-1L, MemorySegment.mismatch(t, mine, mine + MscclDeviceTable.STEP_BYTES, all.steps(),
+                            kernel, kernel + MscclDeviceTable.STEP_BYTES), "step " + s + " as the kernel has it");
+                }
+            }
+        }
+    }
 }

@@ -111,17 +111,7 @@ class MscclStreamBuiltinsTest {
                 }
                 rt.allreduceOnStream(comm, a, ar, a, ar, count, DataType.FLOAT64, ReduceOp.SUM, stream);
                 stream.synchronize();
-                MemorySegment gathered = mp.allocate(8 * count * n);
-                MpRegistration gr = mp.register(gathered);
-                rt.allgather(comm, a.asSlice(0, 8 * count), ar, gathered, gr, count, DataType.INT64);
-                for (int r = 1; r < n; r++) {
-                    for (long i = 0; i < count; i++) {
-                        assertEquals(gathered.getAtIndex(ValueLayout.JAVA_LONG, i),
-                                gathered.getAtIndex(ValueLayout.JAVA_LONG, r * count + i), "bits of element " + i);
-                    }
-                }
-                mp.deregister(gr);
-                mp.free(gathered);
+                MscclRanks.assertSameBitsEverywhere(rt, comm, a, ar, count);
             }
             mp.deregister(ar);
             mp.deregister(br);

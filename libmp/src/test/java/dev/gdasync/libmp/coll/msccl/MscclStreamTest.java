@@ -9,17 +9,14 @@ import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -35,30 +32,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * thread block and step.
  */
 class MscclStreamTest {
-    private static final String[] PROGRAMS = {"allreduce_ring_4gpu_simple.xml", "allreduce_rdh_4gpu_simple.xml",
-            "allgather_ring_4gpu_simple.xml", "alltoall_allpairs_4gpu_simple.xml"};
 
     @TempDir
     Path shm;
     @TempDir
     Path dir;
 
-    static Stream<Arguments> cases() {
-        List<Arguments> a = new ArrayList<>();
-        for (String p : PROGRAMS) {
-            for (int slot : new int[] {8, 200, 64 * 1024}) {
-                a.add(Arguments.of(p, slot));
-            }
-        }
-        return a.stream();
-    }
-
     static int in(int rank, long i, int round) {
         return rank * 100_000 + (int) i * 3 + 1 + round * 7;
     }
 
     @ParameterizedTest(name = "{0}, {1} B slots")
-    @MethodSource("cases")
+    @MethodSource("dev.gdasync.libmp.coll.msccl.MscclRanks#referenceCases")
     void exactResultOnEveryRankOnAStream(String file, int slotBytes) throws Exception {
         MscclPrograms programs = MscclRanks.load("reference/" + file);
         MscclProgram program = programs.programs().get(0);

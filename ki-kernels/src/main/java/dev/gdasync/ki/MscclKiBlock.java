@@ -1,0 +1,299 @@
+package dev.gdasync.ki;
+
+import dev.gdasync.gdsync.ki.ShmemKiLayout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The host mirror of {@code msccl_interpreter.cuh} in its KI form: one thread block of an MSCCL-IR program, run by a
+ * block thread of the host KI executor over the program's kernel table (libmp's {@code MscclDeviceTable}, encoded
+ * for one rank: {@code encodeRank}) and a shmem KI launch's state. Its transport is the shmem device API
+ * ({@link ShmemDevice}, the mirror of {@code shmem.cuh}): a message is a put-with-signal of a staging slot into the
+ * receiving block's slot with the flag as its signal (two templated writes rung in order), an acknowledgement a p of
+ * the consumed count into the sender's word, and every wait (semaphore, flag, free slot) a bounded
+ * {@link ShmemDevice#waitUntil}. Semaphores are WRITE64 (release) and WAIT64 GEQ (acquire) on words of this rank's
+ * heap, with the values of the host and stream interpreters.
+ *
+ * <p>The table, as the kernel reads it: a 64-byte header (magic, version, blocks, tiles, tile and chunk elements,
+ * slots, slot bytes, type, operator, epoch base, the semaphores' heap offset), a 96-byte record per block (first
+ * step, steps, flags, its receive region, the receiving peer block's region, its acknowledgement word, the sending
+ * peer block's acknowledgement word — all heap offsets, the same on every rank —, the rank's input, output and
+ * scratch as offsets from the heap's base, a status word, then the KI form's send and receive PEs and its staging
+ * region), and a 16-byte record per step.
+ */
+final class MscclKiBlock {
+    /** The header's magic, "MSCL" little-endian. */
+    static final int MAGIC = 0x4c43534d;
+    static final int HEADER_BYTES = 64;
+    static final int TB_BYTES = 96;
+    static final int STEP_BYTES = 16;
+    private static final String[] TYPES = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
+    private static final int SEND = 0;
+    private static final int RECV = 1;
+    private static final int RECV_COPY_SEND = 2;
+    private static final int RECV_REDUCE_SEND = 3;
+    private static final int RECV_REDUCE_COPY = 4;
+    private static final int RECV_REDUCE_COPY_SEND = 5;
+    private static final int COPY = 6;
+    private static final int REDUCE = 7;
+    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final ShmemDevice dev;
+    private final long heap;
+    private final long h;
+    private final int block;
+    private final int ntb;
+    private final int tiles;
+    private final long tileElems;
+    private final long chunkElems;
+    private final int slots;
+    private final long slotBytes;
+    private final int dtype;
+    private final int op;
+    private final long base;
+    private final long sem;
+    private final long tb;
+
+    private MscclKiBlock(ShmemDevice dev, long heap, long program, int block) {
+        this.dev = dev;
+        this.heap = heap;
+        this.h = program;
+        this.block = block;
+        this.ntb = u32(h + 8);
+        this.tiles = u32(h + 12);
+        this.tileElems = u64(h + 16);
+        this.chunkElems = u64(h + 24);
+        this.slots = u32(h + 32);
+        this.slotBytes = u32(h + 36);
+        this.dtype = u32(h + 40);
+        this.op = u32(h + 44);
+        this.base = u64(h + 48);
+        this.sem = u64(h + 56);
+        this.tb = h + HEADER_BYTES + (long) TB_BYTES * block;
+    }
+
+    /**
+     * Checks a program table as the kernel's entry does.
+     *
+     * @throws IllegalArgumentException if it is not a KI-form table for this many blocks
+     */
+    static void check(MemorySegment program, int blocks, int firstTile, int endTile) {
+        long a = program.address();
+        if (!program.isNative() || program.byteSize() < HEADER_BYTES + (long) TB_BYTES * blocks || (a & 7) != 0
+                || u32(a) != MAGIC || u32(a + 4) != 1 || u32(a + 8) != blocks) {
+            throw new IllegalArgumentException(program + " is not an MSCCL kernel table of " + blocks
+                    + " thread blocks (encode it with MscclDeviceTable.encodeRank)");
+        }
+        if (firstTile < 0 || endTile < firstTile || endTile > u32(a + 12)) {
+            throw new IllegalArgumentException("tiles [" + firstTile + ", " + endTile + ") are outside the table's "
+                    + u32(a + 12) + " tiles");
+        }
+    }
+
+    /** Runs block {@code block}'s steps for tiles [firstTile, endTile). */
+    static void run(ShmemDevice dev, long state, long program, int block, int firstTile, int endTile) {
+        new MscclKiBlock(dev, u64(state + ShmemKiLayout.S_HEAP), program, block).run(firstTile, endTile);
+    }
+
+    private void run(int firstTile, int endTile) {
+        int first = u32(tb);
+        int nsteps = u32(tb + 4);
+        long recvRegion = u64(tb + 16);
+        long sendRegion = u64(tb + 24);
+        long ackWord = u64(tb + 32);
+        long peerAck = u64(tb + 40);
+        int sendPe = u32(tb + 80);
+        int recvPe = u32(tb + 84);
+        long staging = u64(tb + 88);
+        long steps = h + HEADER_BYTES + (long) TB_BYTES * ntb;
+        int sendsPerTile = 0;
+        int recvsPerTile = 0;
+        for (int s = 0; s < nsteps; s++) {
+            int type = u8(steps + (long) STEP_BYTES * (first + s));
+            sendsPerTile += sends(type) ? 1 : 0;
+            recvsPerTile += receives(type) ? 1 : 0;
+        }
+        long recvSeq = (long) firstTile * recvsPerTile;
+        long sendSeq = (long) firstTile * sendsPerTile;
+        long sentBefore = sendSeq;
+        long flags = slots * slotBytes;
+        for (int tile = firstTile; tile < endTile; tile++) {
+            long elems = Math.min(tileElems, chunkElems - tile * tileElems);
+            for (int s = 0; s < nsteps; s++) {
+                long st = steps + (long) STEP_BYTES * (first + s);
+                int type = u8(st);
+                int depid = (short) ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 10);
+                int deps = (short) ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 12);
+                int cnt = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 8) & 0xffff;
+                String at = "tb " + block + " step " + s + " (" + TYPES[type] + ", tile " + tile + " of " + tiles
+                        + ")";
+                if (depid >= 0) {
+                    int depSteps = u32(h + HEADER_BYTES + (long) TB_BYTES * depid + 4);
+                    waitGeq(sem + 8L * depid, base + (long) tile * depSteps + deps + 1, at, s,
+                            "tb " + depid + " step " + deps + " (its semaphore)");
+                }
+                long rq = recvSeq + 1;
+                long sq = sendSeq + 1;
+                long bytes = cnt * elems * elemBytes();
+                if (receives(type)) {
+                    waitGeq(recvRegion + flags + 8 * ((rq - 1) % slots), base + rq, at, s,
+                            "message " + rq + " from PE " + recvPe);
+                }
+                if (sends(type) && sq > slots) {
+                    waitGeq(ackWord, base + sq - slots, at, s, "a free slot to PE " + sendPe);
+                }
+                long in = receives(type) ? heap + recvRegion + ((rq - 1) % slots) * slotBytes : 0;
+                long out = sends(type) ? heap + staging + ((sq - 1) % slots) * slotBytes : 0;
+                execute(st, type, cnt, tile, elems, in, out);
+                if (sends(type)) {
+                    long slot = (sq - 1) % slots;
+                    dev.putSignalNbi(segment(sendRegion + slot * slotBytes, bytes),
+                            segment(staging + slot * slotBytes, bytes), segment(sendRegion + flags + 8 * slot, 8),
+                            base + sq, false, sendPe);
+                    sendSeq = sq;
+                }
+                if (receives(type)) {
+                    dev.p(segment(peerAck, 8), base + rq, recvPe);
+                    recvSeq = rq;
+                }
+                if (u8(st + 3) != 0) {
+                    LONG.setRelease(ALL, heap + sem + 8L * block, base + (long) tile * nsteps + s + 1);
+                }
+            }
+        }
+        if (sendSeq > sentBefore) {
+            // Every message of this launch acknowledged: its staging slots and the receiver's slots are free again.
+            waitGeq(ackWord, base + sendSeq, "tb " + block + " after its last step", nsteps,
+                    "PE " + sendPe + " to acknowledge message " + sendSeq);
+        }
+    }
+
+    /** A bounded WAIT64 GEQ on a heap word; a timeout names the step and records it in the block's status. */
+    private void waitGeq(long offset, long value, String at, int step, String what) {
+        try {
+            dev.waitUntil(segment(offset, 8), ShmemDevice.CMP_GE, value);
+        } catch (KiException e) {
+            LONG.setVolatile(ALL, tb + 72, 1L + step);
+            throw new KiException("MSCCL PE " + dev.myPe() + " " + at + " waiting for " + what + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private MemorySegment segment(long heapOffset, long bytes) {
+        return MemorySegment.ofAddress(heap + heapOffset).reinterpret(bytes);
+    }
+
+    /** One step on one tile (the kernel's {@code gds_msccl_execute}): piece j of a message is chunk off + j's tile. */
+    private void execute(long st, int type, int cnt, int tile, long elems, long in, long out) {
+        int srcbuf = u8(st + 1);
+        int dstbuf = u8(st + 2);
+        int srcoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 4) & 0xffff;
+        int dstoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 6) & 0xffff;
+        long e = elemBytes();
+        long len = elems * e;
+        for (int j = 0; j < cnt; j++) {
+            long src = srcbuf == 255 ? 0 : piece(srcbuf, srcoff + j, tile);
+            long dst = dstbuf == 255 ? 0 : piece(dstbuf, dstoff + j, tile);
+            long rin = in + j * len;
+            long rout = out + j * len;
+            switch (type) {
+                case SEND -> copy(src, rout, len);
+                case RECV -> copy(rin, dst, len);
+                case RECV_COPY_SEND -> {
+                    copy(rin, dst, len);
+                    copy(rin, rout, len);
+                }
+                case RECV_REDUCE_SEND -> combine(rout, src, rin, elems);
+                case RECV_REDUCE_COPY -> combine(dst, src, rin, elems);
+                case RECV_REDUCE_COPY_SEND -> {
+                    combine(dst, src, rin, elems);
+                    copy(dst, rout, len);
+                }
+                case COPY -> copy(src, dst, len);
+                case REDUCE -> combine(dst, dst, src, elems);
+                default -> {
+                    // nop: only its dependency
+                }
+            }
+        }
+        VarHandle.fullFence();
+    }
+
+    private long piece(int buf, int chunk, int tile) {
+        return heap + u64(tb + 48 + 8L * buf) + ((long) chunk * chunkElems + (long) tile * tileElems) * elemBytes();
+    }
+
+    private int elemBytes() {
+        return dtype == 0 || dtype == 2 ? 4 : 8;
+    }
+
+    private static void copy(long from, long to, long len) {
+        if (from != to) {
+            MemorySegment.copy(ALL, from, ALL, to, len);
+        }
+    }
+
+    /** {@code dst[i] = a[i] ∘ b[i]}, the operator of libmp's ReduceOp (integers wrap, float MAX/MIN as Math's). */
+    private void combine(long dst, long a, long b, long elems) {
+        int e = elemBytes();
+        for (long i = 0; i < elems * e; i += e) {
+            switch (dtype) {
+                case 0 -> ALL.set(I32, dst + i, (int) longs(ALL.get(I32, a + i), ALL.get(I32, b + i)));
+                case 1 -> ALL.set(I64, dst + i, longs(ALL.get(I64, a + i), ALL.get(I64, b + i)));
+                case 2 -> ALL.set(F32, dst + i, (float) doubles(ALL.get(F32, a + i), ALL.get(F32, b + i)));
+                default -> ALL.set(F64, dst + i, doubles(ALL.get(F64, a + i), ALL.get(F64, b + i)));
+            }
+        }
+    }
+
+    /** Integers: 32-bit results are the low half of the 64-bit ones (wrapping sums and products agree). */
+    private long longs(long x, long y) {
+        return switch (op) {
+            case 0 -> x + y;
+            case 1 -> x * y;
+            case 2 -> Math.max(x, y);
+            default -> Math.min(x, y);
+        };
+    }
+
+    /**
+     * Floats: a float32 sum or product computed in double and then rounded to float is the correctly rounded float32
+     * result (double's 53 bits are more than 2 · 24 + 2, so the second rounding cannot change it), as Java's float
+     * arithmetic gives; max/min are exact.
+     */
+    private double doubles(double x, double y) {
+        return switch (op) {
+            case 0 -> x + y;
+            case 1 -> x * y;
+            case 2 -> Math.max(x, y);
+            default -> Math.min(x, y);
+        };
+    }
+
+    private static boolean sends(int type) {
+        return type == SEND || type == RECV_COPY_SEND || type == RECV_REDUCE_SEND || type == RECV_REDUCE_COPY_SEND;
+    }
+
+    private static boolean receives(int type) {
+        return type >= RECV && type <= RECV_REDUCE_COPY_SEND;
+    }
+
+    private static int u8(long address) {
+        return ALL.get(ValueLayout.JAVA_BYTE, address) & 0xff;
+    }
+
+    private static int u32(long address) {
+        return ALL.get(I32, address);
+    }
+
+    private static long u64(long address) {
+        return ALL.get(I64, address);
+    }
+}
