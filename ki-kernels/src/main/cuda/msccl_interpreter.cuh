@@ -93,6 +93,24 @@ __device__ __forceinline__ bool gds_msccl_wait_geq(const volatile uint64_t *w, u
     return false;
 }
 
+/* Floating max/min as libmp's ReduceOp computes them (Java's Math.max/min): a NaN wins and +0 is above -0, so the
+ * result does not depend on the order of the operands and equals the host forms' bit for bit. */
+template <typename T>
+__device__ __forceinline__ T gds_msccl_fmax(T a, T b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+template <typename T>
+__device__ __forceinline__ T gds_msccl_fmin(T a, T b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
 template <typename T>
 __device__ __forceinline__ T gds_msccl_combine(T a, T b, uint32_t op) {
     switch (op) {
@@ -100,6 +118,26 @@ __device__ __forceinline__ T gds_msccl_combine(T a, T b, uint32_t op) {
         case 1: return a * b;
         case 2: return a > b ? a : b;
         default: return a < b ? a : b;
+    }
+}
+
+template <>
+__device__ __forceinline__ float gds_msccl_combine<float>(float a, float b, uint32_t op) {
+    switch (op) {
+        case 0: return a + b;
+        case 1: return a * b;
+        case 2: return gds_msccl_fmax(a, b);
+        default: return gds_msccl_fmin(a, b);
+    }
+}
+
+template <>
+__device__ __forceinline__ double gds_msccl_combine<double>(double a, double b, uint32_t op) {
+    switch (op) {
+        case 0: return a + b;
+        case 1: return a * b;
+        case 2: return gds_msccl_fmax(a, b);
+        default: return gds_msccl_fmin(a, b);
     }
 }
 

@@ -232,8 +232,8 @@ final class MscclKernelMirror {
         return switch (op) {
             case 0 -> a + b;
             case 1 -> a * b;
-            case 2 -> a > b ? a : b;
-            default -> a < b ? a : b;
+            case 2 -> Math.max(a, b); // gds_msccl_fmax: a NaN wins, +0 above -0
+            default -> Math.min(a, b);
         };
     }
 }
