@@ -129,8 +129,8 @@ final class MscclKiBlock {
             for (int s = 0; s < nsteps; s++) {
                 long st = steps + (long) STEP_BYTES * (first + s);
                 int type = u8(st);
-                int depid = (short) ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 10);
-                int deps = (short) ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 12);
+                int depid = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 10);
+                int deps = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 12);
                 int cnt = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 8) & 0xffff;
                 String at = "tb " + block + " step " + s + " (" + TYPES[type] + ", tile " + tile + " of " + tiles
                         + ")";
