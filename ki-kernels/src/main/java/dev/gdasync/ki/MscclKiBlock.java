@@ -24,11 +24,10 @@ import java.lang.invoke.VarHandle;
  * region), and a 16-byte record per step.
  */
 final class MscclKiBlock {
-    /** The header's magic, "MSCL" little-endian. */
-    static final int MAGIC = 0x4c43534d;
-    static final int HEADER_BYTES = 64;
-    static final int TB_BYTES = 96;
-    static final int STEP_BYTES = 16;
+    private static final int MAGIC = MscclKernelTable.MAGIC;
+    private static final int HEADER_BYTES = MscclKernelTable.HEADER_BYTES;
+    private static final int TB_BYTES = MscclKernelTable.TB_BYTES;
+    private static final int STEP_BYTES = MscclKernelTable.STEP_BYTES;
     private static final String[] TYPES = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
     private static final int SEND = 0;
     private static final int RECV = 1;
@@ -38,6 +37,8 @@ final class MscclKiBlock {
     private static final int RECV_REDUCE_COPY_SEND = 5;
     private static final int COPY = 6;
     private static final int REDUCE = 7;
+    /** In place of a step type: the wait for the last acknowledgement, after the block's last step. */
+    private static final int AFTER_LAST_STEP = -1;
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -132,22 +133,20 @@ final class MscclKiBlock {
                 int depid = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 10);
                 int deps = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 12);
                 int cnt = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 8) & 0xffff;
-                String at = "tb " + block + " step " + s + " (" + TYPES[type] + ", tile " + tile + " of " + tiles
-                        + ")";
                 if (depid >= 0) {
                     int depSteps = u32(h + HEADER_BYTES + (long) TB_BYTES * depid + 4);
-                    waitGeq(sem + 8L * depid, base + (long) tile * depSteps + deps + 1, at, s,
-                            "tb " + depid + " step " + deps + " (its semaphore)");
+                    waitGeq(sem + 8L * depid, base + (long) tile * depSteps + deps + 1, s, type, tile,
+                            Awaited.SEMAPHORE, depid, deps);
                 }
                 long rq = recvSeq + 1;
                 long sq = sendSeq + 1;
                 long bytes = cnt * elems * elemBytes();
                 if (receives(type)) {
-                    waitGeq(recvRegion + flags + 8 * ((rq - 1) % slots), base + rq, at, s,
-                            "message " + rq + " from PE " + recvPe);
+                    waitGeq(recvRegion + flags + 8 * ((rq - 1) % slots), base + rq, s, type, tile, Awaited.MESSAGE,
+                            rq, recvPe);
                 }
                 if (sends(type) && sq > slots) {
-                    waitGeq(ackWord, base + sq - slots, at, s, "a free slot to PE " + sendPe);
+                    waitGeq(ackWord, base + sq - slots, s, type, tile, Awaited.FREE_SLOT, sendPe, 0);
                 }
                 long in = receives(type) ? heap + recvRegion + ((rq - 1) % slots) * slotBytes : 0;
                 long out = sends(type) ? heap + staging + ((sq - 1) % slots) * slotBytes : 0;
@@ -170,18 +169,41 @@ final class MscclKiBlock {
         }
         if (sendSeq > sentBefore) {
             // Every message of this launch acknowledged: its staging slots and the receiver's slots are free again.
-            waitGeq(ackWord, base + sendSeq, "tb " + block + " after its last step", nsteps,
-                    "PE " + sendPe + " to acknowledge message " + sendSeq);
+            waitGeq(ackWord, base + sendSeq, nsteps, AFTER_LAST_STEP, 0, Awaited.LAST_ACK, sendPe, sendSeq);
         }
     }
 
-    /** A bounded WAIT64 GEQ on a heap word; a timeout names the step and records it in the block's status. */
-    private void waitGeq(long offset, long value, String at, int step, String what) {
+    /** What a wait waits for; named, with its two numbers, only when the wait times out. */
+    private enum Awaited {
+        /** x: the block, y: its step. */
+        SEMAPHORE,
+        /** x: the message's number, y: the sending PE. */
+        MESSAGE,
+        /** x: the receiving PE. */
+        FREE_SLOT,
+        /** x: the receiving PE, y: the last message's number. */
+        LAST_ACK
+    }
+
+    /**
+     * A bounded WAIT64 GEQ on a heap word; a timeout names the step (or {@link #AFTER_LAST_STEP}), its type and tile
+     * and what it waited for, and records the step in the block's status. The message is built only then: this runs
+     * for every step of every tile.
+     */
+    private void waitGeq(long offset, long value, int step, int type, int tile, Awaited what, long x, long y) {
         try {
             dev.waitUntil(segment(offset, 8), ShmemDevice.CMP_GE, value);
         } catch (KiException e) {
-            LONG.setVolatile(ALL, tb + 72, 1L + step);
-            throw new KiException("MSCCL PE " + dev.myPe() + " " + at + " waiting for " + what + ": "
+            LONG.setVolatile(ALL, tb + MscclKernelTable.TB_STATUS, 1L + step);
+            String at = type == AFTER_LAST_STEP ? "tb " + block + " after its last step"
+                    : "tb " + block + " step " + step + " (" + TYPES[type] + ", tile " + tile + " of " + tiles + ")";
+            String awaited = switch (what) {
+                case SEMAPHORE -> "tb " + x + " step " + y + " (its semaphore)";
+                case MESSAGE -> "message " + x + " from PE " + y;
+                case FREE_SLOT -> "a free slot to PE " + x;
+                case LAST_ACK -> "PE " + x + " to acknowledge message " + y;
+            };
+            throw new KiException("MSCCL PE " + dev.myPe() + " " + at + " waiting for " + awaited + ": "
                     + e.getMessage(), e);
         }
     }
@@ -240,41 +262,19 @@ final class MscclKiBlock {
         }
     }
 
-    /** {@code dst[i] = a[i] ∘ b[i]}, the operator of libmp's ReduceOp (integers wrap, float MAX/MIN as Math's). */
+    /** {@code dst[i] = a[i] ∘ b[i]} ({@link MscclOperators}: libmp's ReduceOp, integers wrap). */
     private void combine(long dst, long a, long b, long elems) {
         int e = elemBytes();
         for (long i = 0; i < elems * e; i += e) {
             switch (dtype) {
-                case 0 -> ALL.set(I32, dst + i, (int) longs(ALL.get(I32, a + i), ALL.get(I32, b + i)));
-                case 1 -> ALL.set(I64, dst + i, longs(ALL.get(I64, a + i), ALL.get(I64, b + i)));
-                case 2 -> ALL.set(F32, dst + i, (float) doubles(ALL.get(F32, a + i), ALL.get(F32, b + i)));
-                default -> ALL.set(F64, dst + i, doubles(ALL.get(F64, a + i), ALL.get(F64, b + i)));
+                case 0 -> ALL.set(I32, dst + i,
+                        (int) MscclOperators.integers(op, ALL.get(I32, a + i), ALL.get(I32, b + i)));
+                case 1 -> ALL.set(I64, dst + i, MscclOperators.integers(op, ALL.get(I64, a + i), ALL.get(I64, b + i)));
+                case 2 -> ALL.set(F32, dst + i,
+                        (float) MscclOperators.floats(op, ALL.get(F32, a + i), ALL.get(F32, b + i)));
+                default -> ALL.set(F64, dst + i, MscclOperators.floats(op, ALL.get(F64, a + i), ALL.get(F64, b + i)));
             }
         }
-    }
-
-    /** Integers: 32-bit results are the low half of the 64-bit ones (wrapping sums and products agree). */
-    private long longs(long x, long y) {
-        return switch (op) {
-            case 0 -> x + y;
-            case 1 -> x * y;
-            case 2 -> Math.max(x, y);
-            default -> Math.min(x, y);
-        };
-    }
-
-    /**
-     * Floats: a float32 sum or product computed in double and then rounded to float is the correctly rounded float32
-     * result (double's 53 bits are more than 2 · 24 + 2, so the second rounding cannot change it), as Java's float
-     * arithmetic gives; max/min are exact.
-     */
-    private double doubles(double x, double y) {
-        return switch (op) {
-            case 0 -> x + y;
-            case 1 -> x * y;
-            case 2 -> Math.max(x, y);
-            default -> Math.min(x, y);
-        };
     }
 
     private static boolean sends(int type) {

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.ki.MscclKernelTable;
+import dev.gdasync.ki.MscclOperators;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -210,30 +211,12 @@ final class MscclKernelMirror {
     /** to = a op b, in the table's type. */
     private void combine(long a, long b, long to) {
         switch (dtype) {
-            case 0 -> arena.set(I32, to, (int) integer(arena.get(I32, a), arena.get(I32, b)));
-            case 1 -> arena.set(I64, to, integer(arena.get(I64, a), arena.get(I64, b)));
-            case 2 -> arena.set(ValueLayout.JAVA_FLOAT_UNALIGNED, to, (float) real(
+            case 0 -> arena.set(I32, to, (int) MscclOperators.integers(op, arena.get(I32, a), arena.get(I32, b)));
+            case 1 -> arena.set(I64, to, MscclOperators.integers(op, arena.get(I64, a), arena.get(I64, b)));
+            case 2 -> arena.set(ValueLayout.JAVA_FLOAT_UNALIGNED, to, (float) MscclOperators.floats(op,
                     arena.get(ValueLayout.JAVA_FLOAT_UNALIGNED, a), arena.get(ValueLayout.JAVA_FLOAT_UNALIGNED, b)));
-            default -> arena.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, to, real(
+            default -> arena.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, to, MscclOperators.floats(op,
                     arena.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, a), arena.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, b)));
         }
-    }
-
-    private long integer(long a, long b) {
-        return switch (op) {
-            case 0 -> a + b;
-            case 1 -> a * b;
-            case 2 -> Math.max(a, b);
-            default -> Math.min(a, b);
-        };
-    }
-
-    private double real(double a, double b) {
-        return switch (op) {
-            case 0 -> a + b;
-            case 1 -> a * b;
-            case 2 -> Math.max(a, b); // gds_msccl_fmax: a NaN wins, +0 above -0
-            default -> Math.min(a, b);
-        };
     }
 }
