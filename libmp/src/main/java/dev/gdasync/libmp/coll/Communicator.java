@@ -255,6 +255,26 @@ public final class Communicator {
     }
 
     /**
+     * Starts a barrier (MPI's {@code MPI_Ibarrier}): the request finishes once every member has started it.
+     *
+     * @return the request
+     */
+    public CollRequest ibarrier() {
+        CollOp op = newOp("ibarrier");
+        MemorySegment none = MemorySegment.NULL;
+        for (int k = 1; k < size(); k++) {
+            op.send(worldRanks[(rank + k) % size()], 0, none, null, -1);
+            op.recv(worldRanks[(rank + size() - k) % size()], 0, none, null);
+        }
+        return start(op);
+    }
+
+    /** Blocking {@link #ibarrier}: returns once every member has called it. */
+    public void barrier() {
+        wait(ibarrier());
+    }
+
+    /**
      * Starts a broadcast of {@code buf} from {@code root} to every rank's {@code buf} along a binomial tree (MPI's
      * {@code MPI_Ibcast} on bytes); every rank passes a buffer of the same size.
      *

@@ -186,7 +186,7 @@ final class OffloadEngine implements Engine {
         // Receives first, so that a send's afterRecv is the index of its receive among the entries.
         int i = 0;
         for (CollOp.Recv r : op.recvs) {
-            queue.writeEntry(slot, i++, ProxyQueue.RECV, r.peer, r.part, -1, r.buf.address(), r.buf.byteSize(), r.reg.rkey());
+            queue.writeEntry(slot, i++, ProxyQueue.RECV, r.peer, r.part, -1, r.buf.address(), r.buf.byteSize(), r.reg == null ? 0 : r.reg.rkey());
         }
         long staged = 0;
         MemorySegment file = queue.file();
@@ -198,7 +198,7 @@ final class OffloadEngine implements Engine {
                 queue.writeEntry(slot, i++, ProxyQueue.SEND_STAGED, x.peer, x.part, -1, at, n, 0);
                 staged += (n + 63) & ~63L;
             } else {
-                queue.writeEntry(slot, i++, ProxyQueue.SEND, x.peer, x.part, x.afterRecv, x.buf.address(), n, x.reg.rkey());
+                queue.writeEntry(slot, i++, ProxyQueue.SEND, x.peer, x.part, x.afterRecv, x.buf.address(), n, x.reg == null ? 0 : x.reg.rkey());
             }
         }
         queue.writeTask(slot, op.context, op.seq, op.name, count);
