@@ -1,0 +1,181 @@
+package dev.gdasync.libmp.coll.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One member's area of a {@link ShmChannel}, as its owner writes it and the other members read it (the same bytes,
+ * mapped into each process). Only the owner writes; every field it publishes is written before the header's
+ * sequence word, which is stored with release semantics and read with acquire semantics.
+ *
+ * <pre>
+ *   0    header 0 (collectives with an even number)   64 B: seq, kind, type, op, path, root, bytes, 40 B inline payload
+ *   128  header 1 (odd numbers)
+ *   256  done:  the last collective whose reads of the others' memory this member finished
+ *   384  phase: the last collective whose first phase this member finished (two-phase algorithms)
+ *   512  keys 0 (even) / 576 keys 1 (odd): send and receive buffer (address, key, bytes) for the mapped path
+ *   1024 slot 0 (even) / 1024 + slotBytes: slot 1 (odd)
+ * </pre>
+ * Collective k uses header, keys and slot k mod 2: a member publishes k only after every member published k − 1,
+ * so nobody can still be reading what collective k − 2 left there. Headers, words and keys sit on cache lines of
+ * their own (128 B apart where two are written at different times), so a reader polling one does not steal the
+ * line the owner is writing next.
+ */
+final class ShmArea {
+    /** Bytes of payload carried inside the header line itself: one cache-line transfer for the smallest calls. */
+    static final int INLINE_BYTES = 40;
+    /** Where slot 0 starts. */
+    static final long SLOTS = 1024;
+
+    static final int PATH_NONE = 0;
+    /** The payload is in the header's inline bytes. */
+    static final int PATH_INLINE = 1;
+    /** The payload is in the slot. */
+    static final int PATH_SLOT = 2;
+    /** The payload stays in the owner's registered buffer; the keys say where. */
+    static final int PATH_MAPPED = 3;
+
+    private static final long HEAD = 0;
+    private static final long HEAD_STRIDE = 128;
+    private static final long DONE = 256;
+    private static final long PHASE = 384;
+    private static final long KEYS = 512;
+    private static final long KEYS_STRIDE = 64;
+
+    private static final long H_SEQ = 0;
+    private static final long H_KIND = 8;
+    private static final long H_TYPE = 9;
+    private static final long H_OP = 10;
+    private static final long H_PATH = 11;
+    private static final long H_ROOT = 12;
+    private static final long H_BYTES = 16;
+    private static final long H_INLINE = 24;
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment area;
+    private final long slotBytes;
+
+    ShmArea(MemorySegment area, long slotBytes) {
+        this.area = area;
+        this.slotBytes = slotBytes;
+    }
+
+    /**
+     * @param slotBytes the capacity of one slot
+     * @return the bytes of an area with two such slots
+     */
+    static long bytesFor(long slotBytes) {
+        return SLOTS + 2 * slotBytes;
+    }
+
+    /** @return the capacity of one slot */
+    long slotBytes() {
+        return slotBytes;
+    }
+
+    private static long head(long seq) {
+        return HEAD + (seq & 1) * HEAD_STRIDE;
+    }
+
+    /** @return the number of the last collective this member published in the header of {@code seq}'s parity */
+    long seqOf(long seq) {
+        return (long) LONG.getAcquire(area, head(seq) + H_SEQ);
+    }
+
+    /** Writes the description of collective {@code seq} (not yet visible: {@link #publish} makes it so). */
+    void describe(long seq, ShmCall call, int path) {
+        long h = head(seq);
+        area.set(ValueLayout.JAVA_BYTE, h + H_KIND, (byte) call.kind().ordinal());
+        area.set(ValueLayout.JAVA_BYTE, h + H_TYPE, (byte) call.type());
+        area.set(ValueLayout.JAVA_BYTE, h + H_OP, (byte) call.op());
+        area.set(ValueLayout.JAVA_BYTE, h + H_PATH, (byte) path);
+        area.set(ValueLayout.JAVA_INT, h + H_ROOT, call.root());
+        area.set(ValueLayout.JAVA_LONG, h + H_BYTES, call.bytes());
+    }
+
+    /** Makes collective {@code seq}'s header, keys and payload visible to every reader that sees the number. */
+    void publish(long seq) {
+        LONG.setRelease(area, head(seq) + H_SEQ, seq);
+    }
+
+    /** @return the call this member described for collective {@code seq} (read after {@link #seqOf} showed it) */
+    ShmCall callOf(long seq) {
+        long h = head(seq);
+        return new ShmCall(ShmCall.Kind.of(area.get(ValueLayout.JAVA_BYTE, h + H_KIND)),
+                area.get(ValueLayout.JAVA_INT, h + H_ROOT), area.get(ValueLayout.JAVA_LONG, h + H_BYTES),
+                area.get(ValueLayout.JAVA_BYTE, h + H_TYPE), area.get(ValueLayout.JAVA_BYTE, h + H_OP));
+    }
+
+    /** @return whether this member's description of collective {@code seq} is {@code call} (no allocation) */
+    boolean agrees(long seq, ShmCall call) {
+        long h = head(seq);
+        return area.get(ValueLayout.JAVA_BYTE, h + H_KIND) == call.kind().ordinal()
+                && area.get(ValueLayout.JAVA_INT, h + H_ROOT) == call.root()
+                && area.get(ValueLayout.JAVA_LONG, h + H_BYTES) == call.bytes()
+                && area.get(ValueLayout.JAVA_BYTE, h + H_TYPE) == (byte) call.type()
+                && area.get(ValueLayout.JAVA_BYTE, h + H_OP) == (byte) call.op();
+    }
+
+    /** @return where this member put its payload of collective {@code seq} ({@code PATH_*}) */
+    int pathOf(long seq) {
+        return area.get(ValueLayout.JAVA_BYTE, head(seq) + H_PATH);
+    }
+
+    /** @return the header's inline payload bytes of collective {@code seq} */
+    MemorySegment inline(long seq) {
+        return area.asSlice(head(seq) + H_INLINE, INLINE_BYTES);
+    }
+
+    /** @return the slot of collective {@code seq} */
+    MemorySegment slot(long seq) {
+        return area.asSlice(SLOTS + (seq & 1) * slotBytes, slotBytes);
+    }
+
+    /** Writes the buffers of collective {@code seq} for the mapped path (address, key, bytes; 0 for none). */
+    void keys(long seq, long sendAddress, long sendKey, long sendBytes, long recvAddress, long recvKey,
+              long recvBytes) {
+        long k = KEYS + (seq & 1) * KEYS_STRIDE;
+        area.set(ValueLayout.JAVA_LONG, k, sendAddress);
+        area.set(ValueLayout.JAVA_LONG, k + 8, sendKey);
+        area.set(ValueLayout.JAVA_LONG, k + 16, sendBytes);
+        area.set(ValueLayout.JAVA_LONG, k + 24, recvAddress);
+        area.set(ValueLayout.JAVA_LONG, k + 32, recvKey);
+        area.set(ValueLayout.JAVA_LONG, k + 40, recvBytes);
+    }
+
+    /**
+     * @param seq  the collective
+     * @param recv whether the receive buffer is wanted (else the send buffer)
+     * @return address, key and bytes of that buffer as the owner published them
+     */
+    long[] keysOf(long seq, boolean recv) {
+        long k = KEYS + (seq & 1) * KEYS_STRIDE + (recv ? 24 : 0);
+        return new long[] {area.get(ValueLayout.JAVA_LONG, k), area.get(ValueLayout.JAVA_LONG, k + 8),
+                area.get(ValueLayout.JAVA_LONG, k + 16)};
+    }
+
+    /** @return the last collective whose reads of the others' memory this member finished */
+    long done() {
+        return (long) LONG.getAcquire(area, DONE);
+    }
+
+    void setDone(long seq) {
+        LONG.setRelease(area, DONE, seq);
+    }
+
+    /** @return the last collective whose first phase this member finished */
+    long phase() {
+        return (long) LONG.getAcquire(area, PHASE);
+    }
+
+    void setPhase(long seq) {
+        LONG.setRelease(area, PHASE, seq);
+    }
+
+    /** Zeroes the words a new channel starts from (the owner does this before it publishes the area). */
+    void clear() {
+        area.asSlice(0, SLOTS).fill((byte) 0);
+    }
+}
