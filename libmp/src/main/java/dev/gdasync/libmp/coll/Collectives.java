@@ -80,7 +80,9 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy the launcher started for this host
-     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}); local to this rank and its proxy.
+     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}). Collective over the Mp's ranks, as
+     * {@link #host} is: ranks on one host set up the world communicator's shared-memory path, which the proxy then
+     * helps with.
      *
      * @param mp the job's endpoint, driven by this thread
      * @return the collectives, to close before the Mp
@@ -98,7 +100,7 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy whose locator file is given (a
-     * {@link CollProxy} of this host wrote it).
+     * {@link CollProxy} of this host wrote it); collective over the Mp's ranks.
      *
      * @param mp      the job's endpoint, driven by this thread
      * @param locator the proxy's locator file
@@ -109,7 +111,14 @@ public final class Collectives implements AutoCloseable {
     public static Collectives offload(Mp mp, Path locator) {
         Objects.requireNonNull(mp, "mp must not be null");
         Objects.requireNonNull(locator, "locator must not be null");
-        return new Collectives(mp, new OffloadEngine(mp, locator));
+        Collectives c = new Collectives(mp, new OffloadEngine(mp, locator));
+        try {
+            c.world.openChannel();
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
     }
 
     /** @return whether a proxy executes these collectives (the offload engine) */

@@ -131,17 +131,25 @@ public final class Communicator {
 
     /**
      * Sets up the shared-memory path with the other members (collective over this communicator, blocking; the
-     * collectives' constructor and {@link #split} call it): on the host engine, when every member can map every
-     * other's memory, collectives run through a channel of shared areas instead of messages.
+     * collectives' constructor and {@link #split} call it): when every member can map every other's memory,
+     * collectives run through a channel of shared areas instead of messages. On the offload engine the proxy is told
+     * about the channel and fills the members' buffers while they compute.
      */
     void openChannel() {
-        if (owner.engine().offloaded() || size() < 2) {
+        Engine engine = owner.engine();
+        if (size() < 2) {
             return;
+        }
+        for (int w : worldRanks) {
+            if (engine.hostOf(w) != engine.hostOf(worldRanks[0])) {
+                return; // the offload engine's members on several hosts: its hierarchical schedules serve them
+            }
         }
         channel = ShmChannel.open(owner.mp(), worldRanks, rank, "communicator " + context, CallNames.INSTANCE,
                 this::messageAllgather);
         if (channel != null) {
             owner.channelOpened(channel);
+            engine.channelOpened(channel, context);
         }
     }
 
@@ -178,6 +186,10 @@ public final class Communicator {
     /** Refuses a call before anything is posted when the channel was abandoned. */
     private ShmChannel channel() {
         owner.requireOpen();
+        String engineFailure = owner.engine().failure();
+        if (engineFailure != null) {
+            channel.abandon(engineFailure);
+        }
         String broken = channel.broken();
         if (broken != null) {
             throw new CollectiveException("collectives on " + this + " are unusable: " + broken, null);
@@ -263,7 +275,7 @@ public final class Communicator {
         requireBytes("send", send, need, "size × blockBytes");
         requireBytes("recv", recv, need, "size × blockBytes");
         if (channel != null) {
-            return posted(channel().alltoall(send, sendReg.rkey(), recv, blockBytes));
+            return posted(channel().alltoall(send, sendReg.rkey(), recv, recvReg.rkey(), blockBytes));
         }
         long[] counts = new long[size()];
         long[] displs = new long[size()];
@@ -300,7 +312,7 @@ public final class Communicator {
         }
         if (channel != null) {
             return posted(channel().alltoallv(send, sendReg.rkey(), sendCounts.clone(), sendDispls.clone(), recv,
-                    recvCounts.clone(), recvDispls.clone()));
+                    recvReg.rkey(), recvCounts.clone(), recvDispls.clone()));
         }
         return post("ialltoallv", send, sendReg, sendCounts.clone(), sendDispls.clone(), recv, recvReg,
                 recvCounts.clone(), recvDispls.clone());
@@ -321,7 +333,7 @@ public final class Communicator {
         long block = send.byteSize();
         requireBytes("recv", recv, Math.multiplyExact(block, size()), "size × send.byteSize()");
         if (channel != null) {
-            return posted(channel().allgather(send, sendReg.rkey(), recv));
+            return posted(channel().allgather(send, sendReg.rkey(), recv, recvReg.rkey()));
         }
         CollOp op = newOp("iallgather");
         HostLayout layout = hierarchy();
@@ -662,7 +674,7 @@ public final class Communicator {
                 sendCount, total);
         CollBuffers.requireInPlaceAt(recv, send, block, (long) rank * block, "recv + rank · sendCount");
         if (channel != null) {
-            waitShm(channel().allgather(send.asSlice(0, block), sendReg.rkey(), recv));
+            waitShm(channel().allgather(send.asSlice(0, block), sendReg.rkey(), recv, recvReg.rkey()));
             return;
         }
         MemorySegment out = recv.asSlice(0, total * type.bytes());
@@ -904,7 +916,11 @@ public final class Communicator {
 
     /** Fails the channel (and with it the task) when a member it waits for can never answer. */
     private void giveUpIfHopeless(ShmTask task) {
-        String trouble = channel.trouble(task);
+        owner.engine().progress();
+        String trouble = owner.engine().failure();
+        if (trouble == null) {
+            trouble = channel.trouble(task);
+        }
         if (trouble != null) {
             String why = task + " cannot finish: " + trouble;
             channel.abandon(why);

@@ -3,18 +3,18 @@ package dev.gdasync.libmp.coll.shm;
 import java.lang.foreign.MemorySegment;
 
 /**
- * An all-gather: every member publishes its block (inline, slot, or its send buffer's keys past a slot) and copies
- * every other member's block into its receive buffer. In place when {@code send} is this rank's block of
+ * An all-gather: every member publishes its block (inline, slot, or its send buffer's keys past a slot) and its
+ * receive buffer is filled with every other member's block. In place when {@code send} is this rank's block of
  * {@code recv}.
  */
-final class AllgatherTask extends ShmTask {
+final class AllgatherTask extends FillTask {
     private final MemorySegment send;
     private final long sendKey;
     private final MemorySegment recv;
     private final long block;
 
-    AllgatherTask(ShmChannel ch, ShmCall call, MemorySegment send, long sendKey, MemorySegment recv) {
-        super(ch, call);
+    AllgatherTask(ShmChannel ch, ShmCall call, MemorySegment send, long sendKey, MemorySegment recv, long recvKey) {
+        super(ch, call, recv, recvKey);
         this.send = send;
         this.sendKey = sendKey;
         this.recv = recv;
@@ -22,29 +22,14 @@ final class AllgatherTask extends ShmTask {
     }
 
     @Override
-    int publishPayload() {
+    int publishData() {
         if (block == 0) {
             return ShmArea.PATH_NONE;
-        }
-        return block <= ch.slotBytes() ? publishCopy(send, block) : publishKeys(send, sendKey, null, 0);
-    }
-
-    @Override
-    boolean work() {
-        if (block == 0) {
-            return true;
         }
         if (send.address() != recv.address() + me * block) {
             MemorySegment.copy(send, 0, recv, me * block, block);
         }
-        for (int k = 1; k < n; k++) {
-            int m = (me + k) % n;
-            MemorySegment from = payload(m, block, false);
-            if (from != null) {
-                MemorySegment.copy(from, 0, recv, m * block, block);
-            }
-        }
-        return true;
+        return block <= ch.slotBytes() ? publishCopy(send, block) : publishKeys(send, sendKey, null, 0);
     }
 
     @Override

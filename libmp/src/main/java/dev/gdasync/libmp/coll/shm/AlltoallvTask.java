@@ -5,14 +5,13 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * An all-to-all with a count and a displacement per member: each member publishes a table in its slot (for every
- * destination, where its bytes start and how many there are) followed by the bytes themselves when they all fit,
- * else its send buffer's keys (the table then gives displacements in that buffer). A reader checks that what a
- * member sends it is what it expects; a difference fails the reader's request and leaves that block unwritten, and
- * the collective goes on so that the members stay in step.
+ * member: where the bytes it sends there start and how many there are, where the bytes it receives from there land
+ * and how many it expects) followed by the bytes themselves when they all fit, else its send buffer's keys (the
+ * table then gives displacements in that buffer). A filler checks that what a member sends is what the receiver
+ * expects; a difference fails the receiver's request and leaves that block unwritten, and the collective goes on so
+ * that the members stay in step.
  */
-final class AlltoallvTask extends ShmTask {
-    private static final long ENTRY = 16;
-
+final class AlltoallvTask extends FillTask {
     private final MemorySegment send;
     private final long sendKey;
     private final long[] sendCounts;
@@ -23,8 +22,8 @@ final class AlltoallvTask extends ShmTask {
     private boolean mapped;
 
     AlltoallvTask(ShmChannel ch, ShmCall call, MemorySegment send, long sendKey, long[] sendCounts, long[] sendDispls,
-                  MemorySegment recv, long[] recvCounts, long[] recvDispls) {
-        super(ch, call);
+                  MemorySegment recv, long recvKey, long[] recvCounts, long[] recvDispls) {
+        super(ch, call, recv, recvKey);
         this.send = send;
         this.sendKey = sendKey;
         this.sendCounts = sendCounts;
@@ -35,9 +34,10 @@ final class AlltoallvTask extends ShmTask {
     }
 
     @Override
-    int publishPayload() {
+    int publishData() {
+        MemorySegment.copy(send, sendDispls[me], recv, recvDispls[me], recvCounts[me]);
         MemorySegment slot = ch.own.slot(seq);
-        long table = ENTRY * n;
+        long table = Fill.ENTRY * n;
         long total = 0;
         for (int m = 0; m < n; m++) {
             total += m == me ? 0 : sendCounts[m];
@@ -46,38 +46,17 @@ final class AlltoallvTask extends ShmTask {
         long at = table;
         for (int m = 0; m < n; m++) {
             long count = m == me ? 0 : sendCounts[m];
-            slot.set(ValueLayout.JAVA_LONG, ENTRY * m, mapped ? sendDispls[m] : at);
-            slot.set(ValueLayout.JAVA_LONG, ENTRY * m + 8, count);
+            long e = Fill.ENTRY * m;
+            slot.set(ValueLayout.JAVA_LONG, e, mapped ? sendDispls[m] : at);
+            slot.set(ValueLayout.JAVA_LONG, e + 8, count);
+            slot.set(ValueLayout.JAVA_LONG, e + 16, recvDispls[m]);
+            slot.set(ValueLayout.JAVA_LONG, e + 24, m == me ? 0 : recvCounts[m]);
             if (!mapped && count > 0) {
                 MemorySegment.copy(send, sendDispls[m], slot, at, count);
                 at += count;
             }
         }
         return mapped ? publishKeys(send, sendKey, null, 0) : ShmArea.PATH_SLOT;
-    }
-
-    @Override
-    boolean work() {
-        MemorySegment.copy(send, sendDispls[me], recv, recvDispls[me], recvCounts[me]);
-        for (int k = 1; k < n; k++) {
-            int m = (me + k) % n;
-            MemorySegment table = ch.areas[m].slot(seq);
-            long from = table.get(ValueLayout.JAVA_LONG, ENTRY * me);
-            long count = table.get(ValueLayout.JAVA_LONG, ENTRY * me + 8);
-            if (count != recvCounts[m]) {
-                fail(who(m) + " sends " + count + " bytes to rank " + me + " but rank " + me + " expects "
-                        + recvCounts[m] + " from it; the block was not written");
-                continue;
-            }
-            if (count == 0) {
-                continue;
-            }
-            MemorySegment src = ch.areas[m].pathOf(seq) == ShmArea.PATH_MAPPED ? payload(m, from + count, false) : table;
-            if (src != null) {
-                MemorySegment.copy(src, from, recv, recvDispls[m], count);
-            }
-        }
-        return true;
     }
 
     @Override

@@ -4,17 +4,17 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A broadcast: the root publishes its bytes (inline or in its slot, or, past a slot, its buffer's keys) and every
- * other member copies them into its own buffer, straight from the root's memory. Only the root's buffer is read by
- * others, so only the root waits for the others' done words (on the mapped path).
+ * other member's buffer is filled from the root's memory. Only the root's buffer is read by others, so only the root
+ * waits for the others' done words (on the mapped path).
  */
-final class BcastTask extends ShmTask {
+final class BcastTask extends FillTask {
     private final MemorySegment buf;
     private final long key;
     private final int root;
     private final long bytes;
 
     BcastTask(ShmChannel ch, ShmCall call, MemorySegment buf, long key) {
-        super(ch, call);
+        super(ch, call, buf, key);
         this.buf = buf;
         this.key = key;
         this.root = call.root();
@@ -22,22 +22,11 @@ final class BcastTask extends ShmTask {
     }
 
     @Override
-    int publishPayload() {
+    int publishData() {
         if (me != root || bytes == 0) {
             return ShmArea.PATH_NONE;
         }
         return bytes <= ch.slotBytes() ? publishCopy(buf, bytes) : publishKeys(buf, key, null, 0);
-    }
-
-    @Override
-    boolean work() {
-        if (me != root && bytes > 0) {
-            MemorySegment from = payload(root, bytes, false);
-            if (from != null) {
-                MemorySegment.copy(from, 0, buf, 0, bytes);
-            }
-        }
-        return true;
     }
 
     @Override

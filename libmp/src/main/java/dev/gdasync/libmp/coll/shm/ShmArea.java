@@ -15,6 +15,7 @@ import java.lang.invoke.VarHandle;
  *   256  done:  the last collective whose reads of the others' memory this member finished
  *   384  phase: the last collective whose first phase this member finished (two-phase algorithms)
  *   512  keys 0 (even) / 576 keys 1 (odd): send and receive buffer (address, key, bytes) for the mapped path
+ *   768  claim: who fills this member's receive buffer for its latest collective (2 · number, + 1 for a helper)
  *   1024 slot 0 (even) / 1024 + slotBytes: slot 1 (odd)
  * </pre>
  * Collective k uses header, keys and slot k mod 2: a member publishes k only after every member published k − 1,
@@ -42,6 +43,7 @@ final class ShmArea {
     private static final long PHASE = 384;
     private static final long KEYS = 512;
     private static final long KEYS_STRIDE = 64;
+    private static final long CLAIM = 768;
 
     private static final long H_SEQ = 0;
     private static final long H_KIND = 8;
@@ -145,6 +147,24 @@ final class ShmArea {
         area.set(ValueLayout.JAVA_LONG, k + 40, recvBytes);
     }
 
+    /** Writes the receive buffer of collective {@code seq} alone (what a helper fills for this member). */
+    void recvKeys(long seq, long address, long key, long bytes) {
+        long k = KEYS + (seq & 1) * KEYS_STRIDE;
+        area.set(ValueLayout.JAVA_LONG, k + 24, address);
+        area.set(ValueLayout.JAVA_LONG, k + 32, key);
+        area.set(ValueLayout.JAVA_LONG, k + 40, bytes);
+    }
+
+    /** Writes when this member posted collective {@code seq} ({@link System#nanoTime()}, one clock per host). */
+    void stamp(long seq, long nanos) {
+        area.set(ValueLayout.JAVA_LONG, KEYS + (seq & 1) * KEYS_STRIDE + 48, nanos);
+    }
+
+    /** @return when this member posted collective {@code seq}, as {@link #stamp} wrote it */
+    long stampOf(long seq) {
+        return area.get(ValueLayout.JAVA_LONG, KEYS + (seq & 1) * KEYS_STRIDE + 48);
+    }
+
     /**
      * @param seq  the collective
      * @param recv whether the receive buffer is wanted (else the send buffer)
@@ -172,6 +192,39 @@ final class ShmArea {
 
     void setPhase(long seq) {
         LONG.setRelease(area, PHASE, seq);
+    }
+
+    /**
+     * Claims the filling of this member's receive buffer for collective {@code seq}: the member itself, or a helper
+     * (the offload engine's collective proxy) acting for it; the first to claim does it, the other waits for the done
+     * word.
+     *
+     * @param seq    the collective
+     * @param helper whether the claimer is a helper rather than the member
+     * @return whether this claimer won
+     */
+    boolean claim(long seq, boolean helper) {
+        long want = 2 * seq + (helper ? 1 : 0);
+        for (;;) {
+            long c = (long) LONG.getAcquire(area, CLAIM);
+            if (c >= 2 * seq) {
+                return false;
+            }
+            if (LONG.compareAndSet(area, CLAIM, c, want)) {
+                return true;
+            }
+        }
+    }
+
+    /** @return whether collective {@code seq}'s filling was claimed (by the member or a helper) */
+    boolean claimed(long seq) {
+        return (long) LONG.getAcquire(area, CLAIM) >= 2 * seq;
+    }
+
+    /** @return the number of the latest collective this member published (either header) */
+    long latest() {
+        long even = (long) LONG.getAcquire(area, HEAD + H_SEQ);
+        return Math.max(even, (long) LONG.getAcquire(area, HEAD + HEAD_STRIDE + H_SEQ));
     }
 
     /** Zeroes the words a new channel starts from (the owner does this before it publishes the area). */

@@ -69,9 +69,27 @@ public final class ShmChannel implements AutoCloseable {
     private final Arena scratchArena = Arena.ofShared();
     private final MemorySegment scratch;
     private final ArrayDeque<ShmTask> pending = new ArrayDeque<>();
+    private final FillView view = new FillView() {
+        @Override
+        public int size() {
+            return areas.length;
+        }
+
+        @Override
+        public ShmArea area(int m) {
+            return areas[m];
+        }
+
+        @Override
+        public MemorySegment map(int m, long[] keys) {
+            return ShmChannel.this.map(m, keys);
+        }
+    };
     private long seq;
     private String broken;
     private boolean closed;
+    /** Whether a helper (the offload engine's collective proxy) may fill the members' buffers. */
+    private boolean assisted;
 
     private ShmChannel(Mp mp, int[] worldRanks, int me, String name, Names names, MemorySegment ownMemory,
                        MpRegistration ownReg, ShmArea[] areas, long slotBytes) {
@@ -184,6 +202,32 @@ public final class ShmChannel implements AutoCloseable {
         return own.slotBytes();
     }
 
+    /**
+     * Lets a helper fill this rank's receive buffers (the offload engine's collective proxy, which the engine has
+     * told where this channel's areas are): from now on the copying collectives publish what the helper needs and
+     * claim their fill before doing it. Every member's engine calls it, at the channel's set-up.
+     */
+    public void assist() {
+        assisted = true;
+    }
+
+    /** @return whether a helper may fill this rank's buffers */
+    boolean assisted() {
+        return assisted;
+    }
+
+    /** @return the areas and mappings of this rank, for {@link Fill} */
+    FillView view() {
+        return view;
+    }
+
+    /**
+     * @return this rank's area: address, key and bytes (what a helper maps), and the slot size
+     */
+    public long[] ownArea() {
+        return new long[] {ownMemory.address(), ownReg.rkey(), ownMemory.byteSize(), slotBytes()};
+    }
+
     /** @return the communicator's name, for messages */
     String name() {
         return name;
@@ -228,23 +272,25 @@ public final class ShmChannel implements AutoCloseable {
      * @param send    this rank's block (all of it); may be this rank's block of recv (in place)
      * @param sendKey the key of a registration containing it
      * @param recv    size × send.byteSize() bytes or more
+     * @param recvKey the key of a registration containing it
      * @return the posted all-gather
      */
-    public ShmTask allgather(MemorySegment send, long sendKey, MemorySegment recv) {
+    public ShmTask allgather(MemorySegment send, long sendKey, MemorySegment recv, long recvKey) {
         ShmCall call = new ShmCall(ShmCall.Kind.ALLGATHER, -1, send.byteSize(), 0, 0);
-        return post(new AllgatherTask(this, call, send, sendKey, recv));
+        return post(new AllgatherTask(this, call, send, sendKey, recv, recvKey));
     }
 
     /**
      * @param send    size × block bytes or more
      * @param sendKey the key of a registration containing it
      * @param recv    size × block bytes or more, not overlapping send
+     * @param recvKey the key of a registration containing it
      * @param block   bytes per pair of members
      * @return the posted all-to-all
      */
-    public ShmTask alltoall(MemorySegment send, long sendKey, MemorySegment recv, long block) {
+    public ShmTask alltoall(MemorySegment send, long sendKey, MemorySegment recv, long recvKey, long block) {
         ShmCall call = new ShmCall(ShmCall.Kind.ALLTOALL, -1, block, 0, 0);
-        return post(new AlltoallTask(this, call, send, sendKey, recv));
+        return post(new AlltoallTask(this, call, send, sendKey, recv, recvKey));
     }
 
     /**
@@ -253,14 +299,16 @@ public final class ShmChannel implements AutoCloseable {
      * @param sendCounts bytes for each member
      * @param sendDispls where they start in send
      * @param recv       the receive buffer, not overlapping send
+     * @param recvKey    the key of a registration containing it
      * @param recvCounts bytes from each member
      * @param recvDispls where they land in recv
      * @return the posted all-to-all
      */
     public ShmTask alltoallv(MemorySegment send, long sendKey, long[] sendCounts, long[] sendDispls,
-                             MemorySegment recv, long[] recvCounts, long[] recvDispls) {
+                             MemorySegment recv, long recvKey, long[] recvCounts, long[] recvDispls) {
         ShmCall call = new ShmCall(ShmCall.Kind.ALLTOALLV, -1, 0, 0, 0);
-        return post(new AlltoallvTask(this, call, send, sendKey, sendCounts, sendDispls, recv, recvCounts, recvDispls));
+        return post(new AlltoallvTask(this, call, send, sendKey, sendCounts, sendDispls, recv, recvKey, recvCounts,
+                recvDispls));
     }
 
     /**
