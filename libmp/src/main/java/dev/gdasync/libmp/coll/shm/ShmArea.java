@@ -10,16 +10,18 @@ import java.lang.invoke.VarHandle;
  * sequence word, which is stored with release semantics and read with acquire semantics.
  *
  * <pre>
- *   0    header 0 (collectives with an even number)   64 B: seq, kind, type, op, path, root, bytes, 40 B inline payload
- *   128  header 1 (odd numbers)
- *   256  done:  the last collective whose reads of the others' memory this member finished
- *   384  phase: the last collective whose first phase this member finished (two-phase algorithms)
- *   512  keys 0 (even) / 576 keys 1 (odd): send and receive buffer (address, key, bytes) for the mapped path
- *   768  claim: who fills this member's receive buffer for its latest collective (2 · number, + 1 for a helper)
- *   1024 slot 0 (even) / 1024 + slotBytes: slot 1 (odd)
+ *   0    headers, one per collective number mod 4, 128 B apart; 64 B each: seq, kind, type, op, path, root, bytes,
+ *        40 B inline payload
+ *   512  done:  the last collective whose reads of the others' memory this member finished (filled, for the
+ *        copying collectives)
+ *   640  phase: the last collective whose first phase this member finished (two-phase algorithms)
+ *   768  claim: who fills this member's receive buffer for its next collective (2 · number, + 1 for a helper)
+ *   1024 keys, one per collective number mod 4, 64 B apart: send and receive buffer (address, key, bytes) for the
+ *        mapped path and a helper, and when the collective was posted
+ *   2048 slots, one per collective number mod 4
  * </pre>
- * Collective k uses header, keys and slot k mod 2: a member publishes k only after every member published k − 1,
- * so nobody can still be reading what collective k − 2 left there. Headers, words and keys sit on cache lines of
+ * Collective k uses header, keys and slot k mod 4: a member publishes k only once every member's done word says it
+ * finished collective k − 4, so nobody can still be reading what that one left there. Headers, words and keys sit on cache lines of
  * their own (128 B apart where two are written at different times), so a reader polling one does not steal the
  * line the owner is writing next.
  */
@@ -27,7 +29,12 @@ final class ShmArea {
     /** Bytes of payload carried inside the header line itself: one cache-line transfer for the smallest calls. */
     static final int INLINE_BYTES = 40;
     /** Where slot 0 starts. */
-    static final long SLOTS = 1024;
+    static final long SLOTS = 2048;
+    /**
+     * Collectives a member may have published and not finished (headers, keys and slots rotate over this many): so
+     * many posted collectives progress with no call of the rank (a helper fills them).
+     */
+    static final int DEPTH = 4;
 
     static final int PATH_NONE = 0;
     /** The payload is in the header's inline bytes. */
@@ -39,11 +46,11 @@ final class ShmArea {
 
     private static final long HEAD = 0;
     private static final long HEAD_STRIDE = 128;
-    private static final long DONE = 256;
-    private static final long PHASE = 384;
-    private static final long KEYS = 512;
-    private static final long KEYS_STRIDE = 64;
+    private static final long DONE = 512;
+    private static final long PHASE = 640;
     private static final long CLAIM = 768;
+    private static final long KEYS = 1024;
+    private static final long KEYS_STRIDE = 64;
 
     private static final long H_SEQ = 0;
     private static final long H_KIND = 8;
@@ -69,7 +76,7 @@ final class ShmArea {
      * @return the bytes of an area with two such slots
      */
     static long bytesFor(long slotBytes) {
-        return SLOTS + 2 * slotBytes;
+        return SLOTS + DEPTH * slotBytes;
     }
 
     /** @return the capacity of one slot */
@@ -78,10 +85,10 @@ final class ShmArea {
     }
 
     private static long head(long seq) {
-        return HEAD + (seq & 1) * HEAD_STRIDE;
+        return HEAD + (seq % DEPTH) * HEAD_STRIDE;
     }
 
-    /** @return the number of the last collective this member published in the header of {@code seq}'s parity */
+    /** @return the number of the last collective this member published in the header {@code seq} uses (seq mod 4) */
     long seqOf(long seq) {
         return (long) LONG.getAcquire(area, head(seq) + H_SEQ);
     }
@@ -132,13 +139,13 @@ final class ShmArea {
 
     /** @return the slot of collective {@code seq} */
     MemorySegment slot(long seq) {
-        return area.asSlice(SLOTS + (seq & 1) * slotBytes, slotBytes);
+        return area.asSlice(SLOTS + (seq % DEPTH) * slotBytes, slotBytes);
     }
 
     /** Writes the buffers of collective {@code seq} for the mapped path (address, key, bytes; 0 for none). */
     void keys(long seq, long sendAddress, long sendKey, long sendBytes, long recvAddress, long recvKey,
               long recvBytes) {
-        long k = KEYS + (seq & 1) * KEYS_STRIDE;
+        long k = KEYS + (seq % DEPTH) * KEYS_STRIDE;
         area.set(ValueLayout.JAVA_LONG, k, sendAddress);
         area.set(ValueLayout.JAVA_LONG, k + 8, sendKey);
         area.set(ValueLayout.JAVA_LONG, k + 16, sendBytes);
@@ -149,7 +156,7 @@ final class ShmArea {
 
     /** Writes the receive buffer of collective {@code seq} alone (what a helper fills for this member). */
     void recvKeys(long seq, long address, long key, long bytes) {
-        long k = KEYS + (seq & 1) * KEYS_STRIDE;
+        long k = KEYS + (seq % DEPTH) * KEYS_STRIDE;
         area.set(ValueLayout.JAVA_LONG, k + 24, address);
         area.set(ValueLayout.JAVA_LONG, k + 32, key);
         area.set(ValueLayout.JAVA_LONG, k + 40, bytes);
@@ -157,12 +164,12 @@ final class ShmArea {
 
     /** Writes when this member posted collective {@code seq} ({@link System#nanoTime()}, one clock per host). */
     void stamp(long seq, long nanos) {
-        area.set(ValueLayout.JAVA_LONG, KEYS + (seq & 1) * KEYS_STRIDE + 48, nanos);
+        area.set(ValueLayout.JAVA_LONG, KEYS + (seq % DEPTH) * KEYS_STRIDE + 48, nanos);
     }
 
     /** @return when this member posted collective {@code seq}, as {@link #stamp} wrote it */
     long stampOf(long seq) {
-        return area.get(ValueLayout.JAVA_LONG, KEYS + (seq & 1) * KEYS_STRIDE + 48);
+        return area.get(ValueLayout.JAVA_LONG, KEYS + (seq % DEPTH) * KEYS_STRIDE + 48);
     }
 
     /**
@@ -171,7 +178,7 @@ final class ShmArea {
      * @return address, key and bytes of that buffer as the owner published them
      */
     long[] keysOf(long seq, boolean recv) {
-        long k = KEYS + (seq & 1) * KEYS_STRIDE + (recv ? 24 : 0);
+        long k = KEYS + (seq % DEPTH) * KEYS_STRIDE + (recv ? 24 : 0);
         return new long[] {area.get(ValueLayout.JAVA_LONG, k), area.get(ValueLayout.JAVA_LONG, k + 8),
                 area.get(ValueLayout.JAVA_LONG, k + 16)};
     }
@@ -181,8 +188,17 @@ final class ShmArea {
         return (long) LONG.getAcquire(area, DONE);
     }
 
+    /**
+     * Raises the done word to {@code seq} (never lowers it: a helper may have filled a later collective of this member
+     * while the member was still finishing an earlier one).
+     */
     void setDone(long seq) {
-        LONG.setRelease(area, DONE, seq);
+        for (;;) {
+            long d = (long) LONG.getAcquire(area, DONE);
+            if (d >= seq || LONG.compareAndSet(area, DONE, d, seq)) {
+                return;
+            }
+        }
     }
 
     /** @return the last collective whose first phase this member finished */
@@ -219,12 +235,6 @@ final class ShmArea {
     /** @return whether collective {@code seq}'s filling was claimed (by the member or a helper) */
     boolean claimed(long seq) {
         return (long) LONG.getAcquire(area, CLAIM) >= 2 * seq;
-    }
-
-    /** @return the number of the latest collective this member published (either header) */
-    long latest() {
-        long even = (long) LONG.getAcquire(area, HEAD + H_SEQ);
-        return Math.max(even, (long) LONG.getAcquire(area, HEAD + HEAD_STRIDE + H_SEQ));
     }
 
     /** Zeroes the words a new channel starts from (the owner does this before it publishes the area). */

@@ -82,21 +82,11 @@ public final class ShmAssistant {
         return filled;
     }
 
-    /** @return whether some member's latest collective is posted and not yet finished (a fill may soon be due) */
-    public boolean busy() {
-        for (ShmArea a : areas) {
-            long k = a.latest();
-            if (k > 0 && a.done() < k) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private boolean fill(int r, long now) {
         ShmArea a = areas[r];
-        long k = a.latest();
-        if (k == 0 || a.done() >= k || a.claimed(k)) {
+        // Fills happen in order: the member's next unfilled collective, if it published it and nobody claimed it.
+        long k = a.done() + 1;
+        if (a.seqOf(k) < k || a.claimed(k)) {
             return false;
         }
         ShmCall call = a.callOf(k);

@@ -26,7 +26,7 @@ public final class ShmChannel implements AutoCloseable {
     public static final String ENABLED_ENV = "GDASYNC_COLL_SHM";
     /** System property: the bytes of one slot (payloads up to this size are copied through the area). */
     public static final String SLOT_PROPERTY = "gdasync.coll.shm.slotBytes";
-    /** The default slot: 64 KiB, two per member and communicator. */
+    /** The default slot: 64 KiB, four per member and communicator. */
     public static final long DEFAULT_SLOT_BYTES = 64 * 1024;
     /** Reductions of at most this many bytes go through the slots (every member folds every vector). */
     static final long SMALL_REDUCE_BYTES = 8 * 1024;
@@ -345,6 +345,15 @@ public final class ShmChannel implements AutoCloseable {
         ShmTask head;
         while ((head = pending.peekFirst()) != null && head.advance()) {
             pending.pollFirst();
+        }
+        // The tasks behind the head publish as soon as the areas let them: the other members (and a helper) can then
+        // work on them before this rank comes back to them.
+        boolean first = true;
+        for (ShmTask t : pending) {
+            if (!first && !t.publishEarly()) {
+                break;
+            }
+            first = false;
         }
     }
 

@@ -50,11 +50,9 @@ public abstract class ShmTask {
     final boolean advance() {
         switch (stage) {
             case PUBLISH:
-                int path = publishPayload();
-                ch.own.describe(seq, call, path);
-                ch.own.publish(seq);
-                stage = ARRIVE;
-                cursor = 0;
+                if (!publishEarly()) {
+                    return false;
+                }
                 // fall through
             case ARRIVE:
                 for (; cursor < n; cursor++) {
@@ -97,6 +95,32 @@ public abstract class ShmTask {
             default:
                 return true;
         }
+    }
+
+    /**
+     * Publishes the task if the areas allow it, even before the tasks posted ahead of it finished (so that a helper
+     * can fill it while the rank computes): collective k reuses the header, keys and slot of k − DEPTH, which are free
+     * once every member said it finished reading for that one (its done word).
+     *
+     * @return whether the task is published
+     */
+    final boolean publishEarly() {
+        if (stage != PUBLISH) {
+            return true;
+        }
+        for (int m = 0; m < n; m++) {
+            if (ch.areas[m].done() < seq - ShmArea.DEPTH) {
+                awaited = m;
+                return false;
+            }
+        }
+        int path = publishPayload();
+        ch.own.describe(seq, call, path);
+        ch.own.publish(seq);
+        stage = ARRIVE;
+        cursor = 0;
+        awaited = -1;
+        return true;
     }
 
     /**
@@ -257,9 +281,13 @@ public abstract class ShmTask {
             return "";
         }
         ShmArea a = ch.areas[m];
-        long latest = Math.max(a.seqOf(seq), a.seqOf(seq + 1));
+        long latest = 0;
+        for (int d = 0; d < ShmArea.DEPTH; d++) {
+            latest = Math.max(latest, a.seqOf(seq + d));
+        }
         String who = who(m);
         return switch (stage) {
+            case PUBLISH -> who + " has not finished collective #" + (number() - ShmArea.DEPTH);
             case ARRIVE -> who + " has not called it: " + (latest == 0 ? "it has called no collective on " + ch.name()
                     + " yet" : "its latest collective on " + ch.name() + " is #" + (latest - 1));
             case WORK -> who + " has not finished the first phase";

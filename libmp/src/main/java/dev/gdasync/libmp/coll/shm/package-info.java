@@ -5,7 +5,7 @@
  * {@link dev.gdasync.libmp.coll.shm.ShmChannel} is one communicator's set of areas and its sequence of
  * collectives; each collective is a {@link dev.gdasync.libmp.coll.shm.ShmTask} (publish, wait for every member's
  * arrival and agreement, copy or reduce, and for large messages wait until the others finished reading this rank's
- * buffers). Small payloads travel inside the area (in the header line, or in a double-buffered slot); large ones
+ * buffers). Small payloads travel inside the area (in the header line, or in one of four rotating slots); large ones
  * are read once, straight from the owner's registered buffer mapped here ({@link
  * dev.gdasync.libmp.Mp#peerMemory}).
  *
