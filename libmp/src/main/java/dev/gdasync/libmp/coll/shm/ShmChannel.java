@@ -85,6 +85,8 @@ public final class ShmChannel implements AutoCloseable {
             return ShmChannel.this.map(m, keys);
         }
     };
+    /** What was last read of each member's done word (they only rise). */
+    private final long[] doneSeen;
     private long seq;
     private String broken;
     private boolean closed;
@@ -102,6 +104,7 @@ public final class ShmChannel implements AutoCloseable {
         this.ownReg = ownReg;
         this.areas = areas;
         this.own = areas[me];
+        this.doneSeen = new long[areas.length];
         // One fold chunk per member is more than the tree's internal nodes need.
         this.scratch = scratchArena.allocate(FOLD_CHUNK_BYTES * Math.max(1, worldRanks.length), 64);
     }
@@ -413,6 +416,26 @@ public final class ShmChannel implements AutoCloseable {
         if (broken != null) {
             throw new IllegalStateException("collectives on " + name + " are unusable: " + broken);
         }
+    }
+
+    /**
+     * Finds a member whose done word is still below {@code seq}, reading a member's word only when what was last read
+     * of it is below (in a loop of collectives the words read for one publication usually suffice for the next, so a
+     * publication rarely costs a cross-core read per member).
+     *
+     * @param seq the collective every member must have finished
+     * @return such a member, or -1 when none
+     */
+    int lateReader(long seq) {
+        for (int m = 0; m < doneSeen.length; m++) {
+            if (doneSeen[m] < seq) {
+                doneSeen[m] = areas[m].done();
+                if (doneSeen[m] < seq) {
+                    return m;
+                }
+            }
+        }
+        return -1;
     }
 
     /** @return the fold scratch (one {@link #FOLD_CHUNK_BYTES} chunk per member) */

@@ -108,11 +108,10 @@ public abstract class ShmTask {
         if (stage != PUBLISH) {
             return true;
         }
-        for (int m = 0; m < n; m++) {
-            if (ch.areas[m].done() < seq - ShmArea.DEPTH) {
-                awaited = m;
-                return false;
-            }
+        int late = ch.lateReader(seq - ShmArea.DEPTH);
+        if (late >= 0) {
+            awaited = late;
+            return false;
         }
         int path = publishPayload();
         ch.own.describe(seq, call, path);
