@@ -23,12 +23,14 @@ import java.util.TreeSet;
 
 /**
  * An ordered group of an Mp's ranks with a context id of its own (MPI's communicator). Ranks of a communicator are
- * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. Every collective message carries the
- * context id and the collective's number on this communicator, so two communicators' traffic never mixes, and
- * the members must post this communicator's collectives in the same order (as MPI requires).
+ * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. The members must post this communicator's
+ * collectives in the same order (as MPI requires). When every member can map every other's memory (one host) the
+ * collectives take the shared-memory path ({@link #sharedMemory}): the members publish into areas the others map
+ * and check that they all make the same call before any data moves. Otherwise every collective message carries the
+ * context id and the collective's number on this communicator, so two communicators' traffic never mixes.
  *
- * <p>Collectives take registered buffers and sizes in bytes; each call checks its arguments before it changes
- * anything. Driven by the thread that drives its {@link Collectives}.
+ * <p>Collectives take registered buffers, with sizes in bytes or (the typed ones) elements; each call checks its
+ * arguments before it changes anything. Driven by the thread that drives its {@link Collectives}.
  */
 public final class Communicator {
     /** The colour of a rank that joins no communicator in {@link #split}. */
@@ -44,7 +46,7 @@ public final class Communicator {
     /** The numbers of the set-up's exchanges: -1, -2. */
     private int setupSeq;
     private HostLayout layout;
-    /** The shared-memory path, when every member can map every other's memory (host engine only); else null. */
+    /** The shared-memory path, when every member can map every other's memory (one host); else null. */
     private ShmChannel channel;
     /** The reducing collectives of the message path, made on first use. */
     private PairwiseReductions pairwise;
@@ -178,12 +180,15 @@ public final class Communicator {
         wait(new CollRequest(context, op));
     }
 
-    /** Posts a task on the channel, refusing it with the channel's failure if the channel was abandoned. */
+    /** @return the request of a task posted on the channel */
     private CollRequest posted(ShmTask task) {
         return new CollRequest(context, task);
     }
 
-    /** Refuses a call before anything is posted when the channel was abandoned. */
+    /**
+     * @return the channel, to post on; a call is refused before anything is posted when the channel was abandoned or
+     *         the engine's proxy is gone
+     */
     private ShmChannel channel() {
         owner.requireOpen();
         String engineFailure = owner.engine().failure();

@@ -89,19 +89,24 @@ public final class ShmAssistant {
         if (a.seqOf(k) < k || a.claimed(k)) {
             return false;
         }
-        ShmCall call = a.callOf(k);
-        if (!fillable(call, r)) {
-            return false;
-        }
         long readyAt = 0;
         for (ShmArea m : areas) {
-            if (m.seqOf(k) < k || !m.agrees(k, call)) {
-                return false;
+            if (m.seqOf(k) < k) {
+                return false; // not every member posted it yet
             }
             readyAt = Math.max(readyAt, m.stampOf(k));
         }
         if (now - readyAt < graceNanos) {
+            return false; // the member may be about to fill it itself
+        }
+        ShmCall call = a.callOf(k);
+        if (!fillable(call, r)) {
             return false;
+        }
+        for (ShmArea m : areas) {
+            if (!m.agrees(k, call)) {
+                return false; // the members find the disagreement and report it
+            }
         }
         long[] keys = a.keysOf(k, true);
         MemorySegment recv = keys[2] == 0 ? null : mapper.map(r, keys[0], keys[1], keys[2]);
