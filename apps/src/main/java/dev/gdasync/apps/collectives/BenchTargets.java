@@ -77,7 +77,7 @@ final class BenchTargets {
             Verdict vsOmpi = judge(rows, m, "ompi", limit.get());
             Verdict vsMpj = judge(rows, m, "mpj", 1.0);
             met += vsOmpi.met() && vsMpj.met() ? 1 : 0;
-            out.printf(Locale.ROOT, "collectives:   %-10s %-12s <= %.0fx ompi: %-44s below mpj: %s%n",
+            out.printf(Locale.ROOT, "collectives:   %-10s %-12s <= %.0fx ompi: %-50s below mpj: %s%n",
                     m.getFirst().collective(), m.getFirst().method(), limit.get(), vsOmpi.text(), vsMpj.text());
         }
         out.printf(Locale.ROOT, "collectives: targets met (both) by %d of %d gdasync methods' collectives%n", met,
@@ -117,9 +117,9 @@ final class BenchTargets {
         }
         String at = method.getFirst().collective().equals("barrier") ? "" : " at " + BenchReport.size(worstBytes);
         return missed == 0
-                ? new Verdict(true, String.format(Locale.ROOT, "met (%d of %d sizes; worst %sx%s)", judged, judged,
-                        BenchReport.ratio(worst), at))
-                : new Verdict(false, String.format(Locale.ROOT, "MISSED at %d of %d sizes (worst %sx%s)", missed,
-                        judged, BenchReport.ratio(worst), at));
+                ? new Verdict(true, String.format(Locale.ROOT, "met (%d of %d sizes; worst %sx %s%s)", judged, judged,
+                        BenchReport.ratio(worst), ref, at))
+                : new Verdict(false, String.format(Locale.ROOT, "MISSED at %d of %d sizes (worst %sx %s%s)", missed,
+                        judged, BenchReport.ratio(worst), ref, at));
     }
 }
