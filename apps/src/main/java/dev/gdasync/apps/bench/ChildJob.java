@@ -8,18 +8,25 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A baseline run as a child job of one gdasync rank (MPJ Express's starter, Open MPI's {@code mpirun}): the child's
  * lines that start with the result tag are collected; one with the error tag fails the run; the rest are echoed with
  * a prefix. The caller's heartbeat runs every half second meanwhile, so the other gdasync ranks can stay idle and wait
- * for the job's end without timing out, and the child's ranks have the CPUs.
+ * for the job's end without timing out, and the child's ranks have the CPUs. The job has ended when the child and
+ * every process it started (seen while it ran) have exited.
  */
 public final class ChildJob {
     private static final long HEARTBEAT_MILLIS = 500;
+    /** How long the child's own children may take to exit after it. */
+    private static final long EXIT_MILLIS = 10_000;
 
     private ChildJob() {
     }
@@ -51,8 +58,10 @@ public final class ChildJob {
                 errorTag, results, errors));
         Thread err = Thread.ofPlatform().daemon().start(() -> pump(child, true, System.err, echoPrefix, resultTag,
                 errorTag, results, errors));
+        Set<ProcessHandle> seen = new HashSet<>();
         try {
             while (!child.waitFor(HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS)) {
+                child.descendants().forEach(seen::add);
                 heartbeat.run();
             }
         } finally {
@@ -61,6 +70,7 @@ public final class ChildJob {
                 child.destroyForcibly();
             }
         }
+        awaitGone(seen, heartbeat);
         out.join(5000);
         err.join(5000);
         if (!errors.isEmpty()) {
@@ -70,6 +80,32 @@ public final class ChildJob {
             throw new IllegalStateException(name + " exited with status " + child.exitValue());
         }
         return List.copyOf(results);
+    }
+
+    /**
+     * Waits for the child's own children (a JVM the starter ran, mpirun's ranks), which can outlive it by a moment
+     * while they exit: the next baseline's ranks must not share the CPUs with them. One still there after
+     * {@value #EXIT_MILLIS} ms is killed.
+     */
+    private static void awaitGone(Set<ProcessHandle> seen, Runnable heartbeat) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_MILLIS);
+        for (ProcessHandle p : seen) {
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    p.onExit().get(HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    heartbeat.run();
+                } catch (ExecutionException e) {
+                    break;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }
     }
 
     private static void pump(Process child, boolean stderr, PrintStream to, String echoPrefix, String resultTag,

@@ -11,7 +11,7 @@
  *   allgather  MPI_Allgather, in place (the rank's block of the receive buffer), BYTES the rank's block
  *   bcast      MPI_Bcast from rank 0, BYTES the buffer
  *   barrier    MPI_Barrier, BYTES 0
- * Each case runs one untimed warm-up rep, then REPS reps. A rep: every rank fills its input, MPI_Barrier, ITERS
+ * The job first runs barriers for 0.3 s (it has just started). Each case runs one untimed warm-up rep, then REPS reps. A rep: every rank fills its input, MPI_Barrier, ITERS
  * collectives timed, the slowest rank's microseconds per collective (MPI_Allreduce MAX); then one collective on fresh
  * data, checked element by element on every rank (the barrier: the last rank enters it a millisecond late, and no
  * rank may leave it before that). Rank 0 prints one line per case:
@@ -32,6 +32,7 @@
 #define RESULT "COLLECTIVES-OMPI-RESULT"
 #define ERROR "COLLECTIVES-OMPI-ERROR"
 #define BARRIER_SKEW_NS 1000000L
+#define SETTLE_NS 300000000L
 
 enum coll { ALLREDUCE, ALLTOALL, ALLGATHER, BCAST, BARRIER };
 static const char *const NAMES[] = {"allreduce", "alltoall", "allgather", "bcast", "barrier"};
@@ -128,6 +129,22 @@ static void once(enum coll coll, int32_t *a, int32_t *b, long count) {
     }
 }
 
+/*
+ * A fresh job: barriers for SETTLE_NS on rank 0's clock before the first case, so that the launcher and the ranks
+ * have finished starting (the Java ranks the job is compared with have long been running).
+ */
+static void settle(void) {
+    int64_t until = now_ns() + SETTLE_NS;
+    int go = 1;
+    while (go) {
+        for (int i = 0; i < 100; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        go = rank == 0 && now_ns() < until;
+        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+}
+
 static void check_barrier(void) {
     if (rank == size - 1) {
         int64_t until = now_ns() + BARRIER_SKEW_NS;
@@ -204,6 +221,7 @@ int main(int argc, char **argv) {
     }
     memset(a, 0, (size_t) max);
     memset(b, 0, (size_t) max * (size_t) size);
+    settle();
     for (int k = 0; k < ncases; k++) {
         struct bench_case *c = &cases[k];
         long count = count_of(c);
