@@ -42,7 +42,7 @@ public final class LatencyPlot {
             "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd),
             "floor", new Color(0x555555), "ompi", new Color(0xe377c2), "ucx", new Color(0xbcbd22));
     private static final Color[] OTHER = {new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf),
-            new Color(0x1f77b4), new Color(0xd62728), new Color(0x9467bd), new Color(0x7f7f7f), new Color(0x393b79)};
+            new Color(0x393b79), new Color(0xad494a), new Color(0x637939), new Color(0x7b4173), new Color(0x8c6d31)};
 
     static {
         // No display is needed (or wanted) to draw into an image.
