@@ -8,9 +8,9 @@ import java.lang.foreign.MemorySegment;
  * lower rank's operand first. The result therefore has the same bits wherever it is computed, whichever rank is the
  * root, and as the message path's reduce and the stream and KI forms' tree programs.
  *
- * <p>Works chunk by chunk: the partial results of the tree's inner nodes live in the channel's scratch, the leaves
- * are read where they are. The output may be one of the inputs (in place): each chunk of it is written only after
- * every input's chunk was read.
+ * <p>Works chunk by chunk: the partial results of the tree's inner nodes live in the channel's scratch (rank 0's in
+ * the output itself, unless the output is another member's input), the leaves are read where they are. The output may
+ * be one of the inputs (in place): each chunk of it is written only after every input's chunk was read.
  */
 final class TreeFold {
     private TreeFold() {
@@ -31,23 +31,40 @@ final class TreeFold {
             MemorySegment.copy(in[0], 0, out, 0, elems * elemBytes);
             return;
         }
+        // The root's partial result is built in the output itself unless the output is another member's input.
+        boolean rootInOut = true;
+        for (int r = 1; r < n; r++) {
+            rootInOut &= !overlaps(out, in[r], elems * elemBytes);
+        }
         long chunk = ShmChannel.FOLD_CHUNK_BYTES / elemBytes;
         for (long off = 0; off < elems; off += chunk) {
             long c = Math.min(chunk, elems - off);
             long at = off * elemBytes;
             long bytes = c * elemBytes;
-            for (int r = 0; r + 1 < n; r += 2) {
+            MemorySegment root = rootInOut ? out.asSlice(at, bytes) : scratch.asSlice(0, bytes);
+            if (root.address() != in[0].address() + at) {
+                MemorySegment.copy(in[0], at, root, 0, bytes);
+            }
+            for (int r = 2; r + 1 < n; r += 2) {
                 MemorySegment.copy(in[r], at, scratch, node(r), bytes);
             }
             for (int mask = 1; mask < n; mask <<= 1) {
                 for (int r = 0; r + mask < n; r += 2 * mask) {
                     int child = r + mask;
                     MemorySegment right = inner(child, n) ? scratch.asSlice(node(child), bytes) : in[child].asSlice(at, bytes);
-                    combiner.combine(scratch.asSlice(node(r), bytes), right, c);
+                    combiner.combine(r == 0 ? root : scratch.asSlice(node(r), bytes), right, c);
                 }
             }
-            MemorySegment.copy(scratch, 0, out, at, bytes);
+            if (!rootInOut) {
+                MemorySegment.copy(scratch, 0, out, at, bytes);
+            }
         }
+    }
+
+    private static boolean overlaps(MemorySegment a, MemorySegment b, long bytes) {
+        long x = a.address();
+        long y = b.address();
+        return x < y + bytes && y < x + bytes;
     }
 
     /** Whether rank r of n has children in the tree (it then keeps a partial result in the scratch). */
