@@ -44,6 +44,29 @@ final class RunPlan {
         this.tiles = chunkElems == 0 ? 0 : (int) ((chunkElems + tileElems - 1) / tileElems);
     }
 
+    private RunPlan(RunPlan p, MemorySegment input, MemorySegment output) {
+        this.program = p.program;
+        this.rank = p.rank;
+        this.gpu = p.gpu;
+        this.type = p.type;
+        this.op = p.op;
+        this.input = input;
+        this.output = output;
+        this.scratch = p.scratch;
+        this.chunkElems = p.chunkElems;
+        this.tileElems = p.tileElems;
+        this.tiles = p.tiles;
+    }
+
+    /** @return this geometry over other buffers of the same sizes (a repeated call: nothing is computed again) */
+    RunPlan withBuffers(MemorySegment input, MemorySegment output) {
+        return new RunPlan(this, input, output);
+    }
+
+    MscclProgram program() {
+        return program;
+    }
+
     DataType type() {
         return type;
     }
@@ -84,19 +107,56 @@ final class RunPlan {
         return peer;
     }
 
-    MemorySegment piece(Buffer buf, int chunk, int tile) {
+    /** @return the bytes between chunk c and chunk c + 1 of a buffer */
+    long chunkBytes() {
+        return chunkElems * type.bytes();
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    /** @return the segment buffer {@code buf} of this rank lies in (in place, input and output are one) */
+    MemorySegment base(Buffer buf) {
+        return switch (buf) {
+            case SCRATCH -> scratch;
+            case INPUT -> program.inPlace() && program.collective() == Collective.ALLGATHER ? output : input;
+            case OUTPUT -> program.inPlace() ? input : output;
+        };
+    }
+
+    /**
+     * @param buf a buffer of rank {@code r} (input or output: a peer's scratch is never written from here)
+     * @return whether that rank's published output segment holds it (else its input segment; in place both are
+     *         the one buffer)
+     */
+    boolean baseIsOutput(Buffer buf) {
+        return buf == Buffer.OUTPUT && !program.inPlace();
+    }
+
+    /** @return where piece {@code tile} of chunk {@code chunk} of this rank's buffer lies in {@link #base} */
+    long offset(Buffer buf, int chunk, int tile) {
+        return offset(buf, chunk, tile, rank);
+    }
+
+    /**
+     * @param r a rank of the program (the geometry is the same on every rank but for in-place allgather's input
+     *          and reduce-scatter's output, which are the rank's block)
+     * @return where piece {@code tile} of chunk {@code chunk} of rank r's buffer lies in its base segment
+     */
+    long offset(Buffer buf, int chunk, int tile, int r) {
         long elem = type.bytes();
         long at = ((long) chunk * chunkElems + (long) tile * tileElems) * elem;
-        long len = tileBytes(tile);
         Collective c = program.collective();
-        int per = program.nchunksperloop() / program.ngpus();
-        return switch (buf) {
-            case SCRATCH -> scratch.asSlice(at, len);
-            case INPUT -> program.inPlace() && c == Collective.ALLGATHER
-                    ? output.asSlice(at + (long) rank * per * chunkElems * elem, len) : input.asSlice(at, len);
-            case OUTPUT -> program.inPlace() && c == Collective.REDUCE_SCATTER
-                    ? input.asSlice(at + (long) rank * per * chunkElems * elem, len)
-                    : program.inPlace() ? input.asSlice(at, len) : output.asSlice(at, len);
-        };
+        long block = (long) (program.nchunksperloop() / program.ngpus()) * chunkElems * elem;
+        if (program.inPlace() && (buf == Buffer.INPUT && c == Collective.ALLGATHER
+                || buf == Buffer.OUTPUT && c == Collective.REDUCE_SCATTER)) {
+            return at + r * block;
+        }
+        return at;
+    }
+
+    MemorySegment piece(Buffer buf, int chunk, int tile) {
+        return base(buf).asSlice(offset(buf, chunk, tile), tileBytes(tile));
     }
 }

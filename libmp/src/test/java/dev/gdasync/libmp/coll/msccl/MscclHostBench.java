@@ -1,0 +1,337 @@
+package dev.gdasync.libmp.coll.msccl;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.Communicator;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A benchmark, not a test: the blocking host interpreter against the built-in collective of the same kind, side by
+ * side in one run, p50 and p99 of single calls over many iterations, and the machine's floor for the program's
+ * algorithm: one flag handed from rank to rank around a ring through mapped memory (so a program of k dependent
+ * hand-offs costs at least k hops).
+ * <pre>
+ * scripts/mprun --classpath libmp/target/test-classes -np 2 dev.gdasync.libmp.coll.msccl.MscclHostBench \
+ *     [--xml FILE_OR_DIR]... [--sizes 8,4096,...] [--iters 2000] [--reps 5] [--colls allreduce,alltoall,allgather]
+ *     [--threads] [--slot-bytes 65536] [--csv FILE]
+ * </pre>
+ * Methods alternate rep by rep (the first rep of each is a warm-up, not counted); each rank times every call; the
+ * figures are the largest over ranks of each rank's p50 (p99) over all counted calls. Every timed loop is followed by
+ * a checked call on fresh data.
+ */
+public final class MscclHostBench {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private MscclHostBench() {
+    }
+
+    /**
+     * @param args see the class comment
+     * @throws Exception anything
+     */
+    public static void main(String[] args) throws Exception {
+        List<Path> xml = new ArrayList<>();
+        long[] sizes = {8, 64, 512, 4096, 32768, 262144, 1048576};
+        int iters = 2000;
+        int reps = 5;
+        List<String> colls = List.of("allreduce", "alltoall", "allgather");
+        boolean threads = false;
+        int slotBytes = 64 * 1024;
+        Path csv = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--xml" -> xml.add(Path.of(args[++i]));
+                case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
+                case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--colls" -> colls = List.of(args[++i].split(","));
+                case "--threads" -> threads = true;
+                case "--slot-bytes" -> slotBytes = Integer.parseInt(args[++i]);
+                case "--csv" -> csv = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        MscclPrograms programs = MscclPrograms.load(xml, MscclLimits.defaults());
+        MscclConfig config = MscclConfig.defaults().withSlotBytes(slotBytes).withThreads(threads);
+        try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot);
+             Collectives coll = Collectives.open(mp);
+             MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
+            new Run(mp, coll.world(), rt, iters, reps).all(colls, sizes, csv, threads);
+        }
+    }
+
+    private static final class Run {
+        private final Mp mp;
+        private final Communicator comm;
+        private final MscclRuntime rt;
+        private final int iters;
+        private final int reps;
+        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us\n");
+
+        Run(Mp mp, Communicator comm, MscclRuntime rt, int iters, int reps) {
+            this.mp = mp;
+            this.comm = comm;
+            this.rt = rt;
+            this.iters = iters;
+            this.reps = reps;
+        }
+
+        void all(List<String> colls, long[] sizes, Path csv, boolean threads) throws Exception {
+            String load0 = Files.readString(Path.of("/proc/loadavg")).trim();
+            double hop = floor();
+            if (comm.rank() == 0) {
+                System.out.printf(Locale.ROOT, "msccl-bench: %d ranks, blocks %s; floor: one flag hop %.3f us "
+                        + "(p50 of rounds around the ring); load %s%n", comm.size(), threads ? "on threads"
+                        : "on the caller's thread", hop, load0);
+                System.out.printf(Locale.ROOT, "%-10s %-9s %9s %7s %10s %10s %10s %7s%n", "collective", "method",
+                        "bytes", "iters", "p50_us", "p99_us", "hops_us", "ratio");
+            }
+            long max = Arrays.stream(sizes).max().orElse(8);
+            MemorySegment a = mp.allocate(max * comm.size());
+            MemorySegment b = mp.allocate(max * comm.size());
+            MpRegistration ar = mp.register(a);
+            MpRegistration br = mp.register(b);
+            for (String c : colls) {
+                for (long bytes : sizes) {
+                    long count = c.equals("allreduce") ? bytes / 4 : bytes / 4 / comm.size();
+                    if (count == 0) {
+                        continue;
+                    }
+                    if (!programRuns(c, count, a, ar, b, br)) {
+                        continue;
+                    }
+                    int n = (int) Math.max(20, Math.min(iters, (256L << 20) / Math.max(bytes, 1) / comm.size()));
+                    double[][] t = new double[2][];
+                    long[][] all = new long[2][(reps) * n];
+                    for (int rep = 0; rep <= reps; rep++) {
+                        for (int k = 0; k < 2; k++) {
+                            int m = (k + rep) % 2;
+                            long[] times = time(c, m == 0, count, a, ar, b, br, n);
+                            check(c, m == 0, count, a, ar, b, br);
+                            if (rep > 0) {
+                                System.arraycopy(times, 0, all[m], (rep - 1) * n, n);
+                            }
+                        }
+                    }
+                    for (int m = 0; m < 2; m++) {
+                        t[m] = slowest(percentiles(all[m]), b, br);
+                    }
+                    if (comm.rank() == 0) {
+                        double hops = hops(c, bytes) * hop;
+                        for (int m = 0; m < 2; m++) {
+                            String method = m == 0 ? "msccl" : "built-in";
+                            System.out.printf(Locale.ROOT, "%-10s %-9s %9d %7d %10.3f %10.3f %10.3f %7s%n", c, method,
+                                    bytes, n * reps, t[m][0], t[m][1], hops, m == 0 ? String.format(Locale.ROOT,
+                                            "%.2f", t[0][0] / t[1][0]) : "");
+                            rows.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%.4f%n", c, method,
+                                    comm.size(), bytes, n * reps, t[m][0], t[m][1]));
+                        }
+                    }
+                }
+            }
+            String load1 = Files.readString(Path.of("/proc/loadavg")).trim();
+            if (comm.rank() == 0) {
+                System.out.println("msccl-bench: load at the end " + load1);
+                if (csv != null) {
+                    Files.writeString(csv, rows);
+                }
+            }
+            mp.deregister(ar);
+            mp.deregister(br);
+        }
+
+        /** @return the algorithm's dependent flag hand-offs per call, at the smallest sizes (one tile) */
+        private int hops(String c, long bytes) {
+            int n = comm.size();
+            return switch (c) {
+                case "allgather" -> n - 1;
+                case "allreduce" -> n == 4 && rt.programs().programs().stream().anyMatch(
+                        p -> p.name().contains("doubling")) ? 4 : 2 * (n - 1);
+                default -> 1;
+            };
+        }
+
+        private boolean programRuns(String c, long count, MemorySegment a, MpRegistration ar, MemorySegment b,
+                                    MpRegistration br) {
+            fill(a, count * comm.size());
+            boolean runs = call(c, true, count, a, ar, b, br);
+            MemorySegment w = b.asSlice(0, 8);
+            w.set(ValueLayout.JAVA_LONG, 0, runs ? 1 : 0);
+            comm.allreduce(w, br, w, br, 1, DataType.INT64, ReduceOp.MIN);
+            return w.get(ValueLayout.JAVA_LONG, 0) == 1;
+        }
+
+        /** @return whether a program ran (msccl) */
+        private boolean call(String c, boolean msccl, long count, MemorySegment a, MpRegistration ar, MemorySegment b,
+                             MpRegistration br) {
+            int n = comm.size();
+            switch (c) {
+                case "allreduce" -> {
+                    if (msccl) {
+                        return rt.allreduce(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM).isPresent();
+                    }
+                    comm.allreduce(a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM);
+                }
+                case "alltoall" -> {
+                    if (msccl) {
+                        return rt.alltoall(comm, a, ar, b, br, count, DataType.INT32).isPresent();
+                    }
+                    comm.alltoall(a, ar, b, br, count, DataType.INT32);
+                }
+                case "allgather" -> {
+                    // In place: the rank's block already lies at rank · count of the output.
+                    MemorySegment mine = b.asSlice(comm.rank() * count * 4, count * 4);
+                    if (msccl) {
+                        return rt.allgather(comm, mine, br, b, br, count, DataType.INT32).isPresent();
+                    }
+                    comm.allgather(mine, br, b.asSlice(0, count * 4 * n), br, count, DataType.INT32);
+                }
+                default -> throw new IllegalArgumentException("unknown collective " + c);
+            }
+            return false;
+        }
+
+        private long[] time(String c, boolean msccl, long count, MemorySegment a, MpRegistration ar,
+                            MemorySegment b, MpRegistration br, int n) {
+            fill(a, count * comm.size());
+            long[] t = new long[n];
+            for (int i = 0; i < n; i++) {
+                long t0 = System.nanoTime();
+                call(c, msccl, count, a, ar, b, br);
+                t[i] = System.nanoTime() - t0;
+            }
+            return t;
+        }
+
+        private void check(String c, boolean msccl, long count, MemorySegment a, MpRegistration ar, MemorySegment b,
+                           MpRegistration br) {
+            int n = comm.size();
+            int me = comm.rank();
+            if (c.equals("allgather")) {
+                fill(b.asSlice(me * count * 4), count);
+            } else {
+                fill(a, count * n);
+            }
+            call(c, msccl, count, a, ar, b, br);
+            for (long i = 0; i < count * (c.equals("allreduce") ? 1 : n); i++) {
+                int want = 0;
+                int got;
+                switch (c) {
+                    case "allreduce" -> {
+                        for (int r = 0; r < n; r++) {
+                            want += in(r, i);
+                        }
+                        got = a.getAtIndex(ValueLayout.JAVA_INT, i);
+                    }
+                    case "alltoall" -> {
+                        want = in((int) (i / count), me * count + i % count);
+                        got = b.getAtIndex(ValueLayout.JAVA_INT, i);
+                    }
+                    default -> {
+                        want = in((int) (i / count), i % count);
+                        got = b.getAtIndex(ValueLayout.JAVA_INT, i);
+                    }
+                }
+                if (want != got) {
+                    throw new AssertionError((msccl ? "msccl " : "built-in ") + c + " of " + count + ": element " + i
+                            + " is " + got + ", not " + want);
+                }
+            }
+        }
+
+        private static int in(int rank, long i) {
+            return rank * 100_000 + (int) i * 3 + 1;
+        }
+
+        private void fill(MemorySegment m, long count) {
+            for (long i = 0; i < count; i++) {
+                m.setAtIndex(ValueLayout.JAVA_INT, i, in(comm.rank(), i));
+            }
+        }
+
+        /** @return p50 and p99 in microseconds */
+        private static double[] percentiles(long[] ns) {
+            long[] s = ns.clone();
+            Arrays.sort(s);
+            return new double[] {s[s.length / 2] / 1e3, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3};
+        }
+
+        /** @return the largest over ranks of each figure */
+        private double[] slowest(double[] mine, MemorySegment b, MpRegistration br) {
+            MemorySegment w = b.asSlice(0, 8L * mine.length);
+            for (int i = 0; i < mine.length; i++) {
+                w.setAtIndex(ValueLayout.JAVA_DOUBLE, i, mine[i]);
+            }
+            comm.allreduce(w, br, w, br, mine.length, DataType.FLOAT64, ReduceOp.MAX);
+            double[] out = new double[mine.length];
+            for (int i = 0; i < mine.length; i++) {
+                out[i] = w.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+            }
+            return out;
+        }
+
+        /**
+         * The floor: a counter handed around the ring of ranks through mapped memory (each rank waits for its word
+         * to reach the round, then stores the round into the next rank's word, release/acquire), idling as the
+         * interpreter does.
+         *
+         * @return the p50 over rounds of one hop, in microseconds
+         */
+        private double floor() {
+            int n = comm.size();
+            MemorySegment word = mp.allocate(128);
+            MpRegistration reg = mp.register(word);
+            MemorySegment all = mp.allocate(16L * n);
+            MpRegistration allReg = mp.register(all);
+            MemorySegment mine = mp.allocate(16);
+            MpRegistration mineReg = mp.register(mine);
+            mine.set(ValueLayout.JAVA_LONG, 0, word.address());
+            mine.set(ValueLayout.JAVA_LONG, 8, reg.rkey());
+            comm.allgather(mine, mineReg, all, allReg, 2, DataType.INT64);
+            int next = (comm.rank() + 1) % n;
+            MemorySegment there = mp.peerMemory(comm.worldRank(next), all.get(ValueLayout.JAVA_LONG, 16L * next),
+                    all.get(ValueLayout.JAVA_LONG, 16L * next + 8), 128);
+            double hop = Double.NaN;
+            if (there != null && n > 1) {
+                BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+                int rounds = 20_000;
+                long[] t = new long[rounds];
+                for (int r = 1; r <= rounds; r++) {
+                    long t0 = System.nanoTime();
+                    if (comm.rank() == 0) {
+                        LONG.setRelease(there, 0L, (long) r);
+                    }
+                    idler.reset();
+                    while ((long) LONG.getAcquire(word, 0L) < r) {
+                        idler.idle();
+                    }
+                    if (comm.rank() != 0) {
+                        LONG.setRelease(there, 0L, (long) r);
+                    }
+                    t[r - 1] = System.nanoTime() - t0;
+                }
+                hop = percentiles(t)[0] / n;
+            }
+            comm.barrier();
+            mp.deregister(reg);
+            mp.deregister(allReg);
+            mp.deregister(mineReg);
+            return hop;
+        }
+    }
+}
