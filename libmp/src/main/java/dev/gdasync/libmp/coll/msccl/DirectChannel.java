@@ -37,6 +37,14 @@ final class DirectChannel implements AutoCloseable {
     private final int slots;
     /** The communicator as messages name it. */
     private final String name;
+    /**
+     * Per member: the last call in which a message from it arrived here. It sent that message after it finished
+     * the call before, so a sender that heard from its receiver in call s − 1 knows that the receiver finished call
+     * s − 2 without reading its done word. Written and read with opaque access (blocks may have threads).
+     */
+    private final long[] heard;
+    private static final java.lang.invoke.VarHandle HEARD =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
     private long seq;
     private CallRecord call;
 
@@ -50,6 +58,7 @@ final class DirectChannel implements AutoCloseable {
         this.own = areas[comm.rank()];
         this.slots = slots;
         this.name = "communicator " + comm.context();
+        this.heard = new long[comm.size()];
     }
 
     /**
@@ -113,15 +122,16 @@ final class DirectChannel implements AutoCloseable {
 
     /**
      * Starts the communicator's next call: publishes its number, its record and the buffers its direct messages may
-     * land in (0 where it has none).
+     * land in (in and out null: none).
      */
     void begin(CallRecord record, MemorySegment in, MpRegistration inReg, MemorySegment out,
                MpRegistration outReg) {
         seq++;
+        boolean buffers = in != null;
+        own.publishCall(seq, record == call ? null : record, buffers, buffers ? in.address() : 0,
+                buffers ? inReg.rkey() : 0, buffers ? in.byteSize() : 0, buffers ? out.address() : 0,
+                buffers ? outReg.rkey() : 0, buffers ? out.byteSize() : 0);
         call = record;
-        own.publishCall(seq, record, in == null ? 0 : in.address(), inReg == null ? 0 : inReg.rkey(),
-                in == null ? 0 : in.byteSize(), out == null ? 0 : out.address(), outReg == null ? 0 : outReg.rkey(),
-                out == null ? 0 : out.byteSize());
     }
 
     /** Ends the current call: this rank's regions are free for the next one. */
@@ -186,14 +196,16 @@ final class DirectChannel implements AutoCloseable {
      * @param peer   the receiving member
      * @param peerTb its receiving block
      * @param chan   the channel, for messages
+     * @param inline whether every message of the run travels in its flag's line
      * @param programs the runtime's programs, for messages
      */
-    SendLink sender(int tb, int peer, int peerTb, int chan, java.util.List<MscclProgram> programs) {
-        return new Send(peer, peerTb, chan, programs);
+    SendLink sender(int tb, int peer, int peerTb, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+        return new Send(peer, peerTb, chan, inline, programs);
     }
 
-    RecvLink receiver(int tb, int peer, int chan, java.util.List<MscclProgram> programs) {
-        return new Recv(tb, peer, chan, programs);
+    /** @param inline whether every message of the run travels in its flag's line */
+    RecvLink receiver(int tb, int peer, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+        return new Recv(tb, peer, chan, inline, programs);
     }
 
     /** Frees this rank's area (the runtime's close is collective: no peer reads it any more). */
@@ -207,6 +219,7 @@ final class DirectChannel implements AutoCloseable {
     private final class Send extends SendLink {
         private final HostArea peerArea;
         private final int chan;
+        private final boolean inline;
         private final java.util.List<MscclProgram> programs;
         /** The receiver finished the previous call: its slots are free (checked once per run). */
         private boolean free;
@@ -217,10 +230,11 @@ final class DirectChannel implements AutoCloseable {
         private final long[][] mappedKeys = new long[2][3];
         private final MemorySegment[] mapped = new MemorySegment[2];
 
-        Send(int peer, int peerTb, int chan, java.util.List<MscclProgram> programs) {
+        Send(int peer, int peerTb, int chan, boolean inline, java.util.List<MscclProgram> programs) {
             super(peer, peerTb);
             this.peerArea = areas[peer];
             this.chan = chan;
+            this.inline = inline;
             this.programs = programs;
         }
 
@@ -238,7 +252,7 @@ final class DirectChannel implements AutoCloseable {
             if (q <= slots) {
                 if (!free) {
                     // The receiver's done word only grows: a value seen in an earlier call often answers already.
-                    if (peerDone < seq - 2) {
+                    if (peerDone < seq - 2 && (long) HEARD.getOpaque(heard, peer) < seq - 1) {
                         peerDone = peerArea.done();
                         if (peerDone < seq - 2) {
                             return false;
@@ -279,7 +293,7 @@ final class DirectChannel implements AutoCloseable {
 
         @Override
         long slotOffset(long q) {
-            return peerArea.slotOffset(peerTb, seq, q);
+            return inline ? peerArea.inlineOffset(peerTb, seq, q) : peerArea.slotOffset(peerTb, seq, q);
         }
 
         @Override
@@ -335,12 +349,14 @@ final class DirectChannel implements AutoCloseable {
     private final class Recv extends RecvLink {
         private final int tb;
         private final int chan;
+        private final boolean inline;
         private final java.util.List<MscclProgram> programs;
 
-        Recv(int tb, int peer, int chan, java.util.List<MscclProgram> programs) {
+        Recv(int tb, int peer, int chan, boolean inline, java.util.List<MscclProgram> programs) {
             super(peer);
             this.tb = tb;
             this.chan = chan;
+            this.inline = inline;
             this.programs = programs;
         }
 
@@ -351,12 +367,15 @@ final class DirectChannel implements AutoCloseable {
 
         @Override
         boolean arrived(long q) {
-            if (own.getAcquire(own.flagOffset(tb, seq, q)) < (seq << 32) + q) {
+            long flag = own.getAcquire(own.flagOffset(tb, seq, q));
+            if (flag < (seq << 32) + q) {
                 return false;
             }
-            if (q == 1 && !own.callLineIs(tb, seq, call)) {
-                throw new MscclRunException(disagreement(peer, own.callLine(tb, seq), own.callLineSeq(tb, seq),
-                        programs));
+            if (q == 1) {
+                if (!own.callLineIs(tb, seq, call) || flag >>> 32 != seq) {
+                    throw new MscclRunException(disagreement(peer, own.callLine(tb, seq), flag >>> 32, programs));
+                }
+                HEARD.setOpaque(heard, peer, seq);
             }
             return true;
         }
@@ -368,7 +387,7 @@ final class DirectChannel implements AutoCloseable {
 
         @Override
         long slotOffset(long q) {
-            return own.slotOffset(tb, seq, q);
+            return inline ? own.inlineOffset(tb, seq, q) : own.slotOffset(tb, seq, q);
         }
 
         @Override

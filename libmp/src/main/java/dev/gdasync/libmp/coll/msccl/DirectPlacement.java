@@ -215,6 +215,16 @@ final class DirectPlacement {
         return new int[] {st.dstbuf().ordinal(), st.dstoff()};
     }
 
+    /** @return whether every message of the program lands directly in its receiver's buffer */
+    boolean allDirect() {
+        for (int e = 0; e < receiverOf.length; e++) {
+            if (step(e).type().receives() && !direct.get(e)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return how many receives land directly (for tests and the documentation's claims) */
     int directCount() {
         return direct.cardinality();

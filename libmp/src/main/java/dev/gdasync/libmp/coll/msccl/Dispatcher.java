@@ -46,6 +46,10 @@ final class Dispatcher implements AutoCloseable {
     private PutChannel puts;
     private MemorySegment streamScratch;
     private CommCalls lastComm;
+    /** What the last dispatched call ran: a program, or empty for a built-in. */
+    private Optional<MscclProgram> ran = Optional.empty();
+    /** The direct channel a blocking built-in call began on, which {@link #builtinDone} ends. */
+    private DirectChannel builtinOn;
     /** The last blocking run of a program (for tests: which path it took). */
     private HostRun lastHost;
     private String broken;
@@ -82,9 +86,15 @@ final class Dispatcher implements AutoCloseable {
         long bytes = check("allreduce", comm, send, sendReg, recv, recvReg, count, type, op, count, count);
         CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         boolean inPlace = send.address() == recv.address();
-        return dispatch(comm, Collective.ALLREDUCE.ordinal(), inPlace, -1, count, bytes, count, type, op, send,
-                sendReg, inPlace ? send : recv, inPlace ? sendReg : recvReg,
-                () -> builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op), how);
+        if (dispatch(comm, Collective.ALLREDUCE.ordinal(), inPlace, -1, count, bytes, count, type, op, send, sendReg,
+                inPlace ? send : recv, inPlace ? sendReg : recvReg, how)) {
+            try {
+                builtin(comm).allreduce(send, sendReg, recv, recvReg, count, type, op);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -95,9 +105,15 @@ final class Dispatcher implements AutoCloseable {
                 total);
         CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
         boolean inPlace = send.address() == recv.address() + comm.rank() * block && block > 0;
-        return dispatch(comm, Collective.ALLGATHER.ordinal(), inPlace, -1, sendCount, block, total, type,
-                ReduceOp.SUM, inPlace ? recv : send, inPlace ? recvReg : sendReg, recv, recvReg,
-                () -> builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type), how);
+        if (dispatch(comm, Collective.ALLGATHER.ordinal(), inPlace, -1, sendCount, block, total, type, ReduceOp.SUM,
+                inPlace ? recv : send, inPlace ? recvReg : sendReg, recv, recvReg, how)) {
+            try {
+                builtin(comm).allgather(send, sendReg, recv, recvReg, sendCount, type);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -107,9 +123,15 @@ final class Dispatcher implements AutoCloseable {
         check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
         boolean inPlace = send.address() == recv.address();
-        return dispatch(comm, Collective.ALLTOALL.ordinal(), inPlace, -1, count, count * type.bytes(), total, type,
-                ReduceOp.SUM, send, sendReg, recv, recvReg,
-                () -> builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type), how);
+        if (dispatch(comm, Collective.ALLTOALL.ordinal(), inPlace, -1, count, count * type.bytes(), total, type,
+                ReduceOp.SUM, send, sendReg, recv, recvReg, how)) {
+            try {
+                builtin(comm).alltoall(send, sendReg, recv, recvReg, count, type);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
@@ -120,9 +142,15 @@ final class Dispatcher implements AutoCloseable {
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");
         boolean inPlace = recv.address() == send.address() + comm.rank() * block && block > 0;
-        return dispatch(comm, Collective.REDUCE_SCATTER.ordinal(), inPlace, -1, recvCount, block, total, type, op,
-                send, sendReg, inPlace ? send : recv, inPlace ? sendReg : recvReg,
-                () -> builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op), how);
+        if (dispatch(comm, Collective.REDUCE_SCATTER.ordinal(), inPlace, -1, recvCount, block, total, type, op, send,
+                sendReg, inPlace ? send : recv, inPlace ? sendReg : recvReg, how)) {
+            try {
+                builtin(comm).reduceScatter(send, sendReg, recv, recvReg, recvCount, type, op);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     Optional<MscclProgram> reduce(Communicator comm, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
@@ -136,9 +164,15 @@ final class Dispatcher implements AutoCloseable {
         if (isRoot) {
             CollBuffers.requireSameOrDisjoint(send, recv, bytes);
         }
-        return dispatch(comm, CallRecord.REDUCE, false, root, count, bytes, count, type, op, send, sendReg,
-                isRoot ? recv : send, isRoot ? recvReg : sendReg,
-                () -> builtin(comm).reduce(send, sendReg, recv, recvReg, count, type, op, root), how);
+        if (dispatch(comm, CallRecord.REDUCE, false, root, count, bytes, count, type, op, send, sendReg,
+                isRoot ? recv : send, isRoot ? recvReg : sendReg, how)) {
+            try {
+                builtin(comm).reduce(send, sendReg, recv, recvReg, count, type, op, root);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     Optional<MscclProgram> broadcast(Communicator comm, MemorySegment buf, MpRegistration reg, long count,
@@ -146,8 +180,15 @@ final class Dispatcher implements AutoCloseable {
         Objects.requireNonNull(comm, "comm must not be null");
         requireRoot(comm, root);
         long bytes = check("broadcast", comm, buf, reg, buf, reg, count, type, ReduceOp.SUM, count, count);
-        return dispatch(comm, CallRecord.BROADCAST, false, root, count, bytes, count, type, ReduceOp.SUM, buf, reg,
-                buf, reg, () -> builtin(comm).broadcast(buf, reg, count, type, root), how);
+        if (dispatch(comm, CallRecord.BROADCAST, false, root, count, bytes, count, type, ReduceOp.SUM, buf, reg, buf,
+                reg, how)) {
+            try {
+                builtin(comm).broadcast(buf, reg, count, type, root);
+            } finally {
+                builtinDone();
+            }
+        }
+        return ran;
     }
 
     private static void requireRoot(Communicator comm, int root) {
@@ -179,7 +220,9 @@ final class Dispatcher implements AutoCloseable {
     // ---- dispatch ----
 
     /**
-     * Finds (or agrees on) what the call's kind runs, and runs it.
+     * Finds (or agrees on) what the call's kind runs, and runs it, unless that is the blocking built-in: the caller
+     * runs that itself (no closure is made per call) and then calls {@link #builtinDone}. What ran is left in
+     * {@link #ran}.
      *
      * @param collective a {@link Collective} ordinal, {@link CallRecord#REDUCE} or {@link CallRecord#BROADCAST}
      * @param count      the count the caller passed (the record's)
@@ -187,11 +230,11 @@ final class Dispatcher implements AutoCloseable {
      * @param bigElems   elements of the larger buffer
      * @param input      the program's input (in place: the one buffer)
      * @param output     the program's output (in place: the one buffer)
+     * @return whether the caller must run the blocking built-in now
      */
-    private Optional<MscclProgram> dispatch(Communicator comm, int collective, boolean inPlace, int root, long count,
-                                            long callBytes, long bigElems, DataType type, ReduceOp op,
-                                            MemorySegment input, MpRegistration inputReg, MemorySegment output,
-                                            MpRegistration outputReg, Runnable builtinCall, Trigger how) {
+    private boolean dispatch(Communicator comm, int collective, boolean inPlace, int root, long count, long callBytes,
+                             long bigElems, DataType type, ReduceOp op, MemorySegment input, MpRegistration inputReg,
+                             MemorySegment output, MpRegistration outputReg, Trigger how) {
         long kind = CallRecord.kind(collective, inPlace, how.code(), type, op, root);
         CommCalls cc = commCalls(comm);
         PreparedCall call = cc == null ? null : cc.find(kind, count);
@@ -218,23 +261,18 @@ final class Dispatcher implements AutoCloseable {
         } else {
             epoch++;
         }
+        ran = call.program;
         DirectChannel direct = cc.direct;
         if (how == Trigger.BLOCKING) {
             if (call.program.isPresent()) {
                 runHost(call, cc, type, op, bigElems, input, inputReg, output, outputReg);
-                return call.program;
+                return false;
             }
             if (direct != null) {
                 direct.begin(call.record, null, null, null, null);
             }
-            try {
-                builtinCall.run();
-            } finally {
-                if (direct != null) {
-                    direct.end();
-                }
-            }
-            return call.program;
+            builtinOn = direct;
+            return true;
         }
         MscclProgram run = call.program.orElseGet(() -> generated(comm, collective, inPlace, root));
         if (direct != null) {
@@ -246,13 +284,23 @@ final class Dispatcher implements AutoCloseable {
             if (how.stream() != null) {
                 how.stream().synchronize();
             }
-            builtinCall.run();
-        } else if (how.ki() != null) {
+            builtinOn = null;
+            return true;
+        }
+        if (how.ki() != null) {
             runKi(run, comm, input, output, bigElems, type, op, how.ki());
         } else {
             enqueueRun(run, comm, input, output, bigElems, type, op, how.stream());
         }
-        return call.program;
+        return false;
+    }
+
+    /** Ends a blocking built-in call: the communicator's regions are free for the next one. */
+    private void builtinDone() {
+        if (builtinOn != null) {
+            builtinOn.end();
+            builtinOn = null;
+        }
     }
 
     /** @return the built-in as a program for streams and KI, or null where it does not fit (too many ranks) */

@@ -15,13 +15,14 @@ import java.lang.invoke.VarHandle;
  *   64   the input and output buffers (address, key, bytes each) that direct messages of the call land in
  *   128  region of thread block 0, then 1, …
  * </pre>
- * The owner writes the header line twice a call (start and end) and a peer reads it once, so the numbers a sender
- * checks cost one cache-line transfer. A region has two halves, one for calls with an even number and one for odd
- * ones, so that a sender in call s needs only the receiver to have finished call s − 2, which it nearly always
- * has, rather than s − 1, which would put one more hand-off on every call's path. A half: {@code slots ×
- * slotBytes} of slots, a 64-byte line per slot flag and a consumed line (messages this block received and no
- * longer needs: the sender's flow control). The first flag's line also carries the sender's call (its number and
- * record, written before that flag), which the receiver checks when the flag arrives: no extra line to fetch.
+ * The owner writes the header line twice a call (start and end); peers read it only when they must (a direct message
+ * needs its buffers, a sender has not heard from it lately, a wait is long). A region has two halves, one for calls
+ * with an even number and one for odd ones, so that a sender in call s needs only the receiver to have finished
+ * call s − 2, which it nearly always has, rather than s − 1, which would put one more hand-off on every call's
+ * path. A half: {@code slots × slotBytes} of slots, a 64-byte line per slot flag, whose other 56 bytes carry the
+ * message itself when it is that small (one cache line moves, as in the built-ins' inline path), a call line (the
+ * record of the sender's call, rewritten only when it changes, which the receiver checks at the first message of a
+ * call) and a consumed line (messages this block received and no longer needs: the sender's flow control).
  */
 final class HostArea {
     static final long EPOCH = 0;
@@ -31,8 +32,8 @@ final class HostArea {
     static final long BUFFERS = 64;
     static final long REGIONS = 128;
     static final long LINE = 64;
-    /** Where the sender's call lies in the first flag's line. */
-    private static final long CALL = 8;
+    /** Bytes a message may have to travel in its flag's line. */
+    static final long INLINE_BYTES = LINE - 8;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -54,7 +55,7 @@ final class HostArea {
     }
 
     static long halfBytes(int slots, long slotBytes) {
-        return (long) slots * slotBytes + LINE * slots + LINE;
+        return (long) slots * slotBytes + LINE * slots + 2 * LINE;
     }
 
     static long regionBytes(int slots, long slotBytes) {
@@ -78,18 +79,26 @@ final class HostArea {
     }
 
     /**
-     * Says which call this rank is in and which buffers direct messages may land in: the record and buffers first,
-     * the number last (release), so a peer that sees the number sees the rest.
+     * Says which call this rank is in: the record (unless the last call published the same one) and the buffers
+     * direct messages land in (only for a call that has some) first, the number last (release), so that a peer
+     * that sees the number sees the rest.
+     *
+     * @param call      the call's record, or null if it is the one already published
+     * @param inAddress the input's address, key and bytes, then the output's; ignored unless {@code buffers}
      */
-    void publishCall(long epoch, CallRecord call, long inAddress, long inKey, long inBytes, long outAddress,
-                     long outKey, long outBytes) {
-        call.writeTo(area, RECORD);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS, inAddress);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS + 8, inKey);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS + 16, inBytes);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS + 24, outAddress);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS + 32, outKey);
-        area.set(ValueLayout.JAVA_LONG, BUFFERS + 40, outBytes);
+    void publishCall(long epoch, CallRecord call, boolean buffers, long inAddress, long inKey, long inBytes,
+                     long outAddress, long outKey, long outBytes) {
+        if (call != null) {
+            call.writeTo(area, RECORD);
+        }
+        if (buffers) {
+            area.set(ValueLayout.JAVA_LONG, BUFFERS, inAddress);
+            area.set(ValueLayout.JAVA_LONG, BUFFERS + 8, inKey);
+            area.set(ValueLayout.JAVA_LONG, BUFFERS + 16, inBytes);
+            area.set(ValueLayout.JAVA_LONG, BUFFERS + 24, outAddress);
+            area.set(ValueLayout.JAVA_LONG, BUFFERS + 32, outKey);
+            area.set(ValueLayout.JAVA_LONG, BUFFERS + 40, outBytes);
+        }
         LONG.setRelease(area, EPOCH, epoch);
     }
 
@@ -143,13 +152,17 @@ final class HostArea {
         return half(tb, seq) + (long) slots * slotBytes + ((q - 1) % slots) * LINE;
     }
 
-    /** @return where the sender's call lies: in the first flag's line, after the flag */
+    /** @return where message q travels when it is inline: in its flag's line, after the flag */
+    long inlineOffset(int tb, long seq, long q) {
+        return flagOffset(tb, seq, q) + 8;
+    }
+
     long callLineOffset(int tb, long seq) {
-        return flagOffset(tb, seq, 1) + CALL;
+        return half(tb, seq) + (long) slots * slotBytes + (long) slots * LINE;
     }
 
     long consumedOffset(int tb, long seq) {
-        return half(tb, seq) + (long) slots * slotBytes + (long) slots * LINE;
+        return callLineOffset(tb, seq) + LINE;
     }
 
     long getAcquire(long offset) {
@@ -160,24 +173,23 @@ final class HostArea {
         LONG.setRelease(area, offset, value);
     }
 
-    /** Writes a sender's call: its number and record, before its first flag of call {@code seq}. */
+    /**
+     * Writes a sender's call record into the call line of call {@code seq}'s half unless it is there already (a
+     * line that does not change stays in the receiver's cache).
+     */
     void writeCallLine(int tb, long seq, CallRecord call) {
         long at = callLineOffset(tb, seq);
-        area.set(ValueLayout.JAVA_LONG, at, seq);
-        call.writeTo(area, at + 8);
+        if (!call.matches(area, at)) {
+            call.writeTo(area, at);
+        }
     }
 
-    /** @return whether the sender's call in call {@code seq}'s half names that call with {@code call} */
+    /** @return whether the call line of call {@code seq}'s half holds {@code call} */
     boolean callLineIs(int tb, long seq, CallRecord call) {
-        long at = callLineOffset(tb, seq);
-        return area.get(ValueLayout.JAVA_LONG, at) == seq && call.matches(area, at + 8);
-    }
-
-    long callLineSeq(int tb, long seq) {
-        return area.get(ValueLayout.JAVA_LONG, callLineOffset(tb, seq));
+        return call.matches(area, callLineOffset(tb, seq));
     }
 
     CallRecord callLine(int tb, long seq) {
-        return CallRecord.readFrom(area, callLineOffset(tb, seq) + 8);
+        return CallRecord.readFrom(area, callLineOffset(tb, seq));
     }
 }

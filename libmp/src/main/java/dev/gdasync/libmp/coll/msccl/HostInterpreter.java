@@ -53,7 +53,8 @@ final class HostInterpreter implements AutoCloseable {
      */
     void run(HostRun run, MemorySegment input, MpRegistration inputReg, MemorySegment output,
              MpRegistration outputReg, PutChannel puts, long epoch) {
-        RunPlan plan = run.template.withBuffers(input, output);
+        RunPlan plan = run.plan;
+        plan.bind(input, output);
         DirectChannel direct = run.direct;
         if (direct != null) {
             if (run.exposesBuffers) {
@@ -87,7 +88,7 @@ final class HostInterpreter implements AutoCloseable {
 
     /** @return null when the run finished, else why it failed */
     private String runInTurn(HostRun run, PutChannel puts) {
-        long start = System.nanoTime();
+        long start = 0; // read at the first idle look: a run that never waits does not read the clock
         idler.reset();
         BlockRunner[] runners = run.runners;
         for (int looks = 1; ; ) {
@@ -113,6 +114,9 @@ final class HostInterpreter implements AutoCloseable {
             }
             if (run.deadlocked()) {
                 return "a dependency cycle: every thread block that has not finished waits for another one";
+            }
+            if (start == 0) {
+                start = System.nanoTime();
             }
             idler.idle();
             if ((looks++ & 0x3ff) == 0) {

@@ -24,7 +24,8 @@ final class HostRun {
     final MscclProgram program;
     final Communicator comm;
     final CallRecord record;
-    final RunPlan template;
+    /** The geometry, rebound to each run's buffers. */
+    final RunPlan plan;
     final BlockRunner[] runners;
     final long[] semaphores;
     /** The direct connections, or null: the put path. */
@@ -49,10 +50,18 @@ final class HostRun {
         int me = comm.rank();
         MscclProgram.Gpu gpu = program.gpus().get(me);
         long chunkElems = bigElems / program.nchunksperloop();
-        this.template = new RunPlan(program, me, type, op, MemorySegment.NULL, MemorySegment.NULL, scratch,
+        RunPlan tiled = new RunPlan(program, me, type, op, MemorySegment.NULL, MemorySegment.NULL, scratch,
                 chunkElems, config.slotBytes());
-        DirectPlacement placement = direct != null && template.maxTileBytes() >= DIRECT_MIN_BYTES
+        DirectPlacement placement = direct != null && tiled.maxTileBytes() >= DIRECT_MIN_BYTES
                 ? DirectPlacement.of(program) : null;
+        // Tiles exist so that messages fit the slots. When every message lands in its receiver's buffer, a chunk
+        // moves in one copy and one flag instead: a block runs every step of a tile before the next tile, so smaller
+        // tiles would not pipeline a forwarded chunk, they would only add hand-offs (ring allgather: n − 1 a tile).
+        this.plan = placement != null && placement.allDirect()
+                ? new RunPlan(program, me, type, op, MemorySegment.NULL, MemorySegment.NULL, scratch, chunkElems,
+                Long.MAX_VALUE) : tiled;
+        // Every message of the run fits its flag's line: one cache line carries both.
+        boolean inline = plan.maxTileBytes() * program.maxCnt() <= HostArea.INLINE_BYTES;
         this.semaphores = new long[gpu.tbs().size()];
         this.runners = new BlockRunner[gpu.tbs().size()];
         boolean exposes = false;
@@ -61,13 +70,13 @@ final class HostRun {
             RecvLink recv = null;
             if (tb.send() >= 0) {
                 int peerTb = program.tbConnectedTo(tb.send(), me, tb.chan(), false);
-                send = direct != null ? direct.sender(tb.id(), tb.send(), peerTb, tb.chan(), programs)
+                send = direct != null ? direct.sender(tb.id(), tb.send(), peerTb, tb.chan(), inline, programs)
                         : puts.sender(tb.id(), tb.send(), comm.worldRank(tb.send()), peerTb, tb.chan());
                 sends.add(send);
             }
             if (tb.recv() >= 0) {
                 int senderTb = program.tbConnectedTo(tb.recv(), me, tb.chan(), true);
-                recv = direct != null ? direct.receiver(tb.id(), tb.recv(), tb.chan(), programs)
+                recv = direct != null ? direct.receiver(tb.id(), tb.recv(), tb.chan(), inline, programs)
                         : puts.receiver(tb.id(), tb.recv(), comm.worldRank(tb.recv()), senderTb, tb.chan());
                 recvs.add(recv);
                 for (MscclProgram.Step st : tb.steps()) {

@@ -15,8 +15,8 @@ final class RunPlan {
     private final MscclProgram.Gpu gpu;
     private final DataType type;
     private final ReduceOp op;
-    private final MemorySegment input;
-    private final MemorySegment output;
+    private MemorySegment input;
+    private MemorySegment output;
     private final MemorySegment scratch;
     private final long chunkElems;
     private final long tileElems;
@@ -61,6 +61,15 @@ final class RunPlan {
     /** @return this geometry over other buffers of the same sizes (a repeated call: nothing is computed again) */
     RunPlan withBuffers(MemorySegment input, MemorySegment output) {
         return new RunPlan(this, input, output);
+    }
+
+    /**
+     * Points this plan at another call's buffers of the same sizes: the host interpreter's prepared runs reuse their
+     * plan, one run at a time (a stream run keeps a plan of its own until the stream passed it).
+     */
+    void bind(MemorySegment input, MemorySegment output) {
+        this.input = input;
+        this.output = output;
     }
 
     MscclProgram program() {

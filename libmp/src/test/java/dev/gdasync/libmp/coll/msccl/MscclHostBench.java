@@ -28,11 +28,13 @@ import java.util.Locale;
  * <pre>
  * scripts/mprun --classpath libmp/target/test-classes -np 2 dev.gdasync.libmp.coll.msccl.MscclHostBench \
  *     [--xml FILE_OR_DIR]... [--sizes 8,4096,...] [--iters 2000] [--reps 5] [--colls allreduce,alltoall,allgather]
- *     [--threads] [--slot-bytes 65536] [--csv FILE]
+ *     [--threads] [--slot-bytes 65536] [--csv FILE] [--verbose]
  * </pre>
- * Methods alternate rep by rep (the first rep of each is a warm-up, not counted); each rank times every call; the
- * figures are the largest over ranks of each rank's p50 (p99) over all counted calls. Every timed loop is followed by
- * a checked call on fresh data.
+ * Methods alternate rep by rep (the first rep of each is a warm-up, not counted); each rank times every call. A rep's
+ * figure is the slowest rank's p50 of its calls; the table shows the median over reps of it, the slowest rank's p99
+ * over all counted calls, and the ratio as the median over reps of msccl's p50 over the built-in's p50 in the same
+ * rep (the two run back to back, so a machine that changes speed between reps changes both). Every timed loop is
+ * followed by a checked call on fresh data.
  */
 public final class MscclHostBench {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -51,6 +53,7 @@ public final class MscclHostBench {
         int reps = 5;
         List<String> colls = List.of("allreduce", "alltoall", "allgather");
         boolean threads = false;
+        boolean verbose = false;
         int slotBytes = 64 * 1024;
         Path csv = null;
         for (int i = 0; i < args.length; i++) {
@@ -63,6 +66,7 @@ public final class MscclHostBench {
                 case "--threads" -> threads = true;
                 case "--slot-bytes" -> slotBytes = Integer.parseInt(args[++i]);
                 case "--csv" -> csv = Path.of(args[++i]);
+                case "--verbose" -> verbose = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -71,7 +75,7 @@ public final class MscclHostBench {
         try (EnvBootstrap boot = EnvBootstrap.fromEnvironment(); Mp mp = Mp.init(boot);
              Collectives coll = Collectives.open(mp);
              MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
-            new Run(mp, coll.world(), rt, iters, reps).all(colls, sizes, csv, threads);
+            new Run(mp, coll.world(), rt, iters, reps, verbose).all(colls, sizes, csv, threads);
         }
     }
 
@@ -81,9 +85,11 @@ public final class MscclHostBench {
         private final MscclRuntime rt;
         private final int iters;
         private final int reps;
-        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us\n");
+        private final boolean verbose;
+        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us,ratio\n");
 
-        Run(Mp mp, Communicator comm, MscclRuntime rt, int iters, int reps) {
+        Run(Mp mp, Communicator comm, MscclRuntime rt, int iters, int reps, boolean verbose) {
+            this.verbose = verbose;
             this.mp = mp;
             this.comm = comm;
             this.rt = rt;
@@ -116,20 +122,33 @@ public final class MscclHostBench {
                         continue;
                     }
                     int n = (int) Math.max(20, Math.min(iters, (256L << 20) / Math.max(bytes, 1) / comm.size()));
-                    double[][] t = new double[2][];
-                    long[][] all = new long[2][(reps) * n];
+                    long[][] all = new long[2][reps * n];
+                    double[][] repP50 = new double[2][reps];
                     for (int rep = 0; rep <= reps; rep++) {
                         for (int k = 0; k < 2; k++) {
                             int m = (k + rep) % 2;
                             long[] times = time(c, m == 0, count, a, ar, b, br, n);
                             check(c, m == 0, count, a, ar, b, br);
+                            double p50 = slowest(new double[] {percentiles(times)[0]}, b, br)[0];
                             if (rep > 0) {
                                 System.arraycopy(times, 0, all[m], (rep - 1) * n, n);
+                                repP50[m][rep - 1] = p50;
+                            }
+                            if (verbose && comm.rank() == 0) {
+                                System.out.printf(Locale.ROOT, "  rep %d %-9s p50 %.3f us (slowest rank)%n", rep,
+                                        m == 0 ? "msccl" : "built-in", p50);
                             }
                         }
                     }
+                    double[] ratios = new double[reps];
+                    for (int r = 0; r < reps; r++) {
+                        ratios[r] = repP50[0][r] / repP50[1][r];
+                    }
+                    double ratio = median(ratios);
+                    double[][] t = new double[2][];
                     for (int m = 0; m < 2; m++) {
-                        t[m] = slowest(percentiles(all[m]), b, br);
+                        double[] pc = percentiles(all[m]);
+                        t[m] = slowest(new double[] {median(repP50[m]), pc[1]}, b, br);
                     }
                     if (comm.rank() == 0) {
                         double hops = hops(c, bytes) * hop;
@@ -137,9 +156,9 @@ public final class MscclHostBench {
                             String method = m == 0 ? "msccl" : "built-in";
                             System.out.printf(Locale.ROOT, "%-10s %-9s %9d %7d %10.3f %10.3f %10.3f %7s%n", c, method,
                                     bytes, n * reps, t[m][0], t[m][1], hops, m == 0 ? String.format(Locale.ROOT,
-                                            "%.2f", t[0][0] / t[1][0]) : "");
-                            rows.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%.4f%n", c, method,
-                                    comm.size(), bytes, n * reps, t[m][0], t[m][1]));
+                                            "%.2f", ratio) : "");
+                            rows.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%.4f,%.4f%n", c, method,
+                                    comm.size(), bytes, n * reps, t[m][0], t[m][1], m == 0 ? ratio : 1.0));
                         }
                     }
                 }
@@ -262,6 +281,12 @@ public final class MscclHostBench {
             for (long i = 0; i < count; i++) {
                 m.setAtIndex(ValueLayout.JAVA_INT, i, in(comm.rank(), i));
             }
+        }
+
+        private static double median(double[] v) {
+            double[] s = v.clone();
+            Arrays.sort(s);
+            return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
         }
 
         /** @return p50 and p99 in microseconds */

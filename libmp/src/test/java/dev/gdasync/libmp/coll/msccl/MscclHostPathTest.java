@@ -117,7 +117,8 @@ class MscclHostPathTest {
     /**
      * The four msccl-tools programs at sizes whose tiles are large enough for direct messages (32 KiB chunks; slots
      * of 8 KiB: four tiles a chunk, and of 64 KiB: one), three times with new data: exact on every rank, and the runs
-     * published their buffers for the peers' direct writes.
+     * published their buffers for the peers' direct writes; the alltoall and the allgather, whose receives all land
+     * directly, move each chunk in one tile.
      */
     @ParameterizedTest(name = "{0} B slots")
     @ValueSource(ints = {8 * 1024, 64 * 1024})
@@ -171,6 +172,10 @@ class MscclHostPathTest {
                         }
                     }
                     assertTrue(rt.lastHostRun().exposesBuffers, file + ": some message landed directly");
+                    // Where every message lands directly (alltoall, allgather) a chunk moves in one piece.
+                    boolean allDirect = c == Collective.ALLTOALL || c == Collective.ALLGATHER;
+                    assertEquals(allDirect ? 1 : 32 * 1024 / Math.min(slotBytes / programs.programs().getFirst()
+                            .maxCnt(), 32 * 1024), rt.lastHostRun().plan.tiles(), file + " tiles");
                 }
             });
         }
