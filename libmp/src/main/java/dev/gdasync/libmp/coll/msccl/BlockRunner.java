@@ -38,6 +38,8 @@ final class BlockRunner {
     private final boolean[] receivesDirect;
     /** Per step: the receiver's buffer and chunk its message lands in directly, or null (a slot). */
     private final int[][] sendsDirect;
+    /** Whether, in every call, a step of the receiver finishes before a step of this rank starts. */
+    private final boolean receiverStarted;
     private RunPlan plan;
     private int step;
     private int tile;
@@ -51,9 +53,10 @@ final class BlockRunner {
      * @param send       the block's send connection, or null
      * @param recv       the block's receive connection, or null
      * @param placement  which of its messages land directly, or null for none
+     * @param order      the program's order (which ranks precede which), or null if unknown
      */
     BlockRunner(MscclProgram program, int rank, MscclProgram.ThreadBlock tb, long[] semaphores, SendLink send,
-                RecvLink recv, DirectPlacement placement) {
+                RecvLink recv, DirectPlacement placement, DirectPlacement order) {
         this.tb = tb;
         this.steps = tb.steps().toArray(new MscclProgram.Step[0]);
         MscclProgram.Gpu gpu = program.gpus().get(rank);
@@ -72,6 +75,7 @@ final class BlockRunner {
                 sendsDirect[s] = steps[s].type().sends() ? placement.directTarget(rank, tb.id(), s) : null;
             }
         }
+        this.receiverStarted = order != null && send != null && order.precedes(send.peer, rank);
         this.done = true;
     }
 
@@ -87,8 +91,13 @@ final class BlockRunner {
         return recv;
     }
 
-    /** Starts a run over {@code plan}'s buffers. */
-    void begin(RunPlan plan) {
+    /**
+     * Starts a run over {@code plan}'s buffers.
+     *
+     * @param chained whether the previous call on the communicator was a run of this same kind, which this rank
+     *                finished (what the program orders then tells that some receivers finished the call before)
+     */
+    void begin(RunPlan plan, boolean chained) {
         this.plan = plan;
         step = 0;
         tile = 0;
@@ -96,7 +105,7 @@ final class BlockRunner {
         sendSeq = 0;
         waiting = NONE;
         if (send != null) {
-            send.begin();
+            send.begin(chained && receiverStarted);
         }
         if (recv != null) {
             recv.begin();

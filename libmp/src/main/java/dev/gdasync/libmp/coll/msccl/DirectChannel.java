@@ -239,8 +239,8 @@ final class DirectChannel implements AutoCloseable {
         }
 
         @Override
-        void begin() {
-            free = false;
+        void begin(boolean receiverFree) {
+            free = receiverFree;
             entered = false;
         }
 

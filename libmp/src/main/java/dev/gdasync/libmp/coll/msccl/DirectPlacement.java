@@ -13,8 +13,10 @@ import java.util.List;
  * the program guarantees by itself in one tile: a block's steps in turn, a step after the step it depends on, a
  * receive after its matching send. The same answer on every rank, since every rank analyses the whole program.
  *
- * <p>The analysis is quadratic in the program's steps, so programs of more than {@value #MAX_EVENTS} steps in all
- * are left on slots.
+ * <p>The same order says which ranks a rank hears from, directly or through others, in every call
+ * ({@link #precedes}): a sender uses it to know, without reading it, that its receiver finished the call before the
+ * last. The analysis is quadratic in the program's steps, so programs of more than {@value #MAX_EVENTS} steps in all
+ * are left on slots and read the done word.
  */
 final class DirectPlacement {
     static final int MAX_EVENTS = 4096;
@@ -24,6 +26,8 @@ final class DirectPlacement {
     private final int[][] first;
     /** Per event: whether it is a receive that lands directly. */
     private final BitSet direct = new BitSet();
+    /** Per gpu: the gpus some of whose steps finish before some step of it starts (in one call). */
+    private BitSet[] precedes;
     /** Per sending event: the event of its matching receive, or -1. */
     private final int[] receiverOf;
     private final int[] gpuOf;
@@ -117,8 +121,15 @@ final class DirectPlacement {
             }
         }
         BitSet[] before = new BitSet[events];
+        precedes = new BitSet[program.gpus().size()];
+        for (int g = 0; g < precedes.length; g++) {
+            precedes[g] = new BitSet();
+        }
         for (int e = 0; e < events; e++) {
             before[e] = ancestors(e, senderOf);
+            for (int x = before[e].nextSetBit(0); x >= 0; x = before[e].nextSetBit(x + 1)) {
+                precedes[gpuOf[e]].set(gpuOf[x]);
+            }
         }
         for (int r = 0; r < events; r++) {
             MscclProgram.Step st = step(r);
@@ -223,6 +234,16 @@ final class DirectPlacement {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether a step of {@code peer} finishes before some step of {@code gpu} starts, in every call of the program:
+     * then, once {@code gpu} finished a call, {@code peer} had started it, so it had finished the call before.
+     *
+     * @return whether that holds (false also for programs too large to analyse)
+     */
+    boolean precedes(int peer, int gpu) {
+        return precedes != null && precedes[gpu].get(peer);
     }
 
     /** @return how many receives land directly (for tests and the documentation's claims) */

@@ -66,8 +66,9 @@ final class HostInterpreter implements AutoCloseable {
             puts.begin(epoch, run.sends, run.recvs);
         }
         Arrays.fill(run.semaphores, 0);
+        boolean chained = direct != null && run.lastSeq == direct.seq() - 1;
         for (BlockRunner r : run.runners) {
-            r.begin(plan);
+            r.begin(plan, chained);
         }
         String failure = config.threads() ? runOnThreads(run, puts) : runInTurn(run, puts);
         if (failure == null && direct == null) {
@@ -83,6 +84,7 @@ final class HostInterpreter implements AutoCloseable {
         }
         if (direct != null) {
             direct.end();
+            run.lastSeq = direct.seq();
         }
     }
 

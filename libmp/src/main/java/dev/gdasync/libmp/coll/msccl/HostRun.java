@@ -34,6 +34,8 @@ final class HostRun {
     final List<RecvLink> recvs = new ArrayList<>();
     /** Whether some message lands directly in this rank's buffers, so the run publishes them. */
     final boolean exposesBuffers;
+    /** The communicator's call number of this kind's last run that finished here (direct path), or 0. */
+    long lastSeq;
 
     /**
      * @param bigElems elements of the call's larger buffer
@@ -52,8 +54,8 @@ final class HostRun {
         long chunkElems = bigElems / program.nchunksperloop();
         RunPlan tiled = new RunPlan(program, me, type, op, MemorySegment.NULL, MemorySegment.NULL, scratch,
                 chunkElems, config.slotBytes());
-        DirectPlacement placement = direct != null && tiled.maxTileBytes() >= DIRECT_MIN_BYTES
-                ? DirectPlacement.of(program) : null;
+        DirectPlacement order = direct != null ? DirectPlacement.of(program) : null;
+        DirectPlacement placement = order != null && tiled.maxTileBytes() >= DIRECT_MIN_BYTES ? order : null;
         // Tiles exist so that messages fit the slots. When every message lands in its receiver's buffer, a chunk
         // moves in one copy and one flag instead: a block runs every step of a tile before the next tile, so smaller
         // tiles would not pipeline a forwarded chunk, they would only add hand-offs (ring allgather: n − 1 a tile).
@@ -83,7 +85,7 @@ final class HostRun {
                     exposes |= placement != null && st.type().receives() && placement.landsDirectly(me, tb.id(), st.s());
                 }
             }
-            runners[tb.id()] = new BlockRunner(program, me, tb, semaphores, send, recv, placement);
+            runners[tb.id()] = new BlockRunner(program, me, tb, semaphores, send, recv, placement, order);
         }
         this.exposesBuffers = exposes;
     }

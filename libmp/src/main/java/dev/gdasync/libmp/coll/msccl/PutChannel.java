@@ -146,7 +146,7 @@ final class PutChannel {
         }
 
         @Override
-        void begin() {
+        void begin(boolean receiverFree) {
             ready.set(0);
             posted = 0;
             sent = 0;

@@ -18,8 +18,13 @@ abstract class SendLink {
         this.peerTb = peerTb;
     }
 
-    /** Starts a run. */
-    abstract void begin();
+    /**
+     * Starts a run.
+     *
+     * @param receiverFree whether the receiver is known to have finished every call that used the slots this run
+     *                     uses (so the sender need not look)
+     */
+    abstract void begin(boolean receiverFree);
 
     /**
      * @param q      the message

@@ -21,23 +21,25 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A benchmark, not a test: the blocking host interpreter against the built-in collective of the same kind, side by
- * side in one run, p50 and p99 of single calls over many iterations, and the machine's floor for the program's
- * algorithm: one flag handed from rank to rank around a ring through mapped memory (so a program of k dependent
- * hand-offs costs at least k hops).
+ * A benchmark, not a test: the blocking host interpreter against the built-in collective of the same kind and
+ * against the floor of the program's algorithm, side by side in one run. The floor of a program that hands data on
+ * k times in a row (ring allreduce: 2 (n − 1); ring allgather: n − 1; recursive doubling/halving: 2 log2 n; all-pairs
+ * alltoall: 1) is k rounds of a ring shift of one flag through mapped memory, every rank at once, idling as the
+ * interpreter does: what the same algorithm costs with no data and no interpreter.
  * <pre>
  * scripts/mprun --classpath libmp/target/test-classes -np 2 dev.gdasync.libmp.coll.msccl.MscclHostBench \
  *     [--xml FILE_OR_DIR]... [--sizes 8,4096,...] [--iters 2000] [--reps 5] [--colls allreduce,alltoall,allgather]
  *     [--threads] [--slot-bytes 65536] [--csv FILE] [--verbose]
  * </pre>
- * Methods alternate rep by rep (the first rep of each is a warm-up, not counted); each rank times every call. A rep's
+ * The three methods rotate rep by rep (the first rep is a warm-up, not counted); each rank times every call. A rep's
  * figure is the slowest rank's p50 of its calls; the table shows the median over reps of it, the slowest rank's p99
- * over all counted calls, and the ratio as the median over reps of msccl's p50 over the built-in's p50 in the same
- * rep (the two run back to back, so a machine that changes speed between reps changes both). Every timed loop is
- * followed by a checked call on fresh data.
+ * over all counted calls, and the ratios as medians over reps of msccl's p50 over the built-in's and over the
+ * floor's in the same rep (they run back to back, so a machine that changes speed between reps changes all three).
+ * Every timed loop of a collective is followed by a checked call on fresh data.
  */
 public final class MscclHostBench {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final String[] METHODS = {"msccl", "built-in", "floor"};
 
     private MscclHostBench() {
     }
@@ -86,7 +88,10 @@ public final class MscclHostBench {
         private final int iters;
         private final int reps;
         private final boolean verbose;
-        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us,ratio\n");
+        private MemorySegment floorWord;
+        private MemorySegment floorNext;
+        private long floorRound;
+        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us,ratio_to_builtin,ratio_to_floor\n");
 
         Run(Mp mp, Communicator comm, MscclRuntime rt, int iters, int reps, boolean verbose) {
             this.verbose = verbose;
@@ -99,13 +104,12 @@ public final class MscclHostBench {
 
         void all(List<String> colls, long[] sizes, Path csv, boolean threads) throws Exception {
             String load0 = Files.readString(Path.of("/proc/loadavg")).trim();
-            double hop = floor();
+            mapFloor();
             if (comm.rank() == 0) {
-                System.out.printf(Locale.ROOT, "msccl-bench: %d ranks, blocks %s; floor: one flag hop %.3f us "
-                        + "(p50 of rounds around the ring); load %s%n", comm.size(), threads ? "on threads"
-                        : "on the caller's thread", hop, load0);
-                System.out.printf(Locale.ROOT, "%-10s %-9s %9s %7s %10s %10s %10s %7s%n", "collective", "method",
-                        "bytes", "iters", "p50_us", "p99_us", "hops_us", "ratio");
+                System.out.printf(Locale.ROOT, "msccl-bench: %d ranks, blocks %s; load %s%n", comm.size(),
+                        threads ? "on threads" : "on the caller's thread", load0);
+                System.out.printf(Locale.ROOT, "%-10s %-9s %9s %7s %10s %10s %7s %7s%n", "collective", "method",
+                        "bytes", "iters", "p50_us", "p99_us", "ratio", "/floor");
             }
             long max = Arrays.stream(sizes).max().orElse(8);
             MemorySegment a = mp.allocate(max * comm.size());
@@ -122,13 +126,16 @@ public final class MscclHostBench {
                         continue;
                     }
                     int n = (int) Math.max(20, Math.min(iters, (256L << 20) / Math.max(bytes, 1) / comm.size()));
-                    long[][] all = new long[2][reps * n];
-                    double[][] repP50 = new double[2][reps];
+                    int k = hops(c);
+                    long[][] all = new long[3][reps * n];
+                    double[][] repP50 = new double[3][reps];
                     for (int rep = 0; rep <= reps; rep++) {
-                        for (int k = 0; k < 2; k++) {
-                            int m = (k + rep) % 2;
-                            long[] times = time(c, m == 0, count, a, ar, b, br, n);
-                            check(c, m == 0, count, a, ar, b, br);
+                        for (int j = 0; j < 3; j++) {
+                            int m = (j + rep) % 3;
+                            long[] times = m == 2 ? floor(k, n) : time(c, m == 0, count, a, ar, b, br, n);
+                            if (m < 2) {
+                                check(c, m == 0, count, a, ar, b, br);
+                            }
                             double p50 = slowest(new double[] {percentiles(times)[0]}, b, br)[0];
                             if (rep > 0) {
                                 System.arraycopy(times, 0, all[m], (rep - 1) * n, n);
@@ -136,29 +143,31 @@ public final class MscclHostBench {
                             }
                             if (verbose && comm.rank() == 0) {
                                 System.out.printf(Locale.ROOT, "  rep %d %-9s p50 %.3f us (slowest rank)%n", rep,
-                                        m == 0 ? "msccl" : "built-in", p50);
+                                        METHODS[m], p50);
                             }
                         }
                     }
-                    double[] ratios = new double[reps];
+                    double[] ratio = new double[reps];
+                    double[] toFloor = new double[reps];
                     for (int r = 0; r < reps; r++) {
-                        ratios[r] = repP50[0][r] / repP50[1][r];
+                        ratio[r] = repP50[0][r] / repP50[1][r];
+                        toFloor[r] = repP50[0][r] / repP50[2][r];
                     }
-                    double ratio = median(ratios);
-                    double[][] t = new double[2][];
-                    for (int m = 0; m < 2; m++) {
+                    double[][] t = new double[3][];
+                    for (int m = 0; m < 3; m++) {
                         double[] pc = percentiles(all[m]);
                         t[m] = slowest(new double[] {median(repP50[m]), pc[1]}, b, br);
                     }
                     if (comm.rank() == 0) {
-                        double hops = hops(c, bytes) * hop;
-                        for (int m = 0; m < 2; m++) {
-                            String method = m == 0 ? "msccl" : "built-in";
-                            System.out.printf(Locale.ROOT, "%-10s %-9s %9d %7d %10.3f %10.3f %10.3f %7s%n", c, method,
-                                    bytes, n * reps, t[m][0], t[m][1], hops, m == 0 ? String.format(Locale.ROOT,
-                                            "%.2f", ratio) : "");
-                            rows.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%.4f,%.4f%n", c, method,
-                                    comm.size(), bytes, n * reps, t[m][0], t[m][1], m == 0 ? ratio : 1.0));
+                        for (int m = 0; m < 3; m++) {
+                            String method = m == 2 ? "floor/" + k : METHODS[m];
+                            System.out.printf(Locale.ROOT, "%-10s %-9s %9d %7d %10.3f %10.3f %7s %7s%n", c, method,
+                                    bytes, n * reps, t[m][0], t[m][1],
+                                    m == 0 ? String.format(Locale.ROOT, "%.2f", median(ratio)) : "",
+                                    m == 0 ? String.format(Locale.ROOT, "%.2f", median(toFloor)) : "");
+                            rows.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.4f,%.4f,%.4f,%.4f%n", c, method,
+                                    comm.size(), bytes, n * reps, t[m][0], t[m][1], m == 0 ? median(ratio) : 0,
+                                    m == 0 ? median(toFloor) : 0));
                         }
                     }
                 }
@@ -174,8 +183,11 @@ public final class MscclHostBench {
             mp.deregister(br);
         }
 
-        /** @return the algorithm's dependent flag hand-offs per call, at the smallest sizes (one tile) */
-        private int hops(String c, long bytes) {
+        /**
+         * @return the rounds of hand-offs one call of the selected program makes in a row at one tile: ring allgather
+         *         n − 1, ring allreduce 2 (n − 1), recursive doubling/halving 2 log2 n, all-pairs alltoall 1
+         */
+        private int hops(String c) {
             int n = comm.size();
             return switch (c) {
                 case "allgather" -> n - 1;
@@ -310,53 +322,49 @@ public final class MscclHostBench {
             return out;
         }
 
-        /**
-         * The floor: a counter handed around the ring of ranks through mapped memory (each rank waits for its word
-         * to reach the round, then stores the round into the next rank's word, release/acquire), idling as the
-         * interpreter does.
-         *
-         * @return the p50 over rounds of one hop, in microseconds
-         */
-        private double floor() {
+        /** Maps the next rank's flag word here (the floor's ring). */
+        private void mapFloor() {
             int n = comm.size();
-            MemorySegment word = mp.allocate(128);
-            MpRegistration reg = mp.register(word);
+            floorWord = mp.allocate(128);
+            MpRegistration reg = mp.register(floorWord);
             MemorySegment all = mp.allocate(16L * n);
             MpRegistration allReg = mp.register(all);
             MemorySegment mine = mp.allocate(16);
             MpRegistration mineReg = mp.register(mine);
-            mine.set(ValueLayout.JAVA_LONG, 0, word.address());
+            mine.set(ValueLayout.JAVA_LONG, 0, floorWord.address());
             mine.set(ValueLayout.JAVA_LONG, 8, reg.rkey());
             comm.allgather(mine, mineReg, all, allReg, 2, DataType.INT64);
             int next = (comm.rank() + 1) % n;
-            MemorySegment there = mp.peerMemory(comm.worldRank(next), all.get(ValueLayout.JAVA_LONG, 16L * next),
+            floorNext = n < 2 ? null : mp.peerMemory(comm.worldRank(next), all.get(ValueLayout.JAVA_LONG, 16L * next),
                     all.get(ValueLayout.JAVA_LONG, 16L * next + 8), 128);
-            double hop = Double.NaN;
-            if (there != null && n > 1) {
-                BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
-                int rounds = 20_000;
-                long[] t = new long[rounds];
-                for (int r = 1; r <= rounds; r++) {
-                    long t0 = System.nanoTime();
-                    if (comm.rank() == 0) {
-                        LONG.setRelease(there, 0L, (long) r);
-                    }
+            if (floorNext == null) {
+                throw new IllegalStateException("the floor needs the ranks' memory mapped (one host, shared memory)");
+            }
+        }
+
+        /**
+         * The floor of a program whose calls hand data on k times in a row: k rounds of a ring shift, every rank storing
+         * the round's number into the next rank's word (release) and waiting for its own word to reach it (acquire),
+         * idling as the interpreter does; all ranks hand on at once, as a ring step does.
+         *
+         * @return the nanoseconds of each iteration (k rounds) on this rank
+         */
+        private long[] floor(int k, int n) {
+            BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+            long[] t = new long[n];
+            for (int i = 0; i < n; i++) {
+                long t0 = System.nanoTime();
+                for (int j = 0; j < k; j++) {
+                    long round = ++floorRound;
+                    LONG.setRelease(floorNext, 0L, round);
                     idler.reset();
-                    while ((long) LONG.getAcquire(word, 0L) < r) {
+                    while ((long) LONG.getAcquire(floorWord, 0L) < round) {
                         idler.idle();
                     }
-                    if (comm.rank() != 0) {
-                        LONG.setRelease(there, 0L, (long) r);
-                    }
-                    t[r - 1] = System.nanoTime() - t0;
                 }
-                hop = percentiles(t)[0] / n;
+                t[i] = System.nanoTime() - t0;
             }
-            comm.barrier();
-            mp.deregister(reg);
-            mp.deregister(allReg);
-            mp.deregister(mineReg);
-            return hop;
+            return t;
         }
     }
 }

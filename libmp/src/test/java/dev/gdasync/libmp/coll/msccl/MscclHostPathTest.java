@@ -108,6 +108,19 @@ class MscclHostPathTest {
                 assertTrue(placement.landsDirectly(0, 0, 6));
             }
         }
+        // In a ring every rank hears from every other within a call (so a sender knows its receiver finished the
+        // call before the last without reading it); from a broadcast's root nobody hears anything.
+        MscclProgram ring = MscclRanks.load("reference/allreduce_ring_4gpu_simple.xml").programs().getFirst();
+        for (int g = 0; g < 4; g++) {
+            for (int p = 0; p < 4; p++) {
+                assertTrue(DirectPlacement.of(ring).precedes(p, g), "ring: " + p + " before " + g);
+            }
+        }
+        MscclProgram bcast = TreePrograms.broadcast(4, 0);
+        for (int p = 1; p < 4; p++) {
+            assertFalse(DirectPlacement.of(bcast).precedes(p, 0), "broadcast: rank " + p + " before the root");
+            assertTrue(DirectPlacement.of(bcast).precedes(0, p), "broadcast: the root before rank " + p);
+        }
         // A receive into a chunk another block reads at the same time may not land early.
         MscclProgram racy = MscclPrograms.of(List.of(AllPairsPrograms.of(Collective.ALLREDUCE, 2, true)))
                 .programs().getFirst();
