@@ -227,6 +227,8 @@ final class DirectChannel implements AutoCloseable {
         private boolean entered;
         /** The receiver's done word as last read. */
         private long peerDone;
+        /** The receiver's consumed count as last read in this call. */
+        private long peerConsumed;
         private final long[][] mappedKeys = new long[2][3];
         private final MemorySegment[] mapped = new MemorySegment[2];
 
@@ -242,6 +244,7 @@ final class DirectChannel implements AutoCloseable {
         void begin(boolean receiverFree) {
             free = receiverFree;
             entered = false;
+            peerConsumed = 0;
         }
 
         @Override
@@ -249,7 +252,9 @@ final class DirectChannel implements AutoCloseable {
             if (direct && !entered && !enter()) {
                 return false;
             }
-            if (q <= slots) {
+            // Inline messages use only flag lines, of which there are more than slots.
+            int limit = inline ? peerArea.flags() : slots;
+            if (q <= limit) {
                 if (!free) {
                     // The receiver's done word only grows: a value seen in an earlier call often answers already.
                     if (peerDone < seq - 2 && (long) HEARD.getOpaque(heard, peer) < seq - 1) {
@@ -269,7 +274,12 @@ final class DirectChannel implements AutoCloseable {
                 }
                 return true;
             }
-            return peerArea.getAcquire(peerArea.consumedOffset(peerTb, seq)) >= (seq << 32) + q - slots;
+            // The receiver's count only grows during a call: a value read for an earlier message often answers.
+            long need = (seq << 32) + q - limit;
+            if (peerConsumed < need) {
+                peerConsumed = peerArea.getAcquire(peerArea.consumedOffset(peerTb, seq));
+            }
+            return peerConsumed >= need;
         }
 
         /** @return whether the receiver has started this call (its buffers are published) */
@@ -336,12 +346,12 @@ final class DirectChannel implements AutoCloseable {
                 return "rank " + peer + " to start this call, so that its message lands in its buffer ("
                         + state(peer, programs) + ")";
             }
-            if (q <= slots) {
+            if (q <= (inline ? peerArea.flags() : slots)) {
                 return "rank " + peer + " to finish its call #" + (seq - 2) + " on " + name + ", which frees the "
                         + "slots this call uses (" + state(peer, programs) + ")";
             }
-            return "a free slot to rank " + peer + " on channel " + chan + " (message " + (q - slots)
-                    + " not yet consumed)";
+            return "a free slot to rank " + peer + " on channel " + chan + " (message " + (q - (inline
+                    ? peerArea.flags() : slots)) + " not yet consumed)";
         }
     }
 

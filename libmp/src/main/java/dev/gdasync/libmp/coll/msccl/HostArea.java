@@ -19,8 +19,9 @@ import java.lang.invoke.VarHandle;
  * needs its buffers, a sender has not heard from it lately, a wait is long). A region has two halves, one for calls
  * with an even number and one for odd ones, so that a sender in call s needs only the receiver to have finished
  * call s − 2, which it nearly always has, rather than s − 1, which would put one more hand-off on every call's
- * path. A half: {@code slots × slotBytes} of slots, a 64-byte line per slot flag, whose other 56 bytes carry the
- * message itself when it is that small (one cache line moves, as in the built-ins' inline path), a call line (the
+ * path. A half: {@code slots × slotBytes} of slots, 64-byte flag lines (one per slot, at least {@value #MIN_FLAGS}),
+ * whose other 56 bytes carry the message itself when it is that small (one cache line moves, as in the built-ins'
+ * inline path; such messages need no slot, so a call may send as many as there are flag lines), a call line (the
  * record of the sender's call, rewritten only when it changes, which the receiver checks at the first message of a
  * call) and a consumed line (messages this block received and no longer needs: the sender's flow control).
  */
@@ -34,11 +35,20 @@ final class HostArea {
     static final long LINE = 64;
     /** Bytes a message may have to travel in its flag's line. */
     static final long INLINE_BYTES = LINE - 8;
+    /**
+     * Flag lines per half, at least this many: messages that travel inline need no slot, so a call of up to this many
+     * of them never waits for the receiver's consumed count (a ring of 4 ranks sends 6 a call).
+     */
+    static final int MIN_FLAGS = 16;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     private final MemorySegment area;
     private final int slots;
+    private final int flags;
+    /** slots − 1 and flags − 1 where they are powers of two (a mask instead of a division on every message), else -1. */
+    private final long slotMask;
+    private final long flagMask;
     private final long slotBytes;
     private final long regionBytes;
 
@@ -50,12 +60,20 @@ final class HostArea {
     HostArea(MemorySegment area, int slots, long slotBytes) {
         this.area = area;
         this.slots = slots;
+        this.flags = flags(slots);
+        this.slotMask = Integer.bitCount(slots) == 1 ? slots - 1 : -1;
+        this.flagMask = Integer.bitCount(flags) == 1 ? flags - 1 : -1;
         this.slotBytes = slotBytes;
         this.regionBytes = regionBytes(slots, slotBytes);
     }
 
+    /** @return the flag lines of a half: one per slot, and at least {@link #MIN_FLAGS} */
+    static int flags(int slots) {
+        return Math.max(slots, MIN_FLAGS);
+    }
+
     static long halfBytes(int slots, long slotBytes) {
-        return (long) slots * slotBytes + LINE * slots + 2 * LINE;
+        return (long) slots * slotBytes + LINE * flags(slots) + 2 * LINE;
     }
 
     static long regionBytes(int slots, long slotBytes) {
@@ -145,11 +163,18 @@ final class HostArea {
 
     /** @return where message q's slot of call {@code seq} starts: slot {@code (q − 1) mod slots} of the half */
     long slotOffset(int tb, long seq, long q) {
-        return half(tb, seq) + ((q - 1) % slots) * slotBytes;
+        return half(tb, seq) + (slotMask >= 0 ? (q - 1) & slotMask : (q - 1) % slots) * slotBytes;
     }
 
+    /** @return where message q's flag lies: line {@code (q − 1) mod flags} of the half */
     long flagOffset(int tb, long seq, long q) {
-        return half(tb, seq) + (long) slots * slotBytes + ((q - 1) % slots) * LINE;
+        long line = flagMask >= 0 ? (q - 1) & flagMask : (q - 1) % flags;
+        return half(tb, seq) + (long) slots * slotBytes + line * LINE;
+    }
+
+    /** @return the flag lines of a half */
+    int flags() {
+        return flags;
     }
 
     /** @return where message q travels when it is inline: in its flag's line, after the flag */
@@ -158,7 +183,7 @@ final class HostArea {
     }
 
     long callLineOffset(int tb, long seq) {
-        return half(tb, seq) + (long) slots * slotBytes + (long) slots * LINE;
+        return half(tb, seq) + (long) slots * slotBytes + (long) flags * LINE;
     }
 
     long consumedOffset(int tb, long seq) {

@@ -22,6 +22,8 @@ final class RunPlan {
     private final long tileElems;
     private final int tiles;
     private final int rank;
+    /** Bytes of one rank's block (in-place allgather's input, reduce-scatter's output): N / n chunks. */
+    private final long blockBytes;
 
     /**
      * @param input      the call's input (for in place: the one buffer)
@@ -42,6 +44,7 @@ final class RunPlan {
         this.chunkElems = chunkElems;
         this.tileElems = Math.min(chunkElems, Math.max(1, slotBytes / ((long) program.maxCnt() * type.bytes())));
         this.tiles = chunkElems == 0 ? 0 : (int) ((chunkElems + tileElems - 1) / tileElems);
+        this.blockBytes = (long) (program.nchunksperloop() / program.ngpus()) * chunkElems * type.bytes();
     }
 
     private RunPlan(RunPlan p, MemorySegment input, MemorySegment output) {
@@ -56,6 +59,7 @@ final class RunPlan {
         this.chunkElems = p.chunkElems;
         this.tileElems = p.tileElems;
         this.tiles = p.tiles;
+        this.blockBytes = p.blockBytes;
     }
 
     /** @return this geometry over other buffers of the same sizes (a repeated call: nothing is computed again) */
@@ -154,13 +158,11 @@ final class RunPlan {
      * @return where piece {@code tile} of chunk {@code chunk} of rank r's buffer lies in its base segment
      */
     long offset(Buffer buf, int chunk, int tile, int r) {
-        long elem = type.bytes();
-        long at = ((long) chunk * chunkElems + (long) tile * tileElems) * elem;
+        long at = ((long) chunk * chunkElems + (long) tile * tileElems) * type.bytes();
         Collective c = program.collective();
-        long block = (long) (program.nchunksperloop() / program.ngpus()) * chunkElems * elem;
         if (program.inPlace() && (buf == Buffer.INPUT && c == Collective.ALLGATHER
                 || buf == Buffer.OUTPUT && c == Collective.REDUCE_SCATTER)) {
-            return at + r * block;
+            return at + r * blockBytes;
         }
         return at;
     }
