@@ -9,6 +9,10 @@ import dev.gdasync.libmp.coll.reduce.ReducingCollectives;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The connections of blocking runs on one communicator whose members all map one another's memory (one host, the
@@ -21,8 +25,9 @@ import java.lang.foreign.ValueLayout;
  * <p>Calls are numbered per communicator ({@code seq}); flags and consumed counts carry the number in their upper
  * 32 bits, so whatever an earlier call left in a region is below every value this call waits for. Calls alternate
  * between the two halves of a region, and a half is reused by call s only when its owner has finished call s − 2
- * (its done word), so no barrier is needed between calls and in the steady state no sender waits for it. Every call of the runtime on the communicator, whatever runs it, publishes its record and
- * number in the caller's header, so a rank that waits for a peer can tell that the peer called something else.
+ * (its done word), so no barrier is needed between calls and in the steady state no sender waits for it. Every
+ * call of the runtime on the communicator, whatever runs it, publishes its record and number in the caller's
+ * header, so a rank that waits for a peer can tell that the peer called something else.
  *
  * <p>Driven by the thread that calls the runtime (and, with {@link MscclConfig#threads}, by the block threads
  * through their links, each of which touches only its own connection).
@@ -43,8 +48,7 @@ final class DirectChannel implements AutoCloseable {
      * s − 2 without reading its done word. Written and read with opaque access (blocks may have threads).
      */
     private final long[] heard;
-    private static final java.lang.invoke.VarHandle HEARD =
-            java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle HEARD = MethodHandles.arrayElementVarHandle(long[].class);
     private long seq;
     private CallRecord call;
 
@@ -151,7 +155,7 @@ final class DirectChannel implements AutoCloseable {
      * @param stillWaiting re-checks the wait after the peer's header was read: true while it is not satisfied
      * @return why the call cannot finish (the peer failed, is unreachable or called something else), or null
      */
-    String trouble(int peer, java.util.function.BooleanSupplier stillWaiting, java.util.List<MscclProgram> programs) {
+    String trouble(int peer, BooleanSupplier stillWaiting, List<MscclProgram> programs) {
         HostArea a = areas[peer];
         String link = mp.linkFailure(comm.worldRank(peer));
         if (link != null) {
@@ -174,7 +178,7 @@ final class DirectChannel implements AutoCloseable {
     }
 
     /** @return what a peer this rank waits for is doing, for a timeout's message */
-    String state(int peer, java.util.List<MscclProgram> programs) {
+    String state(int peer, List<MscclProgram> programs) {
         long h = areas[peer].epoch();
         if (h < seq) {
             return who(peer) + " has not called it yet (its latest call on " + name + " is #" + h + ")";
@@ -182,7 +186,7 @@ final class DirectChannel implements AutoCloseable {
         return who(peer) + " is in its call #" + h + " (" + areas[peer].call().describe(programs) + ")";
     }
 
-    String disagreement(int peer, CallRecord theirs, long theirSeq, java.util.List<MscclProgram> programs) {
+    String disagreement(int peer, CallRecord theirs, long theirSeq, List<MscclProgram> programs) {
         return who(peer) + " called " + theirs.describe(programs) + " as its call #" + theirSeq + " on " + name
                 + ", this rank " + call.describe(programs) + " as its #" + seq + ": the ranks disagree";
     }
@@ -199,12 +203,12 @@ final class DirectChannel implements AutoCloseable {
      * @param inline whether every message of the run travels in its flag's line
      * @param programs the runtime's programs, for messages
      */
-    SendLink sender(int tb, int peer, int peerTb, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+    SendLink sender(int tb, int peer, int peerTb, int chan, boolean inline, List<MscclProgram> programs) {
         return new Send(peer, peerTb, chan, inline, programs);
     }
 
     /** @param inline whether every message of the run travels in its flag's line */
-    RecvLink receiver(int tb, int peer, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+    RecvLink receiver(int tb, int peer, int chan, boolean inline, List<MscclProgram> programs) {
         return new Recv(tb, peer, chan, inline, programs);
     }
 
@@ -220,7 +224,7 @@ final class DirectChannel implements AutoCloseable {
         private final HostArea peerArea;
         private final int chan;
         private final boolean inline;
-        private final java.util.List<MscclProgram> programs;
+        private final List<MscclProgram> programs;
         /** The receiver finished the previous call: its slots are free (checked once per run). */
         private boolean free;
         /** The receiver is in this call and exposes its buffers (checked once per run, before a direct message). */
@@ -232,7 +236,7 @@ final class DirectChannel implements AutoCloseable {
         private final long[][] mappedKeys = new long[2][3];
         private final MemorySegment[] mapped = new MemorySegment[2];
 
-        Send(int peer, int peerTb, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+        Send(int peer, int peerTb, int chan, boolean inline, List<MscclProgram> programs) {
             super(peer, peerTb);
             this.peerArea = areas[peer];
             this.chan = chan;
@@ -360,9 +364,9 @@ final class DirectChannel implements AutoCloseable {
         private final int tb;
         private final int chan;
         private final boolean inline;
-        private final java.util.List<MscclProgram> programs;
+        private final List<MscclProgram> programs;
 
-        Recv(int tb, int peer, int chan, boolean inline, java.util.List<MscclProgram> programs) {
+        Recv(int tb, int peer, int chan, boolean inline, List<MscclProgram> programs) {
             super(peer);
             this.tb = tb;
             this.chan = chan;

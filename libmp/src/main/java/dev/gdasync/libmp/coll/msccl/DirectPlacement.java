@@ -198,7 +198,10 @@ final class DirectPlacement {
         return b == Buffer.SCRATCH ? 2 : program.inPlace() ? 0 : b.ordinal();
     }
 
-    /** Chunk c of buffer b as an index into its space (in place, allgather's input and reduce-scatter's output are a rank's block). */
+    /**
+     * @return chunk c of buffer b as an index into its space (in place, allgather's input and reduce-scatter's output
+     *         are the rank's block of the one buffer)
+     */
     private int index(int g, Buffer b, int c) {
         int per = program.nchunksperloop() / program.ngpus();
         if (program.inPlace() && b == Buffer.INPUT && program.collective() == Collective.ALLGATHER

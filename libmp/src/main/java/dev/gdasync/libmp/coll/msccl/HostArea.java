@@ -46,7 +46,7 @@ final class HostArea {
     private final MemorySegment area;
     private final int slots;
     private final int flags;
-    /** slots − 1 and flags − 1 where they are powers of two (a mask instead of a division on every message), else -1. */
+    /** slots − 1 and flags − 1 where they are powers of two (a mask, not a division, per message), else -1. */
     private final long slotMask;
     private final long flagMask;
     private final long slotBytes;

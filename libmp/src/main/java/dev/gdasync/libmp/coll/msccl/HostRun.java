@@ -82,7 +82,8 @@ final class HostRun {
                         : puts.receiver(tb.id(), tb.recv(), comm.worldRank(tb.recv()), senderTb, tb.chan());
                 recvs.add(recv);
                 for (MscclProgram.Step st : tb.steps()) {
-                    exposes |= placement != null && st.type().receives() && placement.landsDirectly(me, tb.id(), st.s());
+                    exposes |= placement != null && st.type().receives()
+                            && placement.landsDirectly(me, tb.id(), st.s());
                 }
             }
             runners[tb.id()] = new BlockRunner(program, me, tb, semaphores, send, recv, placement, order);

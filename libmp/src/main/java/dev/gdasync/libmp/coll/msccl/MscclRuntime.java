@@ -124,9 +124,9 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Allreduce from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
-     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
-     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     * Allreduce from the KI executor: the calling thread checks the call, picks the program (the generated built-in
+     * where none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's
+     * thread blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
      *
      * @param comm      the communicator
      * @param send      count elements
@@ -187,9 +187,9 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Allgather from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
-     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
-     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     * Allgather from the KI executor: the calling thread checks the call, picks the program (the generated built-in
+     * where none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's
+     * thread blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
      *
      * @param comm      the communicator
      * @param send      sendCount elements
@@ -248,9 +248,9 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * All-to-all from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
-     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
-     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     * All-to-all from the KI executor: the calling thread checks the call, picks the program (the generated built-in
+     * where none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's
+     * thread blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
      *
      * @param comm      the communicator
      * @param send      size · count elements
@@ -265,7 +265,8 @@ public final class MscclRuntime implements AutoCloseable {
      *                                                    block, step and tile of a wait that timed out)
      */
     public Optional<MscclProgram> alltoallKi(Communicator comm, MemorySegment send, MpRegistration sendReg,
-                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type, MscclKiLauncher launcher) {
+                                             MemorySegment recv, MpRegistration recvReg, long count, DataType type,
+                                             MscclKiLauncher launcher) {
         return calls.alltoall(comm, send, sendReg, recv, recvReg, count, type, Trigger.onKi(launcher));
     }
 
@@ -312,9 +313,10 @@ public final class MscclRuntime implements AutoCloseable {
     }
 
     /**
-     * Reduce-scatter from the KI executor: the calling thread checks the call, picks the program (the generated built-in where
-     * none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this rank's thread
-     * blocks and ring the prepared puts, and the call returns when the run ended. See {@link MscclKiLauncher}.
+     * Reduce-scatter from the KI executor: the calling thread checks the call, picks the program (the generated
+     * built-in where none fits), prepares the launch and has {@code launcher} run it; the executor's blocks run this
+     * rank's thread blocks and ring the prepared puts, and the call returns when the run ended. See {@link
+     * MscclKiLauncher}.
      *
      * @param comm      the communicator
      * @param send      size · recvCount elements

@@ -22,10 +22,10 @@ import java.util.Locale;
 
 /**
  * A benchmark, not a test: the blocking host interpreter against the built-in collective of the same kind and
- * against the floor of the program's algorithm, side by side in one run. The floor of a program that hands data on
- * k times in a row (ring allreduce: 2 (n − 1); ring allgather: n − 1; recursive doubling/halving: 2 log2 n; all-pairs
- * alltoall: 1) is k rounds of a ring shift of one flag through mapped memory, every rank at once, idling as the
- * interpreter does: what the same algorithm costs with no data and no interpreter.
+ * against the floor of the program's algorithm, side by side in one run. The floor is the program's rounds of
+ * hand-offs in a row with no data and no interpreter: flags stored and awaited through mapped memory, idling as the
+ * interpreter does (ring allreduce 2 (n − 1) rounds to the next rank; ring allgather n − 1; recursive
+ * doubling/halving 2 log2 n with partners at distance n/2 … 1 … n/2; all-pairs alltoall one round with every rank).
  * <pre>
  * scripts/mprun --classpath libmp/target/test-classes -np 2 dev.gdasync.libmp.coll.msccl.MscclHostBench \
  *     [--xml FILE_OR_DIR]... [--sizes 8,4096,...] [--iters 2000] [--reps 5] [--colls allreduce,alltoall,allgather]
@@ -88,10 +88,11 @@ public final class MscclHostBench {
         private final int iters;
         private final int reps;
         private final boolean verbose;
-        private MemorySegment floorWord;
-        private MemorySegment floorNext;
+        private MemorySegment floorWords;
+        private MemorySegment[] floorPeers;
         private long floorRound;
-        private final StringBuilder rows = new StringBuilder("collective,method,ranks,bytes,iters,p50_us,p99_us,ratio_to_builtin,ratio_to_floor\n");
+        private final StringBuilder rows = new StringBuilder(
+                "collective,method,ranks,bytes,iters,p50_us,p99_us,ratio_to_builtin,ratio_to_floor\n");
 
         Run(Mp mp, Communicator comm, MscclRuntime rt, int iters, int reps, boolean verbose) {
             this.verbose = verbose;
@@ -126,13 +127,14 @@ public final class MscclHostBench {
                         continue;
                     }
                     int n = (int) Math.max(20, Math.min(iters, (256L << 20) / Math.max(bytes, 1) / comm.size()));
-                    int k = hops(c);
+                    int[][] rounds = rounds(c);
+                    int k = rounds.length;
                     long[][] all = new long[3][reps * n];
                     double[][] repP50 = new double[3][reps];
                     for (int rep = 0; rep <= reps; rep++) {
                         for (int j = 0; j < 3; j++) {
                             int m = (j + rep) % 3;
-                            long[] times = m == 2 ? floor(k, n) : time(c, m == 0, count, a, ar, b, br, n);
+                            long[] times = m == 2 ? floor(rounds, n) : time(c, m == 0, count, a, ar, b, br, n);
                             if (m < 2) {
                                 check(c, m == 0, count, a, ar, b, br);
                             }
@@ -181,20 +183,6 @@ public final class MscclHostBench {
             }
             mp.deregister(ar);
             mp.deregister(br);
-        }
-
-        /**
-         * @return the rounds of hand-offs one call of the selected program makes in a row at one tile: ring allgather
-         *         n − 1, ring allreduce 2 (n − 1), recursive doubling/halving 2 log2 n, all-pairs alltoall 1
-         */
-        private int hops(String c) {
-            int n = comm.size();
-            return switch (c) {
-                case "allgather" -> n - 1;
-                case "allreduce" -> n == 4 && rt.programs().programs().stream().anyMatch(
-                        p -> p.name().contains("doubling")) ? 4 : 2 * (n - 1);
-                default -> 1;
-            };
         }
 
         private boolean programRuns(String c, long count, MemorySegment a, MpRegistration ar, MemorySegment b,
@@ -322,44 +310,88 @@ public final class MscclHostBench {
             return out;
         }
 
-        /** Maps the next rank's flag word here (the floor's ring). */
+        /** Maps every rank's flag words here (the floor's): a line per (owner, writer). */
         private void mapFloor() {
             int n = comm.size();
-            floorWord = mp.allocate(128);
-            MpRegistration reg = mp.register(floorWord);
+            floorWords = mp.allocate(64L * n);
+            MpRegistration reg = mp.register(floorWords);
             MemorySegment all = mp.allocate(16L * n);
             MpRegistration allReg = mp.register(all);
             MemorySegment mine = mp.allocate(16);
             MpRegistration mineReg = mp.register(mine);
-            mine.set(ValueLayout.JAVA_LONG, 0, floorWord.address());
+            mine.set(ValueLayout.JAVA_LONG, 0, floorWords.address());
             mine.set(ValueLayout.JAVA_LONG, 8, reg.rkey());
             comm.allgather(mine, mineReg, all, allReg, 2, DataType.INT64);
-            int next = (comm.rank() + 1) % n;
-            floorNext = n < 2 ? null : mp.peerMemory(comm.worldRank(next), all.get(ValueLayout.JAVA_LONG, 16L * next),
-                    all.get(ValueLayout.JAVA_LONG, 16L * next + 8), 128);
-            if (floorNext == null) {
-                throw new IllegalStateException("the floor needs the ranks' memory mapped (one host, shared memory)");
+            floorPeers = new MemorySegment[n];
+            for (int p = 0; p < n; p++) {
+                floorPeers[p] = p == comm.rank() ? floorWords : mp.peerMemory(comm.worldRank(p),
+                        all.get(ValueLayout.JAVA_LONG, 16L * p), all.get(ValueLayout.JAVA_LONG, 16L * p + 8), 64L * n);
+                if (floorPeers[p] == null) {
+                    throw new IllegalStateException("the floor needs the ranks' memory mapped (one host)");
+                }
             }
         }
 
         /**
-         * The floor of a program whose calls hand data on k times in a row: k rounds of a ring shift, every rank storing
-         * the round's number into the next rank's word (release) and waiting for its own word to reach it (acquire),
-         * idling as the interpreter does; all ranks hand on at once, as a ring step does.
-         *
-         * @return the nanoseconds of each iteration (k rounds) on this rank
+         * The rounds of hand-offs one call of the selected program makes in a row at one tile, as (to, from) partner
+         * sets per round: ring allgather n − 1 rounds and ring allreduce 2 (n − 1) to the next rank from the previous
+         * one; recursive doubling/halving 2 log2 n rounds with the rank at distance n/2, …, 1, 1, …, n/2; all-pairs
+         * alltoall one round with every other rank.
          */
-        private long[] floor(int k, int n) {
+        private int[][] rounds(String c) {
+            int n = comm.size();
+            int me = comm.rank();
+            boolean rdh = c.equals("allreduce") && n > 2 && rt.programs().programs().stream()
+                    .anyMatch(p -> p.name().contains("doubling"));
+            List<int[]> r = new ArrayList<>();
+            if (c.equals("alltoall")) {
+                r.add(new int[] {-1});
+            } else if (rdh) {
+                for (int d = n / 2; d >= 1; d /= 2) {
+                    r.add(new int[] {me ^ d});
+                }
+                for (int d = 1; d < n; d *= 2) {
+                    r.add(new int[] {me ^ d});
+                }
+            } else {
+                int k = c.equals("allgather") ? n - 1 : 2 * (n - 1);
+                for (int j = 0; j < k; j++) {
+                    r.add(new int[] {(me + 1) % n, (me + n - 1) % n});
+                }
+            }
+            return r.toArray(new int[0][]);
+        }
+
+        /**
+         * The floor of the program's algorithm: its rounds of hand-offs with no data and no interpreter. In a round a
+         * rank stores the round's number into its line of each partner's words (release) and waits until each partner
+         * stored it into its own (acquire), idling as the interpreter does.
+         *
+         * @return the nanoseconds of each iteration (one call's rounds) on this rank
+         */
+        private long[] floor(int[][] rounds, int n) {
             BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+            int me = comm.rank();
+            int size = comm.size();
             long[] t = new long[n];
             for (int i = 0; i < n; i++) {
                 long t0 = System.nanoTime();
-                for (int j = 0; j < k; j++) {
-                    long round = ++floorRound;
-                    LONG.setRelease(floorNext, 0L, round);
-                    idler.reset();
-                    while ((long) LONG.getAcquire(floorWord, 0L) < round) {
-                        idler.idle();
+                for (int[] round : rounds) {
+                    long number = ++floorRound;
+                    int to = round[0];
+                    int from = round.length > 1 ? round[1] : round[0];
+                    for (int p = 0; p < size; p++) {
+                        if (p != me && (to < 0 || p == to)) {
+                            LONG.setRelease(floorPeers[p], 64L * me, number);
+                        }
+                    }
+                    for (int p = 0; p < size; p++) {
+                        if (p != me && (from < 0 || p == from)) {
+                            idler.reset();
+                            while ((long) LONG.getAcquire(floorWords, 64L * p) < number) {
+                                idler.idle();
+                            }
+                        }
                     }
                 }
                 t[i] = System.nanoTime() - t0;

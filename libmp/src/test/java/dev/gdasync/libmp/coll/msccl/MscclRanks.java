@@ -25,7 +25,8 @@ final class MscclRanks {
 
     /** As {@link #run(int, Path, MscclPrograms, MscclConfig, Body)}, on Mps of this configuration (20 s waits). */
     static void run(int n, MpConfig mpConfig, MscclPrograms programs, MscclConfig config, Body body) throws Exception {
-        ThreadRanks.run(n, mpConfig.withWaitTimeout(Duration.ofSeconds(20)), "msccl-rank", Duration.ofSeconds(180), mp -> {
+        MpConfig c = mpConfig.withWaitTimeout(Duration.ofSeconds(20));
+        ThreadRanks.run(n, c, "msccl-rank", Duration.ofSeconds(180), mp -> {
             try (Collectives coll = Collectives.open(mp); MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
                 body.run(coll, rt);
             }
