@@ -20,6 +20,11 @@ final class CommCalls implements AutoCloseable {
     private final Map<Key, PreparedCall> calls = new HashMap<>();
     /** The last kind found: a loop of one call finds it without a map look-up. */
     private PreparedCall last;
+    /**
+     * The program of the last run on this communicator that used the runtime's window (a blocking run on the put
+     * path, or a stream run), or null: a run of another program synchronizes the members first.
+     */
+    MscclProgram lastWindowProgram;
 
     CommCalls(Communicator comm, DirectChannel direct) {
         this.comm = comm;

@@ -290,6 +290,12 @@ final class Dispatcher implements AutoCloseable {
         if (how.ki() != null) {
             runKi(run, comm, input, output, bigElems, type, op, how.ki());
         } else {
+            if (cc.lastWindowProgram != null && cc.lastWindowProgram != run) {
+                // The barrier posts from the CPU: the runtime's streams must be done with the window first.
+                how.stream().synchronize();
+                quiesceStreams();
+            }
+            changeWindowProgram(cc, run);
             enqueueRun(run, comm, input, output, bigElems, type, op, how.stream());
         }
         return false;
@@ -394,12 +400,28 @@ final class Dispatcher implements AutoCloseable {
             call.host = run;
         }
         lastHost = run;
+        if (cc.direct == null) {
+            changeWindowProgram(cc, run.program);
+        }
         try {
             host.run(run, input, inputReg, output, outputReg, puts, epoch);
         } catch (CollectiveException e) {
             broken = e.getMessage();
             throw e;
         }
+    }
+
+    /**
+     * On the window (the put path and streams) a region is reused by the next run without a barrier because a run ends
+     * only when its messages were acknowledged; that holds while the same program, so the same sender, uses each
+     * region. When the program changes, a fast rank could put into a region a slow one still reads: the members
+     * synchronize first (once per change, every member makes the same sequence of calls on the communicator).
+     */
+    private void changeWindowProgram(CommCalls cc, MscclProgram program) {
+        if (cc.lastWindowProgram != null && cc.lastWindowProgram != program) {
+            cc.comm.barrier();
+        }
+        cc.lastWindowProgram = program;
     }
 
     private PutChannel puts() {

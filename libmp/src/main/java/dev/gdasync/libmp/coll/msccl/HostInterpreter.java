@@ -101,11 +101,14 @@ final class HostInterpreter implements AutoCloseable {
                         progress = true;
                     }
                 }
+                if (run.direct == null) {
+                    progress |= puts.move();
+                }
             } catch (MscclRunException e) {
                 return e.getMessage();
-            }
-            if (run.direct == null) {
-                progress |= puts.move();
+            } catch (RuntimeException e) {
+                // A put that failed (the put path), or nothing expected: still the run's failure, naming the blocks.
+                return "a step or a put failed: " + e;
             }
             if (run.finished()) {
                 return null;
@@ -147,7 +150,13 @@ final class HostInterpreter implements AutoCloseable {
             BackoffIdler idle = run.direct == null ? idler : watcher;
             idle.reset();
             for (int looks = 1; ; ) {
-                boolean progress = run.direct == null && puts.move();
+                boolean progress;
+                try {
+                    progress = run.direct == null && puts.move();
+                } catch (RuntimeException e) {
+                    failure = "a put failed: " + e;
+                    break;
+                }
                 if (run.finished()) {
                     break;
                 }

@@ -293,7 +293,10 @@ class MscclHostPathTest {
         });
     }
 
-    /** With the UCX transport the peers' memory cannot be mapped: the runs take the put path and stay exact. */
+    /**
+     * With the UCX transport the peers' memory cannot be mapped: the runs take the put path and stay exact, also when
+     * two programs alternate (a region then gets another sender from call to call).
+     */
     @Test
     void withoutMappedMemoryTheRunsTakeThePutPath() throws Exception {
         Optional<String> noUcx = UcxLibrary.unavailableReason();
@@ -312,7 +315,8 @@ class MscclHostPathTest {
             MemorySegment b = mp.allocate(4 * count);
             MpRegistration ar = mp.register(a);
             MpRegistration br = mp.register(b);
-            for (int round = 0; round < 3; round++) {
+            // The two programs alternate: a region's sender changes from call to call (the window's reuse rule).
+            for (int round = 0; round < 8; round++) {
                 fill(a, me, round, 0, count);
                 assertTrue(rt.allreduce(comm, a, ar, a, ar, count, DataType.INT32, ReduceOp.SUM).isPresent());
                 assertNull(rt.lastHostRun().direct, "UCX: the put path");
