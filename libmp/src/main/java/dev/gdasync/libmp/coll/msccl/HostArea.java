@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 
 /**
  * One rank's connection memory for blocking runs of the host interpreter, as its owner and its peers see it (the
- * same bytes: the owner's segment here, a peer's mapped segment or window there). A header says which call the
+ * same bytes: the owner's segment here, mapped into its peers' processes there). A header says which call the
  * owner is in and which buffers it exposes, then one region per thread block holds that block's receive side.
  *
  * <pre>
