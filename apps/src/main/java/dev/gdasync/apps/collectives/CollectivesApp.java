@@ -77,8 +77,9 @@ public final class CollectivesApp implements RankMain.App {
                     + " acknowledgement (default: ${DEFAULT-VALUE})")
     int slots;
 
-    @Option(names = "--inline", description = "run a rank's thread blocks on its main thread instead of a thread each")
-    boolean inline;
+    @Option(names = "--threads", description = "run a rank's thread blocks on a thread each instead of in turn on its"
+            + " main thread (the host interpreter's default)")
+    boolean threads;
 
     @Option(names = "--no-mpj", description = "leave out the MPJ Express baseline")
     boolean noMpj;
@@ -110,7 +111,7 @@ public final class CollectivesApp implements RankMain.App {
         try {
             programs = xml.isEmpty() ? MscclPrograms.fromEnvironment() : MscclPrograms.load(xml, MscclLimits.defaults());
             MscclConfig d = MscclConfig.defaults();
-            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), !inline);
+            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), threads);
             checkOptions();
             return null;
         } catch (RuntimeException e) {

@@ -53,7 +53,7 @@ class CollectivesAppTest {
 
     @Test
     void twoRanksRunTheExamplesAndATinyBenchmark() throws Exception {
-        String check = mprun(0, "-np", "2", "collectives", "--xml", EXAMPLES.toString(), "--inline",
+        String check = mprun(0, "-np", "2", "collectives", "--xml", EXAMPLES.toString(), "--threads",
                 "--mode", "host");
         assertTrue(check.contains("ran MSCCL program 'allreduce_ring_2gpu': exact on all 2 ranks"), check);
         assertTrue(check.contains("ran MSCCL program 'alltoall_allpairs_2gpu': exact on all 2 ranks"), check);
