@@ -68,14 +68,7 @@ public final class Collectives implements AutoCloseable {
      */
     public static Collectives host(Mp mp) {
         Objects.requireNonNull(mp, "mp must not be null");
-        Collectives c = new Collectives(mp, new CollEngine(mp));
-        try {
-            c.world.openChannel();
-        } catch (RuntimeException e) {
-            c.close();
-            throw e;
-        }
-        return c;
+        return withChannel(new Collectives(mp, new CollEngine(mp)));
     }
 
     /**
@@ -111,7 +104,11 @@ public final class Collectives implements AutoCloseable {
     public static Collectives offload(Mp mp, Path locator) {
         Objects.requireNonNull(mp, "mp must not be null");
         Objects.requireNonNull(locator, "locator must not be null");
-        Collectives c = new Collectives(mp, new OffloadEngine(mp, locator));
+        return withChannel(new Collectives(mp, new OffloadEngine(mp, locator)));
+    }
+
+    /** Sets up the world communicator's shared-memory path with the other ranks; closes the collectives if it fails. */
+    private static Collectives withChannel(Collectives c) {
         try {
             c.world.openChannel();
         } catch (RuntimeException e) {

@@ -165,16 +165,7 @@ public final class Communicator {
                                   MpRegistration recvReg) {
         // Numbered below 0, so that the user's collectives keep their numbers from 0 whatever path they take.
         CollOp op = new CollOp("shared-memory set-up", context, --setupSeq);
-        long block = send.byteSize();
-        for (int i = 0; i < size(); i++) {
-            MemorySegment into = recv.asSlice(i * block, block);
-            if (i == rank) {
-                MemorySegment.copy(send, 0, into, 0, block);
-            } else {
-                op.send(worldRanks[i], 0, send, sendReg, -1);
-                op.recv(worldRanks[i], 0, into, recvReg);
-            }
-        }
+        flatAllgather(op, send, sendReg, recv, recvReg);
         owner.engine().requireHealthy();
         owner.engine().start(op);
         wait(new CollRequest(context, op));
@@ -347,6 +338,14 @@ public final class Communicator {
             HierarchicalSchedules.allgather(op, layout, worldRanks, rank, recv, recvReg, block);
             return start(op);
         }
+        flatAllgather(op, send, sendReg, recv, recvReg);
+        return start(op);
+    }
+
+    /** Schedules an all-gather as a message to and from every other member; this rank's block is copied now. */
+    private void flatAllgather(CollOp op, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
+                               MpRegistration recvReg) {
+        long block = send.byteSize();
         for (int i = 0; i < size(); i++) {
             MemorySegment into = recv.asSlice(i * block, block);
             if (i == rank) {
@@ -356,7 +355,6 @@ public final class Communicator {
                 op.recv(worldRanks[i], 0, into, recvReg);
             }
         }
-        return start(op);
     }
 
     /**

@@ -28,24 +28,8 @@ public final class ShmAssistant {
     }
 
     private final ShmArea[] areas;
-    private final Mapper mapper;
     private final long graceNanos;
-    private final FillView view = new FillView() {
-        @Override
-        public int size() {
-            return areas.length;
-        }
-
-        @Override
-        public ShmArea area(int m) {
-            return areas[m];
-        }
-
-        @Override
-        public MemorySegment map(int m, long[] keys) {
-            return keys[2] == 0 ? MemorySegment.NULL : mapper.map(m, keys[0], keys[1], keys[2]);
-        }
-    };
+    private final FillView view;
 
     /**
      * @param areas      every member's area as mapped here, in communicator order
@@ -62,8 +46,8 @@ public final class ShmAssistant {
             }
             this.areas[m] = new ShmArea(areas[m], slotBytes);
         }
-        this.mapper = mapper;
         this.graceNanos = graceNanos;
+        this.view = new FillView(this.areas, mapper);
     }
 
     /**
@@ -109,7 +93,7 @@ public final class ShmAssistant {
             }
         }
         long[] keys = a.keysOf(k, true);
-        MemorySegment recv = keys[2] == 0 ? null : mapper.map(r, keys[0], keys[1], keys[2]);
+        MemorySegment recv = keys[2] == 0 ? null : view.map(r, keys);
         if (recv == null || Fill.run(view, r, k, call, recv, true) != null || !a.claim(k, true)) {
             return false;
         }

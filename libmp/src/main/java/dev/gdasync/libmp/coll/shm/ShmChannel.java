@@ -72,22 +72,7 @@ public final class ShmChannel implements AutoCloseable {
     private final Arena scratchArena = Arena.ofShared();
     private final MemorySegment scratch;
     private final ArrayDeque<ShmTask> pending = new ArrayDeque<>();
-    private final FillView view = new FillView() {
-        @Override
-        public int size() {
-            return areas.length;
-        }
-
-        @Override
-        public ShmArea area(int m) {
-            return areas[m];
-        }
-
-        @Override
-        public MemorySegment map(int m, long[] keys) {
-            return ShmChannel.this.map(m, keys);
-        }
-    };
+    private final FillView view;
     /** What was last read of each member's done word (they only rise). */
     private final long[] doneSeen;
     private long seq;
@@ -108,6 +93,7 @@ public final class ShmChannel implements AutoCloseable {
         this.areas = areas;
         this.own = areas[me];
         this.doneSeen = new long[areas.length];
+        this.view = new FillView(areas, (m, address, key, bytes) -> mp.peerMemory(worldRanks[m], address, key, bytes));
         // One fold chunk per member is more than the tree's internal nodes need.
         this.scratch = scratchArena.allocate(FOLD_CHUNK_BYTES * Math.max(1, worldRanks.length), 64);
     }
@@ -454,7 +440,7 @@ public final class ShmChannel implements AutoCloseable {
      * @return the memory
      */
     MemorySegment map(int m, long[] keys) {
-        return keys[2] == 0 ? MemorySegment.NULL : mp.peerMemory(worldRanks[m], keys[0], keys[1], keys[2]);
+        return view.map(m, keys);
     }
 
     /**
