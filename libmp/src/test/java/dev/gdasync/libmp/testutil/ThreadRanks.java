@@ -11,9 +11,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Runs the ranks of a job as threads of this JVM, each with its own bootstrap and Mp, and reports the first failure
- * (later ones suppressed in it). A failing rank closes its bootstrap, so the others' waits fail instead of hanging.
- * The libmp test suites' runners (plain Mp, global arrays, collectives, shmem) put their runtime on top of this.
+ * Runs the ranks of a job as threads of this JVM, each with its own bootstrap and Mp, and reports every rank's failure
+ * (the lowest rank's as the cause, the others suppressed and named in the message). A failing rank closes its
+ * bootstrap, so the others' waits fail instead of hanging. The libmp test suites' runners (plain Mp, global arrays,
+ * collectives, shmem) put their runtime on top of this.
  */
 public final class ThreadRanks {
     /** What one rank does with its Mp. */
@@ -61,7 +62,15 @@ public final class ThreadRanks {
         for (int r = 0; r < n; r++) {
             Throwable f = failures.get(r);
             if (f != null) {
-                AssertionError e = new AssertionError(name + " " + r + " failed: " + f, f);
+                // Every failing rank in the message: the first by number is often only the echo of another's
+                // failure (its bootstrap closed), and a CI log shows the message alone.
+                StringBuilder message = new StringBuilder(name + " " + r + " failed: " + f);
+                for (int q = r + 1; q < n; q++) {
+                    if (failures.get(q) != null) {
+                        message.append("; ").append(name).append(' ').append(q).append(" failed: ").append(failures.get(q));
+                    }
+                }
+                AssertionError e = new AssertionError(message.toString(), f);
                 for (int q = r + 1; q < n; q++) {
                     if (failures.get(q) != null) {
                         e.addSuppressed(failures.get(q));
