@@ -43,6 +43,8 @@ public final class CpuShare {
 
     /** Whether idlers yield: read on every idle of every {@link BackoffIdler}, written by the watcher. */
     private static volatile boolean yielding = yieldMode() == YieldMode.ALWAYS;
+    /** Whether the registered ranks leave a CPU free: written with {@link #yielding}. */
+    private static volatile boolean spareCpu;
 
     private static final Object LOCK = new Object();
     // Guarded by LOCK.
@@ -54,6 +56,8 @@ public final class CpuShare {
     private static List<Integer> allowed = List.of();
     private static CpuShareEntry written;
     private static CpuShareDecision decision;
+    /** {@link #ownStartMillis()}, or -1 before it was read. */
+    private static long ownStart = -1;
     private static AgentThread watcher;
     private static Watcher watcherAgent;
 
@@ -68,6 +72,17 @@ public final class CpuShare {
     /** @return whether this process's waits should yield rather than spin: it shares its CPUs with too many ranks */
     public static boolean yielding() {
         return yielding;
+    }
+
+    /**
+     * Whether the ranks sharing this process's CPUs leave at least one CPU without a rank, so that a helper thread
+     * (the software NIC's agent retrying a stalled send) may keep polling instead of parking without taking a CPU
+     * a rank needs. False before any rank joined, and whenever {@link #yielding()} is true.
+     *
+     * @return whether a CPU is spare
+     */
+    public static boolean spareCpu() {
+        return spareCpu;
     }
 
     /**
@@ -187,6 +202,7 @@ public final class CpuShare {
         }
         YieldMode mode = yieldMode();
         yielding = mode == YieldMode.ALWAYS || (mode == YieldMode.AUTO && decision.oversubscribed());
+        spareCpu = !yielding && !ranks.isEmpty() && decision.ranks() < Math.max(1, allowed.size());
     }
 
     private static void unpinLocked() {
@@ -200,7 +216,7 @@ public final class CpuShare {
     /** @return the live entries, this process's written first when it changed */
     private static List<CpuShareEntry> entriesLocked() {
         ProcessHandle me = ProcessHandle.current();
-        long start = me.info().startInstant().map(s -> s.toEpochMilli()).orElse(0L);
+        long start = ownStartMillis();
         if (ranks.isEmpty()) {
             if (written != null) {
                 registry.remove(me.pid(), start);
@@ -222,6 +238,14 @@ public final class CpuShare {
             entries.add(written);
         }
         return entries;
+    }
+
+    /** @return this process's start time (epoch ms; 0 where unknown), read once: it costs a few /proc reads */
+    private static long ownStartMillis() {
+        if (ownStart < 0) {
+            ownStart = ProcessHandle.current().info().startInstant().map(s -> s.toEpochMilli()).orElse(0L);
+        }
+        return ownStart;
     }
 
     private static void leave(CpuShareEntry.Rank r) {
