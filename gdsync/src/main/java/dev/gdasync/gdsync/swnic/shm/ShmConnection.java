@@ -71,6 +71,10 @@ final class ShmConnection implements Connection {
     /** Whether a piece of the request is device memory. */
     private boolean device;
 
+    /**
+     * When the head request first stalled, or 0; written by executors under the lock, read racily by
+     * {@link #stallMayClear} (a plain field: the fast path writes it for every request).
+     */
     private long stallSince;
     private boolean peerVerified;
     /** The peer's receive the last request consumed, or -1: for events. */
@@ -539,6 +543,30 @@ final class ShmConnection implements Connection {
         failure = why;
         peerDeviceCount = 0;
         return false;
+    }
+
+    /**
+     * Yes when a retry can change the outcome: the peer not yet verified (it may have connected) or unusable (the
+     * retry fails the request), the timeout run out, or a receive posted at the slot the stalled send would claim.
+     * {@link #stallSince} is the executors' (read here without their lock: a stale value moves the answer by a look).
+     */
+    @Override
+    public boolean stallMayClear(long now) {
+        if (!peerVerified || peer.unusable() != null) {
+            return true;
+        }
+        long since = stallSince;
+        if (since == 0 || now - since >= rnrTimeoutNanos) {
+            return true;
+        }
+        ReceiveSlots r = peerReceives;
+        return r.isPosted(r.claimed());
+    }
+
+    /** Yes: a retry over shared memory is a look at the peer's receive queue and a copy, cheap on any thread. */
+    @Override
+    public boolean retriesOnPollers() {
+        return true;
     }
 
     /** The peer is not ready to receive: retry later, or fail once the receiver-not-ready timeout passed. */
