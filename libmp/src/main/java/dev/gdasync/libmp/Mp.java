@@ -70,7 +70,7 @@ public final class Mp implements AutoCloseable {
     private final List<Region> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
-    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
     private final RequestPool pool;
     /** This rank's place among the ranks sharing the host's CPUs (oversubscribed: waits yield). */
     private final CpuShare.Seat cpuSeat;
@@ -92,7 +92,7 @@ public final class Mp implements AutoCloseable {
         this.bootstrap = bootstrap;
         this.config = config;
         this.pool = new RequestPool(this, config.requestPool());
-        this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
+        this.cpuWaits = new WaitPolicy(BackoffPolicy.PEER_WAIT, config.waitTimeout().toNanos());
         this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
         // Before connecting: once every rank connected, every rank of the job is in the CPU share registry.
