@@ -21,8 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>When the process shares its CPUs with more ranks than there are CPUs ({@link CpuShare#yielding()}), the spin
  * phase stops after {@link #SHARED_SPINS} spins and the rest of it is spent yielding: a thread that spins there
  * holds a CPU the thread it waits for may need (MPI libraries' yield-when-oversubscribed). The polls before the first
- * park stay as many, so a background poller still parks as soon as before. A policy may yield longer before its first
- * park while every rank has a CPU ({@link BackoffPolicy#patientYields()}) than while they are oversubscribed.
+ * park stay as many, so a background poller still parks as soon as before.
  */
 public final class BackoffIdler implements IdleStrategy {
     /** Spins before yielding while the CPUs are oversubscribed: a reply already on its way is still caught. */
@@ -30,7 +29,6 @@ public final class BackoffIdler implements IdleStrategy {
 
     private final long spins;
     private final long yields;
-    private final long patientYields;
     private final long minParkNanos;
     private final long maxParkNanos;
     private final Wakeup wakeup;
@@ -55,7 +53,6 @@ public final class BackoffIdler implements IdleStrategy {
     public BackoffIdler(BackoffPolicy policy, Wakeup wakeup) {
         this.spins = policy.spins();
         this.yields = policy.yields();
-        this.patientYields = policy.patientYields();
         this.minParkNanos = policy.minParkNanos();
         this.maxParkNanos = policy.maxParkNanos();
         this.wakeup = wakeup;
@@ -75,7 +72,7 @@ public final class BackoffIdler implements IdleStrategy {
         if (count < spinLimit()) {
             count++;
             Thread.onSpinWait();
-        } else if (count < spins + yieldLimit()) {
+        } else if (count < spins + yields) {
             count++;
             Thread.yield();
         } else {
@@ -112,14 +109,9 @@ public final class BackoffIdler implements IdleStrategy {
         return CpuShare.yielding() ? Math.min(spins, SHARED_SPINS) : spins;
     }
 
-    /** @return the yields of this policy before the first park: fewer while the CPUs are oversubscribed */
-    private long yieldLimit() {
-        return CpuShare.yielding() ? yields : patientYields;
-    }
-
     /** @return whether this thread has reached the park phase */
     public boolean isParking() {
-        return count >= spins + yieldLimit();
+        return count >= spins + yields;
     }
 
     @Override
