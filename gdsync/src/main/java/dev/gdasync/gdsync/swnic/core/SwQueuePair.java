@@ -610,9 +610,7 @@ public final class SwQueuePair implements QueuePair {
 
     /**
      * Runs rung work until none is left. A thread that finds the lock taken leaves its work to the
-     * holder, so every holder checks the doorbell record again after unlocking. A thread other than the agent
-     * that finds the head request newly stalled wakes the agent, whose hot polling then retries it within
-     * microseconds rather than after its background park.
+     * holder, so every holder checks the doorbell record again after unlocking.
      *
      * @param byAgent whether the caller is the NIC's agent (else a thread that rang, inline)
      * @return 1 if this thread ran work to the end, 0 if it found the lock taken or the head request stalled
@@ -623,7 +621,6 @@ public final class SwQueuePair implements QueuePair {
             if (!LOCK.compareAndSet(this, 0, 1)) {
                 return ran;
             }
-            boolean wasStalled = stalled;
             // The drain counted and recorded here, not in a method of its own: one more call level kept the JIT from
             // inlining the drain into this loop.
             DoorbellNoticedEvent event = new DoorbellNoticedEvent();
@@ -645,9 +642,6 @@ public final class SwQueuePair implements QueuePair {
                 }
             }
             if (stuck) {
-                if (!byAgent && !wasStalled && stalled) {
-                    nic.wakeAgent();
-                }
                 return 0;
             }
             ran = 1;
