@@ -144,6 +144,36 @@ class CpuShareTest {
     }
 
     @Test
+    void anIdlerYieldsLongerBeforeItParksWhileEveryRankHasACpu() {
+        BackoffPolicy policy = new BackoffPolicy(5, 3, 1_000, 4_000, 10);
+        String before = System.getProperty(CpuShare.YIELD_PROPERTY);
+        try {
+            System.setProperty(CpuShare.YIELD_PROPERTY, "never");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "own-cpu-test", 0)) {
+                assertFalse(CpuShare.yielding());
+                BackoffIdler idler = new BackoffIdler(policy);
+                for (int i = 0; i < 15; i++) {
+                    assertFalse(idler.isParking(), "parking after only " + i + " idles: spins and own-CPU yields are 15");
+                    idler.idle();
+                }
+                assertTrue(idler.isParking());
+            }
+            System.setProperty(CpuShare.YIELD_PROPERTY, "always");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "own-cpu-test", 0)) {
+                assertTrue(CpuShare.yielding());
+                BackoffIdler idler = new BackoffIdler(policy);
+                for (int i = 0; i < 8; i++) {
+                    assertFalse(idler.isParking(), "parking after only " + i + " idles");
+                    idler.idle();
+                }
+                assertTrue(idler.isParking(), "oversubscribed, it parks after spins and yields, 8 idles");
+            }
+        } finally {
+            restore(before);
+        }
+    }
+
+    @Test
     void aCpuIsSpareOnlyWhileTheRanksLeaveOneFree() {
         List<Integer> allowed = CpuShare.processAllowedCpus();
         String before = System.getProperty(CpuShare.YIELD_PROPERTY);

@@ -155,6 +155,11 @@ final class ShmConnection implements Connection {
             };
             if (result == Outcome.DONE) {
                 stallSince = 0;
+                if (op != Opcode.RDMA_READ) {
+                    // It wrote into the peer (a receive and its CQE, a window, an atomic's word): wake the peer's
+                    // threads parked waiting for their peers.
+                    peer.node().wakeSleepers();
+                }
             }
             return result;
         } catch (IllegalStateException e) {
@@ -267,6 +272,7 @@ final class ShmConnection implements Connection {
                 CompletionStatus.SUCCESS, ErrorDetail.NONE);
         qp.completeDirectSend(index, wr, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
         stallSince = 0;
+        peer.node().wakeSleepers();
         return true;
     }
 
@@ -587,10 +593,11 @@ final class ShmConnection implements Connection {
         return fail(index, why.status(), why.detail());
     }
 
-    /** Fails the request and its queue pair. */
+    /** Fails the request and its queue pair; the peer may have an error completion of its own to see. */
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
         qp.failRequest(index, status, detail);
+        peer.node().wakeSleepers();
         return Outcome.DONE;
     }
 
