@@ -43,6 +43,12 @@ final class UcxRatePeer implements CPeer {
         return ucx.bandwidthCommands(bytes, messages(iters));
     }
 
+    /** The ping-pong's server port: the client starts once the server listens there. */
+    @Override
+    public int serverPort() {
+        return ucx.port();
+    }
+
     @Override
     public Map<String, String> environment() {
         return ucx.environment();
