@@ -24,6 +24,7 @@ import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.Nic;
 import dev.gdasync.gdsync.nic.NicProviders;
 import dev.gdasync.gdsync.nic.Opcode;
+import dev.gdasync.gdsync.nic.QpState;
 import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.SendFlags;
@@ -1315,6 +1316,61 @@ public final class Mp implements AutoCloseable {
     }
 
     /** @return the link to a peer (for this package's tests, which look at its queue pair) */
+    /**
+     * Another rank's registered host memory for direct loads and stores from this process, where the NIC maps that
+     * rank's memory here (the software NIC over shared memory does; OpenSHMEM's {@code shmem_ptr} for any
+     * registration rather than a window). The key is checked as a remote access would be: it must name a live
+     * registration of that rank granting remote read and write that covers the range. Loads and stores through it
+     * bypass the queue pairs: order them with the owner's by a flag written with release and read with acquire
+     * semantics. Valid while the owner keeps the registration.
+     *
+     * @param rank    the owner, a rank of the job
+     * @param address the address of the range in the owner's process (its {@code MemorySegment.address()})
+     * @param rkey    the owner's key of a registration covering it ({@link MpRegistration#rkey()})
+     * @param bytes   the length of the range, &gt;= 1
+     * @return the range mapped here; this rank's own memory is not looked up (null); null also when the NIC cannot map
+     *         it (another transport, device memory, a failed connection, a key that does not grant the range)
+     * @throws IllegalArgumentException if the rank is not a rank of the job or bytes &lt; 1
+     */
+    public MemorySegment peerMemory(int rank, long address, long rkey, long bytes) {
+        requireOpen();
+        if (rank < 0 || rank >= size()) {
+            throw new IllegalArgumentException("rank " + rank + " is not a rank of this job: ranks are 0.." + (size() - 1));
+        }
+        if (bytes < 1) {
+            throw new IllegalArgumentException("bytes must be >= 1, got " + bytes);
+        }
+        PeerLink l = links[rank];
+        return l == null ? null : l.qp.peerMemory(rkey, address, bytes);
+    }
+
+    /**
+     * Why this rank can no longer reach another one, as its queue pair to it says: the peer's process is gone, it
+     * closed, or the job failed. Cheap enough to poll from a wait loop.
+     *
+     * @param rank a rank of the job other than this one
+     * @return a sentence naming the rank and the reason, or null while the link is usable
+     * @throws IllegalArgumentException if the rank is not a rank of the job
+     */
+    public String linkFailure(int rank) {
+        if (rank < 0 || rank >= size()) {
+            throw new IllegalArgumentException("rank " + rank + " is not a rank of this job: ranks are 0.." + (size() - 1));
+        }
+        String failed = jobFailure;
+        if (failed != null) {
+            return "the job failed: " + failed;
+        }
+        PeerLink l = links[rank];
+        if (l == null) {
+            return null;
+        }
+        QpState s = l.qp.state();
+        if (s == QpState.ERROR || s == QpState.CLOSED) {
+            return "the link to rank " + rank + " failed (" + l.qp.errorDetail().text() + ")";
+        }
+        return null;
+    }
+
     PeerLink peerLink(int peer) {
         return links[peer];
     }

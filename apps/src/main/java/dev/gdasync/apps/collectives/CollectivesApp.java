@@ -21,14 +21,19 @@ import java.util.List;
 /**
  * {@code scripts/mprun -np 4 collectives --xml FILE}: loads MSCCL-IR programs, runs each one's collective on int32
  * data at sizes it is selected for and at one it is not (the built-in runs then), and checks the result exactly on
- * every rank. With {@code --bench}: allreduce and alltoall latency and bandwidth, programs against the built-in
- * algorithms against MPJ Express, side by side in one run.
+ * every rank. With {@code --bench}: allreduce, alltoall, allgather, bcast and barrier, programs against the built-in
+ * algorithms against MPJ Express and Open MPI ({@code --mode ompi}), side by side in one run, every row with its ratio
+ * to Open MPI's.
  */
 @Command(name = "scripts/mprun -np N collectives", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
         usageHelpAutoWidth = false,
         description = "Runs MSCCL-IR programs (and the built-in collectives where none fits) and checks the results"
-                + " exactly; --bench measures allreduce and alltoall: programs, built-ins and MPJ Express.")
+                + " exactly; --bench measures allreduce, alltoall, allgather, bcast and barrier: programs, built-ins,"
+                + " MPJ Express and Open MPI.")
 public final class CollectivesApp implements RankMain.App {
+    /** The values of {@code --mode}. */
+    private static final List<String> MODES = List.of("host", "sa", "ki", "ompi");
+
     @Option(names = "--xml", paramLabel = "FILE",
             description = "an MSCCL-IR file or a folder of them (repeatable); default: the files that the"
                     + " gdasync.msccl.xml property or GDASYNC_MSCCL_XML lists")
@@ -37,10 +42,13 @@ public final class CollectivesApp implements RankMain.App {
     @Option(names = "--mode", split = ",", paramLabel = "MODE", defaultValue = "host,sa,ki",
             description = "models of the check and the benchmark: host (blocking, the caller's thread and a thread per"
                     + " thread block), sa (enqueued on a host stream: a stream per thread block and a NIC stream), ki"
-                    + " (run by the blocks of a host KI executor, the CPU only prepares); default: ${DEFAULT-VALUE}")
+                    + " (run by the blocks of a host KI executor, the CPU only prepares); with --bench also ompi (Open"
+                    + " MPI's collectives in C, built with mpicc at first use, the reference every row's ratio is to);"
+                    + " default: ${DEFAULT-VALUE}")
     List<String> modes;
 
-    @Option(names = "--bench", description = "measure allreduce and alltoall instead of checking")
+    @Option(names = "--bench", description = "measure allreduce, alltoall, allgather, bcast and barrier instead of"
+            + " checking")
     boolean bench;
 
     @Option(names = "--sizes", split = ",", paramLabel = "BYTES",
@@ -69,8 +77,9 @@ public final class CollectivesApp implements RankMain.App {
                     + " acknowledgement (default: ${DEFAULT-VALUE})")
     int slots;
 
-    @Option(names = "--inline", description = "run a rank's thread blocks on its main thread instead of a thread each")
-    boolean inline;
+    @Option(names = "--threads", description = "run a rank's thread blocks on a thread each instead of in turn on its"
+            + " main thread (the host interpreter's default)")
+    boolean threads;
 
     @Option(names = "--no-mpj", description = "leave out the MPJ Express baseline")
     boolean noMpj;
@@ -79,7 +88,8 @@ public final class CollectivesApp implements RankMain.App {
     Path csv;
 
     @Option(names = "--plot", paramLabel = "FILE.png",
-            description = "also draw time per collective against size: FILE-allreduce.png and FILE-alltoall.png")
+            description = "also draw time per collective against size, a line per method: FILE-allreduce.png,"
+                    + " FILE-alltoall.png, FILE-allgather.png, FILE-bcast.png, and a bar per method in FILE-barrier.png")
     Path plot;
 
     /** The programs and interpreter settings the options name, made by {@link #optionsProblem()}. */
@@ -101,7 +111,7 @@ public final class CollectivesApp implements RankMain.App {
         try {
             programs = xml.isEmpty() ? MscclPrograms.fromEnvironment() : MscclPrograms.load(xml, MscclLimits.defaults());
             MscclConfig d = MscclConfig.defaults();
-            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), !inline);
+            config = new MscclConfig(slotBytes, slots, d.maxThreadBlocks(), d.timeout(), threads);
             checkOptions();
             return null;
         } catch (RuntimeException e) {
@@ -116,7 +126,7 @@ public final class CollectivesApp implements RankMain.App {
             if (bench) {
                 try (MscclRuntime rt = MscclRuntime.open(coll, programs, config);
                      HostKiExecutor executor = KiLaunch.executor(mp)) {
-                    ok = new CollBench(mp, coll.world(), rt, benchSizes(), iters, reps, modes,
+                    ok = new CollBench(boot, mp, coll.world(), rt, benchSizes(), iters, reps, modes,
                             KiLaunch.launcher(executor)).run(noMpj, csv, plot);
                 }
             } else {
@@ -134,9 +144,16 @@ public final class CollectivesApp implements RankMain.App {
             }
         }
         for (String m : modes) {
-            if (!m.equals("host") && !m.equals("sa") && !m.equals("ki")) {
-                throw new IllegalArgumentException("--mode takes host, sa and ki, got " + m);
+            if (!MODES.contains(m)) {
+                throw new IllegalArgumentException("--mode: unknown mode '" + m + "' (host, sa, ki, or ompi with --bench)");
             }
+            if (modes.indexOf(m) != modes.lastIndexOf(m)) {
+                throw new IllegalArgumentException("--mode: " + m + " is given twice");
+            }
+        }
+        if (modes.contains("ompi") && !bench) {
+            throw new IllegalArgumentException("--mode ompi is the benchmark's Open MPI baseline: add --bench, or check"
+                    + " with host, sa and ki");
         }
         if (iters < 1 || reps < 1) {
             throw new IllegalArgumentException("--iters and --reps must be >= 1");

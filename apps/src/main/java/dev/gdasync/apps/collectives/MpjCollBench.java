@@ -5,17 +5,20 @@ import mpi.MPI;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The MPJ Express baseline of the benchmark, run by rank 0 as a child job ({@link MpjChildJob}, multicore device,
- * as many ranks as the gdasync job): {@code Allreduce} (int SUM, out of place: MPJ has no in-place form) and
- * {@code Alltoall} of int arrays at each size, reps of {@code iters} collectives, the slowest rank's time, one
- * checked collective after each rep. Rank 0 prints a {@value #RESULT} line per row; a failed rank prints
+ * as many ranks as the gdasync job): {@code Allreduce} (int SUM), {@code Alltoall}, {@code Allgather} (out of place:
+ * MPJ has no in-place forms), {@code Bcast} from rank 0 and {@code Barrier} of int arrays in the cases and reps of
+ * the Java ranks ({@link BenchCase}): a barrier, {@code iters} collectives timed, the slowest rank's time, then one
+ * collective on fresh data checked. Rank 0 prints a {@value #RESULT} line per case; a failed rank prints
  * {@value #ERROR} and exits with status 3.
  */
 public final class MpjCollBench {
     static final String RESULT = "COLLECTIVES-MPJ-RESULT";
     static final String ERROR = "COLLECTIVES-MPJ-ERROR";
+    private static final long BARRIER_SKEW_NANOS = 1_000_000;
 
     private MpjCollBench() {
     }
@@ -24,13 +27,11 @@ public final class MpjCollBench {
         return MpjChildJob.missing(home);
     }
 
-    /** The child's arguments: reps, then size:iters pairs. */
-    static List<String> args(List<Long> sizes, CollBench bench, int reps) {
+    /** The child's arguments: reps, then a {@code COLL:BYTES:ITERS} per case. */
+    static List<String> args(int reps, List<BenchCase> cases) {
         List<String> a = new ArrayList<>();
         a.add(Integer.toString(reps));
-        for (long s : sizes) {
-            a.add(s + ":" + bench.iters(s));
-        }
+        cases.forEach(c -> a.add(c.arg()));
         return a;
     }
 
@@ -54,64 +55,78 @@ public final class MpjCollBench {
         int reps = Integer.parseInt(args[0]);
         int n = MPI.COMM_WORLD.Size();
         int me = MPI.COMM_WORLD.Rank();
-        for (String coll : List.of("allreduce", "alltoall")) {
-            for (int k = 1; k < args.length; k++) {
-                String[] f = args[k].split(":");
-                long bytes = Long.parseLong(f[0]);
-                int iters = Integer.parseInt(f[1]);
-                int count = (int) (coll.equals("allreduce") ? bytes / 4 : bytes / 4 / n);
-                if (count == 0) {
-                    continue;
+        for (int k = 1; k < args.length; k++) {
+            BenchCase c = BenchCase.parse(args[k]);
+            int count = Math.toIntExact(c.count(n));
+            int[] send = new int[c.collective() == BenchCollective.ALLTOALL ? count * n : count];
+            int[] recv = new int[Math.toIntExact(c.collective().resultInts(count, n))];
+            double[] us = new double[reps];
+            double[] t = new double[1];
+            double[] slowest = new double[1];
+            for (int rep = -1; rep < reps; rep++) {
+                fill(c.collective(), send, count, me);
+                MPI.COMM_WORLD.Barrier();
+                long t0 = System.nanoTime();
+                for (int i = 0; i < c.iters(); i++) {
+                    once(c.collective(), send, recv, count);
                 }
-                int total = coll.equals("allreduce") ? count : count * n;
-                int[] send = new int[total];
-                int[] recv = new int[total];
-                for (int i = 0; i < total; i++) {
-                    send[i] = ProgramCheck.in(me, i);
+                t[0] = (System.nanoTime() - t0) / 1e3 / c.iters();
+                MPI.COMM_WORLD.Allreduce(t, 0, slowest, 0, 1, MPI.DOUBLE, MPI.MAX);
+                if (rep >= 0) {
+                    us[rep] = slowest[0];
                 }
-                double[] us = new double[reps];
-                double[] t = new double[1];
-                double[] slowest = new double[1];
-                for (int rep = -1; rep < reps; rep++) {
-                    MPI.COMM_WORLD.Barrier();
-                    long t0 = System.nanoTime();
-                    for (int i = 0; i < iters; i++) {
-                        once(coll, send, recv, count);
-                    }
-                    t[0] = (System.nanoTime() - t0) / 1e3 / iters;
-                    MPI.COMM_WORLD.Allreduce(t, 0, slowest, 0, 1, MPI.DOUBLE, MPI.MAX);
-                    if (rep >= 0) {
-                        us[rep] = slowest[0];
-                    }
-                    check(coll, recv, count, n, me);
-                }
-                if (me == 0) {
-                    System.out.println(RESULT + " " + new BenchRow(coll, "mpj", n, bytes, iters, us).csv());
-                }
+                check(c.collective(), send, recv, count, n, me);
+            }
+            if (me == 0) {
+                System.out.println(RESULT + " " + BenchRow.childLine(c, us));
             }
         }
     }
 
-    private static void once(String coll, int[] send, int[] recv, int count) {
-        if (coll.equals("allreduce")) {
-            MPI.COMM_WORLD.Allreduce(send, 0, recv, 0, count, MPI.INT, MPI.SUM);
-        } else {
-            MPI.COMM_WORLD.Alltoall(send, 0, count, MPI.INT, recv, 0, count, MPI.INT);
+    private static void fill(BenchCollective c, int[] send, int count, int me) {
+        int total = c == BenchCollective.ALLTOALL ? send.length : count;
+        for (int i = 0; i < total; i++) {
+            send[i] = c == BenchCollective.BCAST ? (me == 0 ? ProgramCheck.in(0, i) : -1) : ProgramCheck.in(me, i);
         }
     }
 
-    private static void check(String coll, int[] recv, int count, int n, int me) {
-        for (int i = 0; i < (coll.equals("allreduce") ? count : count * n); i++) {
-            int want = 0;
-            if (coll.equals("allreduce")) {
-                for (int r = 0; r < n; r++) {
-                    want += ProgramCheck.in(r, i);
+    private static void once(BenchCollective c, int[] send, int[] recv, int count) {
+        switch (c) {
+            case ALLREDUCE -> MPI.COMM_WORLD.Allreduce(send, 0, recv, 0, count, MPI.INT, MPI.SUM);
+            case ALLTOALL -> MPI.COMM_WORLD.Alltoall(send, 0, count, MPI.INT, recv, 0, count, MPI.INT);
+            case ALLGATHER -> MPI.COMM_WORLD.Allgather(send, 0, count, MPI.INT, recv, 0, count, MPI.INT);
+            case BCAST -> MPI.COMM_WORLD.Bcast(send, 0, count, MPI.INT, 0);
+            case BARRIER -> MPI.COMM_WORLD.Barrier();
+        }
+    }
+
+    /** One collective on fresh data, checked; the barrier: no rank leaves before the last one, held back, entered. */
+    private static void check(BenchCollective c, int[] send, int[] recv, int count, int n, int me) {
+        if (c == BenchCollective.BARRIER) {
+            if (me == n - 1) {
+                long until = System.nanoTime() + BARRIER_SKEW_NANOS;
+                while (System.nanoTime() < until) {
+                    LockSupport.parkNanos(until - System.nanoTime());
                 }
-            } else {
-                want = ProgramCheck.in(i / count, (long) me * count + i % count);
             }
-            if (recv[i] != want) {
-                throw new IllegalStateException(coll + " of " + count + " ints: element " + i + " is " + recv[i]
+            long[] times = {System.nanoTime(), 0};
+            MPI.COMM_WORLD.Barrier();
+            times[1] = -System.nanoTime();
+            long[] max = new long[2];
+            MPI.COMM_WORLD.Allreduce(times, 0, max, 0, 2, MPI.LONG, MPI.MAX);
+            if (-max[1] < max[0]) {
+                throw new IllegalStateException("barrier: a rank left it " + (max[0] + max[1])
+                        + " ns before the last one entered");
+            }
+            return;
+        }
+        fill(c, send, count, me);
+        once(c, send, recv, count);
+        int[] out = c == BenchCollective.BCAST ? send : recv;
+        for (int i = 0; i < c.resultInts(count, n); i++) {
+            int want = c.expected(me, n, count, i);
+            if (out[i] != want) {
+                throw new IllegalStateException(c.label() + " of " + count + " ints: element " + i + " is " + out[i]
                         + ", want " + want);
             }
         }

@@ -114,10 +114,11 @@ public final class Comd {
 
     private static List<RunResult> runModes(EnvBootstrap boot, ComdOptions o, Potential pot, PrintStream out) throws Exception {
         boolean libmp = o.modes().stream().anyMatch(m -> m != Mode.MPJ);
-        Collectives coll = new BootstrapCollectives(boot);
         List<RunResult> results = new ArrayList<>();
         // Receives are posted a round ahead and sa queues up to 16 rounds: deeper queues than LibMP's 512.
         Mp mp = libmp ? Mp.init(boot, MpConfig.defaults().withQueuePairs(new QueuePairConfig(1024, 1024, 2048))) : null;
+        // The libmp models' reductions run on libmp's collectives (collective: every rank opens them here).
+        LibmpCollectives coll = libmp ? new LibmpCollectives(mp) : null;
         KiExecutor ki = null;
         try {
             if (o.modes().contains(Mode.KI)) {
@@ -153,6 +154,9 @@ public final class Comd {
         } finally {
             if (ki != null) {
                 ki.close();
+            }
+            if (coll != null) {
+                coll.close();
             }
         }
         if (mp != null) {

@@ -23,7 +23,8 @@ import java.util.Map;
  * {@code scripts/mprun -np N --proxies nbc-overlap --coll ialltoall,iallgather,ibcast}: OSU's non-blocking
  * collective overlap benchmark (osu_ialltoall and its siblings) on the host engine and on the offload engine side
  * by side. Per collective and size: the pure communication time, then the overlapped loop with a dummy compute as
- * long as the pure time and {@code test} calls between its slices, printed as OSU prints it
+ * long as the pure time and {@code test} calls between its slices ({@code --compute busy}, OSU's), or one sleep as
+ * long and no call ({@code --compute idle}: the CPU idles as while a GPU kernel runs), printed as OSU prints it
  * ({@code Overall(us) Compute(us) Pure Comm.(us) Overlap(%)}, averaged over the ranks). The engines alternate per
  * size, so both see the same machine state. Without {@code --proxies} only the host engine runs, and it says so.
  */
@@ -69,6 +70,12 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
             description = "the dummy compute's slices, with a test call after each (default: ${DEFAULT-VALUE})")
     int slices;
 
+    @Option(names = "--compute", paramLabel = "KIND", defaultValue = "busy",
+            description = "the dummy compute: busy (a busy loop in slices with a test call after each, OSU's) or idle"
+                    + " (one sleep as long, no call: the CPU idles as while a GPU kernel runs, so only an engine that"
+                    + " progresses by itself overlaps) (default: ${DEFAULT-VALUE})")
+    String compute;
+
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV (rank 0)")
     Path csv;
 
@@ -92,6 +99,9 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
         }
         if (sizes.stream().anyMatch(s -> s < 1 || s > (64L << 20))) {
             throw new IllegalArgumentException("sizes must be 1 … 64 MiB");
+        }
+        if (!compute.equals("busy") && !compute.equals("idle")) {
+            throw new IllegalArgumentException("unknown compute '" + compute + "': busy or idle");
         }
         if (iters < 1 || largeIters < 1 || warmup < 0 || warmupIters < 0 || slices < 1) {
             throw new IllegalArgumentException("--iters, --large-iters and --slices must be >= 1, --warmup and"
@@ -145,7 +155,7 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
             long smallest = sizes.stream().mapToLong(Long::longValue).min().orElseThrow();
             for (String coll : colls) {
                 for (Collectives c : open.values()) {
-                    OverlapLoop loop = new OverlapLoop(c, coll, smallest, slices);
+                    OverlapLoop loop = new OverlapLoop(c, coll, smallest, 1);
                     loop.pure(warmupIters, 1);
                     loop.close();
                 }
@@ -154,6 +164,9 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
             for (String coll : colls) {
                 if (speaker) {
                     OverlapReport.header(coll, mp.size(), List.copyOf(open.keySet()), System.out);
+                    System.out.println(compute.equals("idle")
+                            ? "# Compute: idle, one sleep as long as the pure time and no test call (--compute idle)"
+                            : "# Compute: busy, " + slices + " slices with a test call after each (--compute busy)");
                 }
                 for (long bytes : sizes) {
                     int n = bytes >= 128 * 1024 ? largeIters : iters;
@@ -184,7 +197,7 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
     }
 
     private OverlapRow measure(Collectives host, String engine, Collectives coll, String name, long bytes, int n) {
-        OverlapLoop loop = new OverlapLoop(coll, name, bytes, slices);
+        OverlapLoop loop = new OverlapLoop(coll, name, bytes, compute.equals("idle") ? 0 : slices);
         try {
             double pure = average(host, loop.pure(warmup, n));
             double[] o = loop.overlapped(warmup, n, pure);

@@ -8,11 +8,12 @@ import dev.gdasync.libmp.coll.Communicator;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The OSU loops of one collective on one engine: the pure communication time (post and wait), then the overlapped
- * loop: post, a dummy compute as long as the pure time split into slices with a {@code test} after each, wait. Each
- * column is the median over the iterations. The buffers are checked after every phase, so a wrong result never
+ * loop: post, a dummy compute as long as the pure time split into slices with a {@code test} after each (or, with no
+ * slices, one sleep and no test: an idle CPU), wait. Each column is the median over the iterations. The buffers are checked after every phase, so a wrong result never
  * yields a figure.
  */
 final class OverlapLoop {
@@ -27,6 +28,9 @@ final class OverlapLoop {
     private final int slices;
     private int posted;
 
+    /**
+     * @param slices the busy compute's slices with a test after each; 0: an idle compute (one sleep, no test)
+     */
     OverlapLoop(Collectives collectives, String coll, long bytes, int slices) {
         this.mp = collectives.mp();
         this.world = collectives.world();
@@ -117,7 +121,7 @@ final class OverlapLoop {
      * @return the medians of {overall, compute (tests included), test} per iteration, in µs
      */
     double[] overlapped(int warmup, int iters, double computeUs) {
-        long slice = Math.max(1, Math.round(computeUs * 1000 / slices));
+        long slice = Math.max(1, Math.round(computeUs * 1000 / Math.max(1, slices)));
         double[][] us = new double[3][iters];
         mp.barrier();
         for (int i = -warmup; i < iters; i++) {
@@ -126,6 +130,10 @@ final class OverlapLoop {
             boolean done = false;
             long computeStart = System.nanoTime();
             long testNanos = 0;
+            if (slices == 0) {
+                // The CPU idles (as while a GPU kernel runs): nothing of this rank progresses the collective.
+                LockSupport.parkNanos(slice);
+            }
             for (int s = 0; s < slices; s++) {
                 spin(slice);
                 if (!done) {

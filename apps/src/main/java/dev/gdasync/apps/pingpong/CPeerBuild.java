@@ -15,23 +15,31 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Builds a C peer's program at first use: the source ships in the apps jar ({@code cpeers/NAME.c}); the binary is
+ * Builds a C peer's program at first use (the ping-pong's peers, the collectives benchmark's Open MPI program): the
+ * source ships in the apps jar ({@code dev/gdasync/apps/pingpong/cpeers/NAME.c}); the binary is
  * compiled into the cache folder ({@code $GDASYNC_CACHE}, else {@code $XDG_CACHE_HOME/gdasync}, else
  * {@code ~/.cache/gdasync}) under a name holding the hash of the source and the compiler command, so a changed
  * source or compiler builds anew and an unchanged one is reused. The binary is written beside its final name and
  * moved there in one step: two processes building at once both end with a whole binary.
  */
-final class CPeerBuild {
+public final class CPeerBuild {
+    /** The flags the C peers are built with (gcc and mpicc take the same). */
+    public static final List<String> FLAGS = List.of("-O2", "-std=gnu11");
     /** How long one compilation may take. */
     private static final long COMPILE_SECONDS = 120;
 
     private CPeerBuild() {
     }
 
-    /** A built program, or why there is none. */
-    record Built(Path binary, String problem) {
+    /**
+     * A built program, or why there is none.
+     *
+     * @param binary  the program, or null
+     * @param problem why there is none, or null
+     */
+    public record Built(Path binary, String problem) {
         /** @return the binary, if it was built */
-        Optional<Path> path() {
+        public Optional<Path> path() {
             return Optional.ofNullable(binary);
         }
     }
@@ -42,7 +50,7 @@ final class CPeerBuild {
      * @param flags    the compiler flags before the source
      * @return the binary, or the reason it could not be built (the compiler is missing, or it failed)
      */
-    static Built build(String name, String compiler, List<String> flags) {
+    public static Built build(String name, String compiler, List<String> flags) {
         return build(name, compiler, flags, cacheFolder().resolve("pingpong"));
     }
 
@@ -55,7 +63,7 @@ final class CPeerBuild {
      * @param dir      where the binaries are kept (made if missing)
      * @return the binary, or the reason it could not be built
      */
-    static Built build(String name, String compiler, List<String> flags, Path dir) {
+    public static Built build(String name, String compiler, List<String> flags, Path dir) {
         Optional<Path> cc = Executables.onPath(compiler);
         if (cc.isEmpty()) {
             return new Built(null, compiler + " is not on PATH");
@@ -108,7 +116,7 @@ final class CPeerBuild {
     }
 
     /** @return where built programs are kept */
-    static Path cacheFolder() {
+    public static Path cacheFolder() {
         String own = System.getenv("GDASYNC_CACHE");
         if (own != null && !own.isBlank()) {
             return Path.of(own);

@@ -8,7 +8,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -98,9 +97,9 @@ final class CPeers {
         return switch (mode) {
             case FLOOR -> new FloorPeer(built("floor", "gcc"), cpus);
             case OMPI -> {
-                String mpirun = Executables.onPath("mpirun").orElseThrow(
-                        () -> new IllegalStateException("Open MPI's mpirun is not on PATH")).toString();
-                yield new OmpiPeer(built("ompi", "mpicc"), mpirun, cpus, firstLine(mpirun, "--version"));
+                String mpirun = OpenMpi.mpirun().orElseThrow(
+                        () -> new IllegalStateException("Open MPI's mpirun is not on PATH"));
+                yield new OmpiPeer(built("ompi", "mpicc"), mpirun, cpus, OpenMpi.version(mpirun));
             }
             case UCX -> new UcxPeer(Executables.onPath("ucx_perftest").orElseThrow(
                     () -> new IllegalStateException("UCX's ucx_perftest is not on PATH")).toString(), cpus, freePort());
@@ -108,28 +107,10 @@ final class CPeers {
         };
     }
 
-    /** @return the program built from {@code cpeers/NAME.c} with {@code compiler} at -O2 (gcc and mpicc take the same flags) */
+    /** @return the program built from {@code cpeers/NAME.c} with {@code compiler} (gcc and mpicc take the same flags) */
     private static String built(String name, String compiler) {
-        CPeerBuild.Built b = CPeerBuild.build(name, compiler, List.of("-O2", "-std=gnu11"));
+        CPeerBuild.Built b = CPeerBuild.build(name, compiler, CPeerBuild.FLAGS);
         return b.path().orElseThrow(() -> new IllegalStateException(b.problem())).toString();
-    }
-
-    /** @return the first line a program prints for {@code arg}, or its name when it prints nothing in time */
-    private static String firstLine(String program, String arg) {
-        try {
-            Process p = new ProcessBuilder(program, arg).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            String s = new String(p.getInputStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
-            p.waitFor(10, TimeUnit.SECONDS);
-            p.destroyForcibly();
-            String line = s.lines().findFirst().orElse("").strip();
-            return line.isEmpty() ? program : line.replace("mpirun (Open MPI) ", "Open MPI ");
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + program + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return program;
-        }
     }
 
     /** @return a loopback TCP port free now (the ucx_perftest server listens there) */

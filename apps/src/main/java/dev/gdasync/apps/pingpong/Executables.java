@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** Finds programs on PATH, as a shell would. */
-final class Executables {
+public final class Executables {
     private Executables() {
     }
 
@@ -14,7 +14,7 @@ final class Executables {
      * @param name a program's name
      * @return its path in the first PATH folder that holds it as an executable file, or empty
      */
-    static Optional<Path> onPath(String name) {
+    public static Optional<Path> onPath(String name) {
         String path = System.getenv("PATH");
         if (path == null) {
             return Optional.empty();

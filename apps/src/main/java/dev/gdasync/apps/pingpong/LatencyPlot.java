@@ -41,7 +41,8 @@ public final class LatencyPlot {
     private static final Map<String, Color> COLORS = Map.of(
             "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd),
             "floor", new Color(0x555555), "ompi", new Color(0xe377c2), "ucx", new Color(0xbcbd22));
-    private static final Color[] OTHER = {new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf)};
+    private static final Color[] OTHER = {new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf),
+            new Color(0x393b79), new Color(0xad494a), new Color(0x637939), new Color(0x7b4173), new Color(0x8c6d31)};
 
     static {
         // No display is needed (or wanted) to draw into an image.
@@ -285,8 +286,14 @@ public final class LatencyPlot {
         g.setTransform(saved);
     }
 
-    /** @return each mode's colour, in the modes' order: fixed colours for host, sa and mpj */
-    private static Map<String, Color> palette(Iterable<String> modes) {
+    /**
+     * The colours of the plot's lines, for other drawings of the same modes.
+     *
+     * @param modes the lines' names, in order
+     * @return each one's colour, in that order: fixed colours for host, sa, mpj, jucx and the C peers, the others in
+     * turn
+     */
+    public static Map<String, Color> palette(Iterable<String> modes) {
         Map<String, Color> out = new LinkedHashMap<>();
         int other = 0;
         for (String m : modes) {
@@ -308,8 +315,11 @@ public final class LatencyPlot {
         return v + " B";
     }
 
-    /** @return a latency label without trailing zeros: 0.01, 0.1, 1, 10, 100 */
-    static String micros(double v) {
+    /**
+     * @param v a time in microseconds, a power of ten
+     * @return its axis label without trailing zeros: 0.01, 0.1, 1, 10, 100
+     */
+    public static String micros(double v) {
         if (v >= 1) {
             return String.format(Locale.ROOT, "%.0f", v);
         }

@@ -61,9 +61,8 @@ final class ComdRanks {
                 try (boot; Mp mp = Mp.init(boot, config)) {
                     KiExecutor ki = mode == Mode.KI ? HostKiExecutor.create("comd-test-ki-" + rank,
                             HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings)) : null;
-                    try {
-                        results[rank] = ComdRun.run(o, pot, new BootstrapCollectives(boot), Comd.driverOf(mode, mp, ki),
-                                mode.label(), null, hooks);
+                    try (LibmpCollectives coll = new LibmpCollectives(mp)) {
+                        results[rank] = ComdRun.run(o, pot, coll, Comd.driverOf(mode, mp, ki), mode.label(), null, hooks);
                     } finally {
                         if (ki != null) {
                             ki.close();

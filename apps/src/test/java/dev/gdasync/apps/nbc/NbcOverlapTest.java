@@ -40,6 +40,27 @@ class NbcOverlapTest {
     }
 
     @Test
+    void anIdleComputeCallsNothingAndStillGivesEveryRow() throws Exception {
+        List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun",
+                "--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies", "nbc-overlap", "--compute", "idle",
+                "--coll", "ialltoall,iallgather", "--sizes", "70000", "--iters", "3", "--warmup", "1", "--warmup-iters", "2");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(240, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("[0] # Compute: idle, one sleep as long as the pure time and no test call"), out);
+        for (String coll : List.of("alltoall", "allgather")) {
+            assertTrue(out.contains("[0] # OSU MPI-style Non-blocking " + coll + " Latency Test, 2 ranks"), out);
+        }
+        // The proxy filled receive buffers on the shared-memory path while the ranks slept.
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("[proxy] host 0: ") && !l.contains(" 0 shared-memory buffers")),
+                out);
+    }
+
+    @Test
     void twoRanksAndTheProxyMeasureEveryCollectiveOnBothEngines() throws Exception {
         Path csv = dir.resolve("nbc.csv");
         Path png = dir.resolve("nbc.png");

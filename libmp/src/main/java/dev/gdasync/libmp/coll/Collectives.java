@@ -2,8 +2,11 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -26,6 +29,10 @@ public final class Collectives implements AutoCloseable {
     private final Communicator world;
     /** The smallest context id no communicator of this rank uses; split agrees on it over the parent. */
     private int nextContext = 1;
+    /** The shared-memory channels of this rank's communicators. */
+    private final List<ShmChannel> channels = new ArrayList<>();
+    /** What closes with these collectives (the communicators' message-path scratch). */
+    private final List<AutoCloseable> owned = new ArrayList<>();
     private boolean closed;
 
     private Collectives(Mp mp, Engine engine) {
@@ -51,19 +58,24 @@ public final class Collectives implements AutoCloseable {
     }
 
     /**
-     * Starts the collectives of an Mp on the host engine (progressed by test and wait); local.
+     * Starts the collectives of an Mp on the host engine (progressed by test and wait). Collective over the Mp's
+     * ranks (every rank calls it, as MPI's communicator creation): the ranks set up the world communicator's
+     * shared-memory path together, when every rank can map every other's memory (one host, the software NIC over
+     * shared memory; {@code docs/collectives.md}).
      *
      * @param mp the job's endpoint, driven by this thread
      * @return the collectives, to close before the Mp
      */
     public static Collectives host(Mp mp) {
         Objects.requireNonNull(mp, "mp must not be null");
-        return new Collectives(mp, new CollEngine(mp));
+        return withChannel(new Collectives(mp, new CollEngine(mp)));
     }
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy the launcher started for this host
-     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}); local to this rank and its proxy.
+     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}). Collective over the Mp's ranks, as
+     * {@link #host} is: ranks on one host set up the world communicator's shared-memory path, which the proxy then
+     * helps with.
      *
      * @param mp the job's endpoint, driven by this thread
      * @return the collectives, to close before the Mp
@@ -81,7 +93,7 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy whose locator file is given (a
-     * {@link CollProxy} of this host wrote it).
+     * {@link CollProxy} of this host wrote it); collective over the Mp's ranks.
      *
      * @param mp      the job's endpoint, driven by this thread
      * @param locator the proxy's locator file
@@ -92,7 +104,18 @@ public final class Collectives implements AutoCloseable {
     public static Collectives offload(Mp mp, Path locator) {
         Objects.requireNonNull(mp, "mp must not be null");
         Objects.requireNonNull(locator, "locator must not be null");
-        return new Collectives(mp, new OffloadEngine(mp, locator));
+        return withChannel(new Collectives(mp, new OffloadEngine(mp, locator)));
+    }
+
+    /** Sets up the world communicator's shared-memory path with the other ranks; closes the collectives if it fails. */
+    private static Collectives withChannel(Collectives c) {
+        try {
+            c.world.openChannel();
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
     }
 
     /** @return whether a proxy executes these collectives (the offload engine) */
@@ -114,13 +137,30 @@ public final class Collectives implements AutoCloseable {
 
     /** @return how many collectives are posted and not yet finished on this rank */
     public int active() {
-        return engine.activeCount();
+        int n = engine.activeCount();
+        for (ShmChannel c : channels) {
+            n += c.active();
+        }
+        return n;
     }
 
     /** Makes every active collective progress without waiting (what {@link Communicator#test} also does). */
     public void progress() {
         requireOpen();
         engine.progress();
+        for (ShmChannel c : channels) {
+            c.progress();
+        }
+    }
+
+    /** A communicator's shared-memory channel: progressed by {@link #progress}, closed by {@link #close}. */
+    void channelOpened(ShmChannel channel) {
+        channels.add(channel);
+    }
+
+    /** Closes something of a communicator with these collectives. */
+    void closeWith(AutoCloseable c) {
+        owned.add(c);
     }
 
     Engine engine() {
@@ -147,7 +187,25 @@ public final class Collectives implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            RuntimeException first = null;
+            for (ShmChannel c : channels) {
+                try {
+                    c.close();
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
+            }
+            for (AutoCloseable c : owned) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    first = first == null ? new IllegalStateException(e) : first;
+                }
+            }
             engine.close();
+            if (first != null) {
+                throw first;
+            }
         }
     }
 }

@@ -1,7 +1,15 @@
 package dev.gdasync.libmp.coll;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.reduce.CollBuffers;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
+import dev.gdasync.libmp.coll.shm.ShmCall;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
+import dev.gdasync.libmp.coll.shm.ShmTask;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,12 +23,14 @@ import java.util.TreeSet;
 
 /**
  * An ordered group of an Mp's ranks with a context id of its own (MPI's communicator). Ranks of a communicator are
- * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. Every collective message carries the
- * context id and the collective's number on this communicator, so two communicators' traffic never mixes, and
- * the members must post this communicator's collectives in the same order (as MPI requires).
+ * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. The members must post this communicator's
+ * collectives in the same order (as MPI requires). When every member can map every other's memory (one host) the
+ * collectives take the shared-memory path ({@link #sharedMemory}): the members publish into areas the others map
+ * and check that they all make the same call before any data moves. Otherwise every collective message carries the
+ * context id and the collective's number on this communicator, so two communicators' traffic never mixes.
  *
- * <p>Collectives take registered buffers and sizes in bytes; each call checks its arguments before it changes
- * anything. Driven by the thread that drives its {@link Collectives}.
+ * <p>Collectives take registered buffers, with sizes in bytes or (the typed ones) elements; each call checks its
+ * arguments before it changes anything. Driven by the thread that drives its {@link Collectives}.
  */
 public final class Communicator {
     /** The colour of a rank that joins no communicator in {@link #split}. */
@@ -33,7 +43,17 @@ public final class Communicator {
     private final int[] worldRanks;
     private final int rank;
     private int nextSeq;
+    /** The numbers of the set-up's exchanges: -1, -2. */
+    private int setupSeq;
     private HostLayout layout;
+    /** The shared-memory path, when every member can map every other's memory (one host); else null. */
+    private ShmChannel channel;
+    /** The reducing collectives of the message path, made on first use. */
+    private PairwiseReductions pairwise;
+    /** How this communicator's waits idle: spin, then yield, parking only after a long wait. */
+    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    /** Tests of unfinished shared-memory requests since the last look for a dead member. */
+    private int unfinishedTests;
 
     Communicator(Collectives owner, int context, int[] worldRanks) {
         this.owner = owner;
@@ -109,6 +129,70 @@ public final class Communicator {
         return -1;
     }
 
+    // ---- the shared-memory path ----
+
+    /**
+     * Sets up the shared-memory path with the other members (collective over this communicator, blocking; the
+     * collectives' constructor and {@link #split} call it): when every member can map every other's memory,
+     * collectives run through a channel of shared areas instead of messages. On the offload engine the proxy is told
+     * about the channel and fills the members' buffers while they compute.
+     */
+    void openChannel() {
+        Engine engine = owner.engine();
+        if (size() < 2) {
+            return;
+        }
+        for (int w : worldRanks) {
+            if (engine.hostOf(w) != engine.hostOf(worldRanks[0])) {
+                return; // the offload engine's members on several hosts: its hierarchical schedules serve them
+            }
+        }
+        channel = ShmChannel.open(owner.mp(), worldRanks, rank, "communicator " + context, CallNames.INSTANCE,
+                this::messageAllgather);
+        if (channel != null) {
+            owner.channelOpened(channel);
+            engine.channelOpened(channel, context);
+        }
+    }
+
+    /** @return whether this communicator's collectives take the shared-memory path */
+    public boolean sharedMemory() {
+        return channel != null;
+    }
+
+    /** The message path's all-gather, whatever the channel (its set-up runs over it). */
+    private void messageAllgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv,
+                                  MpRegistration recvReg) {
+        // Numbered below 0, so that the user's collectives keep their numbers from 0 whatever path they take.
+        CollOp op = new CollOp("shared-memory set-up", context, --setupSeq);
+        flatAllgather(op, send, sendReg, recv, recvReg);
+        owner.engine().requireHealthy();
+        owner.engine().start(op);
+        wait(new CollRequest(context, op));
+    }
+
+    /** @return the request of a task posted on the channel */
+    private CollRequest posted(ShmTask task) {
+        return new CollRequest(context, task);
+    }
+
+    /**
+     * @return the channel, to post on; a call is refused before anything is posted when the channel was abandoned or
+     *         the engine's proxy is gone
+     */
+    private ShmChannel channel() {
+        owner.requireOpen();
+        String engineFailure = owner.engine().failure();
+        if (engineFailure != null) {
+            channel.abandon(engineFailure);
+        }
+        String broken = channel.broken();
+        if (broken != null) {
+            throw new CollectiveException("collectives on " + this + " are unusable: " + broken, null);
+        }
+        return channel;
+    }
+
     // ---- split ----
 
     /**
@@ -155,7 +239,9 @@ public final class Communicator {
             }
             members.sort(Comparator.<int[]>comparingInt(m -> m[0]).thenComparingInt(m -> m[1]));
             int[] world = members.stream().mapToInt(m -> worldRanks[m[1]]).toArray();
-            return Optional.of(new Communicator(owner, base + colours.headSet(colour).size(), world));
+            Communicator made = new Communicator(owner, base + colours.headSet(colour).size(), world);
+            made.openChannel();
+            return Optional.of(made);
         } finally {
             mp.deregister(reg);
             mp.free(mem);
@@ -184,6 +270,9 @@ public final class Communicator {
         long need = Math.multiplyExact(blockBytes, size());
         requireBytes("send", send, need, "size × blockBytes");
         requireBytes("recv", recv, need, "size × blockBytes");
+        if (channel != null) {
+            return posted(channel().alltoall(send, sendReg.rkey(), recv, recvReg.rkey(), blockBytes));
+        }
         long[] counts = new long[size()];
         long[] displs = new long[size()];
         for (int i = 0; i < counts.length; i++) {
@@ -217,6 +306,10 @@ public final class Communicator {
             throw new IllegalArgumentException("sendCounts[" + rank + "] = " + sendCounts[rank] + " but recvCounts[" + rank
                     + "] = " + recvCounts[rank] + ": rank " + rank + " sends itself a block of one size");
         }
+        if (channel != null) {
+            return posted(channel().alltoallv(send, sendReg.rkey(), sendCounts.clone(), sendDispls.clone(), recv,
+                    recvReg.rkey(), recvCounts.clone(), recvDispls.clone()));
+        }
         return post("ialltoallv", send, sendReg, sendCounts.clone(), sendDispls.clone(), recv, recvReg,
                 recvCounts.clone(), recvDispls.clone());
     }
@@ -235,6 +328,9 @@ public final class Communicator {
         checkBuffers(send, sendReg, recv, recvReg);
         long block = send.byteSize();
         requireBytes("recv", recv, Math.multiplyExact(block, size()), "size × send.byteSize()");
+        if (channel != null) {
+            return posted(channel().allgather(send, sendReg.rkey(), recv, recvReg.rkey()));
+        }
         CollOp op = newOp("iallgather");
         HostLayout layout = hierarchy();
         if (layout != null) {
@@ -242,6 +338,14 @@ public final class Communicator {
             HierarchicalSchedules.allgather(op, layout, worldRanks, rank, recv, recvReg, block);
             return start(op);
         }
+        flatAllgather(op, send, sendReg, recv, recvReg);
+        return start(op);
+    }
+
+    /** Schedules an all-gather as a message to and from every other member; this rank's block is copied now. */
+    private void flatAllgather(CollOp op, MemorySegment send, MpRegistration sendReg, MemorySegment recv,
+                               MpRegistration recvReg) {
+        long block = send.byteSize();
         for (int i = 0; i < size(); i++) {
             MemorySegment into = recv.asSlice(i * block, block);
             if (i == rank) {
@@ -251,7 +355,6 @@ public final class Communicator {
                 op.recv(worldRanks[i], 0, into, recvReg);
             }
         }
-        return start(op);
     }
 
     /**
@@ -260,6 +363,9 @@ public final class Communicator {
      * @return the request
      */
     public CollRequest ibarrier() {
+        if (channel != null) {
+            return posted(channel().barrier());
+        }
         CollOp op = newOp("ibarrier");
         MemorySegment none = MemorySegment.NULL;
         for (int k = 1; k < size(); k++) {
@@ -288,6 +394,9 @@ public final class Communicator {
         Objects.requireNonNull(reg, "reg must not be null");
         requireRegistered("buf", buf, "reg", reg);
         requireRank("root", root);
+        if (channel != null) {
+            return posted(channel().bcast(buf, reg.rkey(), root));
+        }
         CollOp op = newOp("ibcast");
         int n = size();
         HostLayout layout = hierarchy();
@@ -451,6 +560,178 @@ public final class Communicator {
         wait(ibcast(buf, reg, root));
     }
 
+    // ---- typed collectives (MPI's and NCCL's, on elements) ----
+
+    /**
+     * Every rank's {@code recv} gets the element-wise reduction of all ranks' {@code send} (MPI's
+     * {@code MPI_Allreduce}). Floating-point results have the same bits on every rank: each element is combined in
+     * one fixed order (on the shared-memory path the order of {@link #reduce}'s tree).
+     *
+     * @param send    count elements (or {@code recv} itself: in place)
+     * @param sendReg a registration containing {@code send}
+     * @param recv    count elements or more
+     * @param recvReg a registration containing {@code recv}
+     * @param count   elements, &gt;= 0
+     * @param type    the element type
+     * @param op      the operator
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     * @throws CollectiveException      if the collective failed or the members disagree on it
+     */
+    public void allreduce(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                          long count, DataType type, ReduceOp op) {
+        long bytes = CollBuffers.requireCall("allreduce", send, sendReg, recv, recvReg, count, type, op, count, count);
+        CollBuffers.requireSameOrDisjoint(send, recv, bytes);
+        if (channel != null) {
+            waitShm(channel().reduction(ShmCall.Kind.ALLREDUCE, send, sendReg.rkey(), recv, recvReg.rkey(), count,
+                    type.bytes(), CallNames.code(type), CallNames.code(op), -1, ReduceCombiners.of(type, op)));
+            return;
+        }
+        if (send.address() != recv.address()) {
+            MemorySegment.copy(send, 0, recv, 0, bytes);
+        }
+        pairwise().allreduce(recv.asSlice(0, bytes), recvReg, count, type, op);
+    }
+
+    /**
+     * Rank {@code root}'s {@code recv} gets the element-wise reduction of all ranks' {@code send} (MPI's
+     * {@code MPI_Reduce}); the other ranks' {@code recv} is not written (it may be null there). The combine order is
+     * a binomial tree on the ranks as numbered (not rotated to the root): at step k rank r with lowest set bit 2^k
+     * hands its partial result to r − 2^k, which combines it after its own (the lower ranks' operand first). The
+     * order depends only on the rank count, so the result has the same bits whichever rank is the root, and in
+     * every form (blocking, stream, KI).
+     *
+     * @param send    count elements (or, on the root, {@code recv} itself: in place)
+     * @param sendReg a registration containing {@code send}
+     * @param recv    on the root, count elements or more
+     * @param recvReg a registration containing {@code recv}
+     * @param count   elements, &gt;= 0
+     * @param type    the element type
+     * @param op      the operator
+     * @param root    the rank that gets the result
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     * @throws CollectiveException      if the collective failed or the members disagree on it (a different root)
+     */
+    public void reduce(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                       long count, DataType type, ReduceOp op, int root) {
+        requireRank("root", root);
+        boolean isRoot = rank == root;
+        if (isRoot) {
+            long bytes = CollBuffers.requireCall("reduce", send, sendReg, recv, recvReg, count, type, op, count, count);
+            CollBuffers.requireSameOrDisjoint(send, recv, bytes);
+        } else {
+            CollBuffers.requireCall("reduce", send, sendReg, send, sendReg, count, type, op, count, count);
+        }
+        if (channel != null) {
+            waitShm(channel().reduction(ShmCall.Kind.REDUCE, send, sendReg.rkey(), isRoot ? recv : null,
+                    isRoot ? recvReg.rkey() : 0, count, type.bytes(), CallNames.code(type), CallNames.code(op), root,
+                    ReduceCombiners.of(type, op)));
+            return;
+        }
+        pairwise().reduce(send, sendReg, recv, recvReg, count, type, op, root);
+    }
+
+    /**
+     * Rank r's {@code recv} gets block r (recvCount elements) of the element-wise reduction of all ranks'
+     * {@code send} (size · recvCount elements; MPI's {@code MPI_Reduce_scatter_block}).
+     *
+     * @param send      size · recvCount elements
+     * @param sendReg   a registration containing {@code send}
+     * @param recv      recvCount elements or more; in place: the slice of {@code send} at rank · recvCount
+     * @param recvReg   a registration containing {@code recv}
+     * @param recvCount elements per rank, &gt;= 0
+     * @param type      the element type
+     * @param op        the operator
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     * @throws CollectiveException      if the collective failed or the members disagree on it
+     */
+    public void reduceScatter(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                              long recvCount, DataType type, ReduceOp op) {
+        long total = Math.multiplyExact(recvCount, (long) size());
+        long block = CollBuffers.requireCall("reduceScatter", send, sendReg, recv, recvReg, recvCount, type, op, total,
+                recvCount);
+        CollBuffers.requireInPlaceAt(send, recv, block, (long) rank * block, "send + rank · recvCount");
+        if (channel != null) {
+            waitShm(channel().reduction(ShmCall.Kind.REDUCE_SCATTER, send, sendReg.rkey(), recv, recvReg.rkey(),
+                    recvCount, type.bytes(), CallNames.code(type), CallNames.code(op), -1, ReduceCombiners.of(type, op)));
+            return;
+        }
+        pairwise().reduceScatter(send, recv, recvCount, type, op);
+    }
+
+    /**
+     * Rank r's {@code send} (sendCount elements) lands in block r of every rank's {@code recv} (MPI's
+     * {@code MPI_Allgather} on elements).
+     *
+     * @param send      sendCount elements; in place: the slice of {@code recv} at rank · sendCount
+     * @param sendReg   a registration containing {@code send}
+     * @param recv      size · sendCount elements or more
+     * @param recvReg   a registration containing {@code recv}
+     * @param sendCount elements per rank, &gt;= 0
+     * @param type      the element type
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     */
+    public void allgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                          long sendCount, DataType type) {
+        long total = Math.multiplyExact(sendCount, (long) size());
+        long block = CollBuffers.requireCall("allgather", send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM,
+                sendCount, total);
+        CollBuffers.requireInPlaceAt(recv, send, block, (long) rank * block, "recv + rank · sendCount");
+        if (channel != null) {
+            waitShm(channel().allgather(send.asSlice(0, block), sendReg.rkey(), recv, recvReg.rkey()));
+            return;
+        }
+        MemorySegment out = recv.asSlice(0, total * type.bytes());
+        MemorySegment mine = out.asSlice((long) rank * block, block);
+        if (mine.address() != send.address()) {
+            MemorySegment.copy(send, 0, mine, 0, block);
+        }
+        pairwise().allgather(out, recvReg, sendCount, type);
+    }
+
+    /**
+     * Rank {@code root}'s {@code buf} (count elements) lands in every rank's {@code buf} (MPI's {@code MPI_Bcast} on
+     * elements).
+     *
+     * @param buf   count elements or more
+     * @param reg   a registration containing {@code buf}
+     * @param count elements, &gt;= 0
+     * @param type  the element type
+     * @param root  the sending rank
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     */
+    public void broadcast(MemorySegment buf, MpRegistration reg, long count, DataType type, int root) {
+        long bytes = CollBuffers.requireCall("broadcast", buf, reg, buf, reg, count, type, ReduceOp.SUM, count, count);
+        bcast(buf.asSlice(0, bytes), reg, root);
+    }
+
+    /**
+     * Block j (count elements) of {@code send} goes to rank j; block i of {@code recv} comes from rank i (MPI's
+     * {@code MPI_Alltoall} on elements).
+     *
+     * @param send    size · count elements
+     * @param sendReg a registration containing {@code send}
+     * @param recv    size · count elements; must not overlap {@code send}
+     * @param recvReg a registration containing {@code recv}
+     * @param count   elements per pair of ranks, &gt;= 0
+     * @param type    the element type
+     * @throws IllegalArgumentException if an argument is out of range (nothing is posted)
+     */
+    public void alltoall(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
+                         long count, DataType type) {
+        long total = Math.multiplyExact(count, (long) size());
+        CollBuffers.requireCall("alltoall", send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
+        alltoall(send, sendReg, recv, recvReg, count * type.bytes());
+    }
+
+    private PairwiseReductions pairwise() {
+        owner.requireOpen();
+        if (pairwise == null) {
+            pairwise = new PairwiseReductions(this);
+            owner.closeWith(pairwise);
+        }
+        return pairwise;
+    }
+
     // ---- groups ----
 
     /**
@@ -536,6 +817,10 @@ public final class Communicator {
      * @throws IllegalStateException if it was already released
      */
     public boolean test(CollRequest request) {
+        ShmTask task = request == null ? null : request.task();
+        if (task != null) {
+            return testShm(requireOwnTask(request));
+        }
         CollOp op = requireOwn(request);
         if (!op.isFinished()) {
             owner.engine().progress();
@@ -551,13 +836,19 @@ public final class Communicator {
     }
 
     /**
-     * Progresses until the request finishes, at most the Mp's wait timeout, and releases it.
+     * Progresses until the request finishes, at most the Mp's wait timeout, and releases it. A member that is gone
+     * (its process died, the job failed) ends the wait within a second with its name.
      *
      * @param request a request of this communicator
      * @throws CollectiveException   if it finished with an error or did not finish in time (it then stays active)
      * @throws IllegalStateException if it was already released
      */
     public void wait(CollRequest request) {
+        ShmTask task = request == null ? null : request.task();
+        if (task != null) {
+            waitShm(requireOwnTask(request));
+            return;
+        }
         CollOp op = requireOwn(request);
         long timeout = owner.mp().config().waitTimeout().toNanos();
         long start = System.nanoTime();
@@ -567,11 +858,90 @@ public final class Communicator {
                 throw new CollectiveException(op + " on rank " + owner.mp().rank() + " did not finish within "
                         + owner.mp().config().waitTimeout() + ": a peer has not posted it or does not progress", null);
             }
-            // Ranks often share the CPUs: give them the core after a short spin.
+            // The message path's sends may wait for the NIC's agent thread: give it the core after a short spin.
             if (++idle > 64) {
                 Thread.yield();
             }
         }
+    }
+
+    private boolean testShm(ShmTask task) {
+        if (!task.isFinished()) {
+            channel.progress();
+            if (!task.isFinished()) {
+                // A test loop must also learn of a dead member: look now and then (cheap, but not free).
+                if ((++unfinishedTests & 0x3ff) == 0) {
+                    giveUpIfHopeless(task);
+                }
+                return false;
+            }
+        }
+        return finish(task);
+    }
+
+    private boolean finish(ShmTask task) {
+        task.release();
+        if (task.failure() != null) {
+            throw new CollectiveException(task.failure(), null);
+        }
+        return true;
+    }
+
+    /**
+     * Waits for a task of the shared-memory path: moves the channel, idling between looks (spin; yield when ranks
+     * outnumber CPUs; park only after a long wait), and looks for a gone member or the timeout every 1024 looks.
+     */
+    private void waitShm(ShmTask task) {
+        if (!task.isFinished()) {
+            channel.progress();
+        }
+        if (!task.isFinished()) {
+            long timeout = owner.mp().config().waitTimeout().toNanos();
+            long start = System.nanoTime();
+            idler.reset();
+            for (int looks = 1; ; looks++) {
+                idler.idle();
+                channel.progress();
+                if (task.isFinished()) {
+                    break;
+                }
+                if ((looks & 0x3ff) == 0) {
+                    giveUpIfHopeless(task);
+                    if (System.nanoTime() - start > timeout) {
+                        throw new CollectiveException(task + " did not finish within "
+                                + owner.mp().config().waitTimeout() + ": " + task.waitingFor(), null);
+                    }
+                }
+            }
+        }
+        finish(task);
+    }
+
+    /** Fails the channel (and with it the task) when a member it waits for can never answer. */
+    private void giveUpIfHopeless(ShmTask task) {
+        owner.engine().progress();
+        String trouble = owner.engine().failure();
+        if (trouble == null) {
+            trouble = channel.trouble(task);
+        }
+        if (trouble != null) {
+            String why = task + " cannot finish: " + trouble;
+            channel.abandon(why);
+            task.release();
+            throw new CollectiveException(why, null);
+        }
+    }
+
+    private ShmTask requireOwnTask(CollRequest request) {
+        if (request.context() != context) {
+            throw new IllegalArgumentException(request + " belongs to communicator " + request.context() + ", not "
+                    + context);
+        }
+        ShmTask task = request.task();
+        if (task.released()) {
+            throw new IllegalStateException(request + " was already completed and released");
+        }
+        return task;
     }
 
     // ---- internals ----
@@ -595,7 +965,7 @@ public final class Communicator {
     private CollRequest start(CollOp op) {
         owner.engine().start(op);
         nextSeq++;
-        return new CollRequest(op);
+        return new CollRequest(context, op);
     }
 
     private CollRequest post(String name, MemorySegment send, MpRegistration sendReg, long[] sendCounts,

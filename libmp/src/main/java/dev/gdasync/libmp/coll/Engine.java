@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
 
 /**
  * What moves a rank's collectives: the host engine ({@link CollEngine}, progressed by the caller's test and wait)
@@ -33,6 +34,21 @@ interface Engine {
      */
     default int hostOf(int worldRank) {
         return 0;
+    }
+
+    /**
+     * A communicator of this rank opened its shared-memory channel: the offload engine tells its proxy, which then
+     * helps fill the members' buffers.
+     *
+     * @param channel the channel
+     * @param context the communicator's context
+     */
+    default void channelOpened(ShmChannel channel, int context) {
+    }
+
+    /** @return why the engine can no longer run collectives (its proxy is gone), or null */
+    default String failure() {
+        return null;
     }
 
     /** @return whether a proxy executes the collectives */

@@ -7,6 +7,7 @@ import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.coll.offload.CollProxy;
 import dev.gdasync.libmp.coll.offload.ProxyQueue;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -160,6 +161,25 @@ final class OffloadEngine implements Engine {
     @Override
     public boolean offloaded() {
         return true;
+    }
+
+    @Override
+    public void channelOpened(ShmChannel channel, int context) {
+        channel.assist();
+        queue.registerChannel(me, context, channel.size(), channel.rank(), channel.ownArea());
+    }
+
+    /** Also looks at the proxy's liveness now and then: shared-memory collectives never ask it anything else. */
+    @Override
+    public String failure() {
+        long now = System.nanoTime();
+        if (broken == null && now - lastLook > LIVENESS_NANOS) {
+            lastLook = now;
+            if (!proxyAlive()) {
+                breakDown("the collective proxy (pid " + queue.proxyPid() + ") is gone");
+            }
+        }
+        return broken;
     }
 
     @Override

@@ -14,7 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Bad input gives a precise error and changes nothing; a size disagreement between ranks fails the receiver. */
+/**
+ * Bad input gives a precise error and changes nothing; a size disagreement between ranks fails both ranks at once on
+ * the shared-memory path, the receiver on the message path.
+ */
 class CollBadInputTest {
     @TempDir
     Path shm;
@@ -65,8 +68,13 @@ class CollBadInputTest {
     }
 
     @Test
-    void aSizeDisagreementFailsTheReceiverAndLeavesItsBlockUnwritten() throws Exception {
-        CollRanks.run(2, shm, CollRanks::disagreeingBcast);
+    void aSizeDisagreementFailsBothRanksAtOnceOnTheSharedMemoryPath() throws Exception {
+        CollRanks.runShared(2, shm, CollRanks::disagreeingBcast);
+    }
+
+    @Test
+    void aSizeDisagreementFailsTheReceiverAndLeavesItsBlockUnwrittenOnTheMessagePath() throws Exception {
+        CollRanks.runMessages(2, shm, CollRanks::disagreeingBcast);
     }
 
     private static void refused(Executable call, Class<? extends Throwable> type, String start) {

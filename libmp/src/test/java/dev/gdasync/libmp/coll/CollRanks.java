@@ -7,6 +7,7 @@ import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.LocalBootstrap;
 import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
 import dev.gdasync.libmp.testutil.CollChecks;
 import dev.gdasync.libmp.testutil.ThreadRanks;
 
@@ -21,7 +22,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Runs a job's ranks as threads of this JVM, each with its own Mp and Collectives; reports the first failure. */
 final class CollRanks {
@@ -35,8 +38,39 @@ final class CollRanks {
     static void run(int n, Path base, Body body) throws Exception {
         ThreadRanks.run(n, config(base), "coll-rank", Duration.ofSeconds(180), mp -> {
             try (Collectives coll = Collectives.host(mp)) {
+                // Ranks of one JVM map each other's memory: the path is the shared-memory one unless turned off.
+                assertEquals(ShmChannel.enabled() && n > 1, coll.world().sharedMemory(), "the path taken");
                 body.run(coll);
             }
+        });
+    }
+
+    /**
+     * Runs the ranks on the host engine with the shared-memory path turned off (the message path, as between hosts),
+     * the property set for this JVM's ranks while they run.
+     */
+    static void runMessages(int n, Path base, Body body) throws Exception {
+        String was = System.getProperty(ShmChannel.ENABLED_PROPERTY);
+        System.setProperty(ShmChannel.ENABLED_PROPERTY, "off");
+        try {
+            run(n, base, coll -> {
+                assertFalse(coll.world().sharedMemory(), "the shared-memory path was turned off");
+                body.run(coll);
+            });
+        } finally {
+            if (was == null) {
+                System.clearProperty(ShmChannel.ENABLED_PROPERTY);
+            } else {
+                System.setProperty(ShmChannel.ENABLED_PROPERTY, was);
+            }
+        }
+    }
+
+    /** Runs the ranks on the host engine, checking that they took the shared-memory path. */
+    static void runShared(int n, Path base, Body body) throws Exception {
+        run(n, base, coll -> {
+            assertTrue(coll.world().sharedMemory(), "ranks on one host map each other's memory");
+            body.run(coll);
         });
     }
 
@@ -112,12 +146,21 @@ final class CollRanks {
         int me = world.rank();
         buf.fill((byte) (me == 0 ? 9 : 3));
         CollRequest r = world.ibcast(me == 0 ? buf : buf.asSlice(0, 32), reg, 0);
-        String why = "ibcast #0 on communicator 0: rank 0 sent 64 bytes but rank 1 expects 32 from it; the block was not"
-                + " written" + (coll.offloaded() ? " (reported by the collective proxy to rank " + me + ")" : "");
-        if (me == 0 && !coll.offloaded()) {
-            world.wait(r);
+        if (world.sharedMemory()) {
+            // Every rank reads every other's call before any data moves: both fail at once, naming both calls.
+            String mine = "bcast of " + (me == 0 ? 64 : 32) + " bytes from root 0";
+            String theirs = "bcast of " + (me == 0 ? 32 : 64) + " bytes from root 0";
+            assertEquals(mine + " (#0 on communicator 0, rank " + me + " of 2): rank " + (1 - me) + " called " + theirs
+                    + " as its #0: the ranks disagree; nothing was written",
+                    assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
         } else {
-            assertEquals(why, assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
+            String why = "ibcast #0 on communicator 0: rank 0 sent 64 bytes but rank 1 expects 32 from it; the block was"
+                    + " not written" + (coll.offloaded() ? " (reported by the collective proxy to rank " + me + ")" : "");
+            if (me == 0 && !coll.offloaded()) {
+                world.wait(r);
+            } else {
+                assertEquals(why, assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
+            }
         }
         for (long i = 0; i < 64; i++) {
             assertEquals((byte) (me == 0 ? 9 : 3), buf.get(ValueLayout.JAVA_BYTE, i), "unwritten at " + i);

@@ -5,6 +5,8 @@ import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.CollRequest;
 import dev.gdasync.libmp.coll.Communicator;
 import dev.gdasync.libmp.coll.Group;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -69,6 +71,57 @@ public final class CollChecks {
         mp.deregister(rr);
         mp.free(send);
         mp.free(recv);
+    }
+
+    /**
+     * Every collective of the communicator on each side of every switch point of the shared-memory path (the header's
+     * 40 inline bytes, the 64 KiB slot, the 8 KiB small reductions), each result compared exactly: bcast from every
+     * root, allgather, alltoall, barrier, and int64 allreduce, reduce to every root and reduce-scatter.
+     */
+    public static void everySwitch(Mp mp, Communicator world) {
+        for (long bytes : new long[] {1, 40, 41, 65_536, 65_537}) {
+            alltoallAllgatherBcast(mp, world, bytes, false);
+        }
+        world.barrier();
+        int me = world.rank();
+        int n = world.size();
+        long most = 9_000L * n;
+        MemorySegment a = mp.allocate(8 * most);
+        MemorySegment b = mp.allocate(8 * most);
+        MpRegistration ar = mp.register(a);
+        MpRegistration br = mp.register(b);
+        for (long count : new long[] {5, 6, 1024, 1025, 9_000}) {
+            for (long i = 0; i < count * n; i++) {
+                a.setAtIndex(ValueLayout.JAVA_LONG, i, me * 1_000_003L + i * 17);
+            }
+            world.allreduce(a, ar, b, br, count, DataType.INT64, ReduceOp.SUM);
+            expectSums(b, count, n, 0, "allreduce " + count);
+            for (int root = 0; root < n; root++) {
+                b.fill((byte) 0);
+                world.reduce(a, ar, b, br, count, DataType.INT64, ReduceOp.SUM, root);
+                if (me == root) {
+                    expectSums(b, count, n, 0, "reduce " + count + " to " + root);
+                }
+            }
+            world.reduceScatter(a, ar, b, br, count, DataType.INT64, ReduceOp.SUM);
+            expectSums(b, count, n, me * count, "reduceScatter " + count);
+        }
+        world.barrier();
+        mp.deregister(ar);
+        mp.deregister(br);
+        mp.free(a);
+        mp.free(b);
+    }
+
+    private static void expectSums(MemorySegment got, long count, int n, long from, String what) {
+        for (long i = 0; i < count; i++) {
+            long want = 0;
+            for (int r = 0; r < n; r++) {
+                want += r * 1_000_003L + (from + i) * 17;
+            }
+            require(want == got.getAtIndex(ValueLayout.JAVA_LONG, i), what + " element " + i + ": want " + want
+                    + " got " + got.getAtIndex(ValueLayout.JAVA_LONG, i));
+        }
     }
 
     /** A ring broadcast from rank 0 as one group: rank r receives from r − 1 and forwards to r + 1. */

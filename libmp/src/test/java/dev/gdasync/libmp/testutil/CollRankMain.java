@@ -23,6 +23,8 @@ import java.time.Duration;
  * <li>{@code check}: alltoall, allgather, bcast from every root (9000 B, 300 005 B) and a group ring
  * broadcast, each compared with the reference after its wait; on the offload engine the rank first computes without
  * calling test until the receive buffer is full; prints "offloaded BOOLEAN" and "collectives ok";</li>
+ * <li>{@code switches}: every collective on each side of every switch point of the shared-memory path (prints
+ * "shared BOOLEAN" and "switches ok");</li>
  * <li>{@code matrix}: the same for blocks of 1 B, 4 KiB, 64 KiB + 1, 1 MiB and 4 MiB (the issue's size range; too
  * slow for CI on two CPUs, run by the big tests);</li>
  * <li>{@code victim V}: rank V prints "ready PID" and sleeps (to be killed); the others print "proxy PID" (their
@@ -62,6 +64,11 @@ public final class CollRankMain {
                         }
                         CollChecks.ringBroadcast(mp, world, 70_000, offloaded);
                         System.out.println("collectives ok");
+                    }
+                    case "switches" -> {
+                        System.out.println("shared " + world.sharedMemory());
+                        CollChecks.everySwitch(mp, world);
+                        System.out.println("switches ok");
                     }
                     case "matrix" -> {
                         boolean offloaded = coll.offloaded();

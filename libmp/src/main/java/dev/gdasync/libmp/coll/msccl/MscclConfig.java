@@ -13,16 +13,19 @@ import java.util.Objects;
  * @param slots           slots per connection (messages in flight before the sender waits for the receiver)
  * @param maxThreadBlocks thread blocks per rank the runtime has connection memory for
  * @param timeout         how long a run may take before it fails naming the blocked thread blocks
- * @param threads         true: every thread block runs on a thread of its own (the caller's thread moves the
- *                        data); false: the caller's thread runs all of them in turn
+ * @param threads         true: every thread block of a blocking run runs on a thread of its own (the caller's
+ *                        thread watches, and on the put path moves the data); false (the default): the caller's
+ *                        thread runs all of them in turn, each as far as it can go, which on few CPUs is faster
+ *                        (docs/msccl.md)
  */
 public record MscclConfig(int slotBytes, int slots, int maxThreadBlocks, Duration timeout, boolean threads) {
     /**
-     * How the interpreter's waits idle: 64 spins, 192 yields, then parks of 20 µs. The stream interpreter's block
-     * and NIC streams wait with it, and a host KI executor that runs the KI form should too
-     * ({@code HostKiExecutor.Options.withWaitBackoff}). Ranks, thread blocks and the NIC's agents share few CPUs;
-     * a low-latency spin (20 000 spins before the first park) starves the agent that moves the data, and a run
-     * waits many times per message (docs/msccl.md, "Waiting on few CPUs").
+     * How the stream and KI forms' waits idle: 64 spins, 192 yields, then parks of 20 µs. The stream interpreter's
+     * block and NIC streams wait with it, and a host KI executor that runs the KI form should too
+     * ({@code HostKiExecutor.Options.withWaitBackoff}): ranks, streams and the NIC's agents share few CPUs, and a
+     * low-latency spin (20 000 spins before the first park) starves the agent that moves the data. Blocking runs idle
+     * like the built-in collectives instead (spin, yield when ranks outnumber CPUs), since on the direct path no
+     * other thread moves their data (docs/msccl.md).
      */
     public static final BackoffPolicy WAIT_BACKOFF = new BackoffPolicy(64, 192, 20_000, 20_000);
 
@@ -43,9 +46,9 @@ public record MscclConfig(int slotBytes, int slots, int maxThreadBlocks, Duratio
         }
     }
 
-    /** @return 64 KiB slots, 4 per connection, 16 thread blocks, 30 s, a thread per thread block */
+    /** @return 64 KiB slots, 4 per connection, 16 thread blocks, 30 s, all thread blocks on the caller's thread */
     public static MscclConfig defaults() {
-        return new MscclConfig(64 * 1024, 4, 16, Duration.ofSeconds(30), true);
+        return new MscclConfig(64 * 1024, 4, 16, Duration.ofSeconds(30), false);
     }
 
     /**

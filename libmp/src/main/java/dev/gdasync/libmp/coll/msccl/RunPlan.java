@@ -15,13 +15,15 @@ final class RunPlan {
     private final MscclProgram.Gpu gpu;
     private final DataType type;
     private final ReduceOp op;
-    private final MemorySegment input;
-    private final MemorySegment output;
+    private MemorySegment input;
+    private MemorySegment output;
     private final MemorySegment scratch;
     private final long chunkElems;
     private final long tileElems;
     private final int tiles;
     private final int rank;
+    /** Bytes of one rank's block (in-place allgather's input, reduce-scatter's output): N / n chunks. */
+    private final long blockBytes;
 
     /**
      * @param input      the call's input (for in place: the one buffer)
@@ -42,6 +44,40 @@ final class RunPlan {
         this.chunkElems = chunkElems;
         this.tileElems = Math.min(chunkElems, Math.max(1, slotBytes / ((long) program.maxCnt() * type.bytes())));
         this.tiles = chunkElems == 0 ? 0 : (int) ((chunkElems + tileElems - 1) / tileElems);
+        this.blockBytes = (long) (program.nchunksperloop() / program.ngpus()) * chunkElems * type.bytes();
+    }
+
+    private RunPlan(RunPlan p, MemorySegment input, MemorySegment output) {
+        this.program = p.program;
+        this.rank = p.rank;
+        this.gpu = p.gpu;
+        this.type = p.type;
+        this.op = p.op;
+        this.input = input;
+        this.output = output;
+        this.scratch = p.scratch;
+        this.chunkElems = p.chunkElems;
+        this.tileElems = p.tileElems;
+        this.tiles = p.tiles;
+        this.blockBytes = p.blockBytes;
+    }
+
+    /** @return this geometry over other buffers of the same sizes (a repeated call: nothing is computed again) */
+    RunPlan withBuffers(MemorySegment input, MemorySegment output) {
+        return new RunPlan(this, input, output);
+    }
+
+    /**
+     * Points this plan at another call's buffers of the same sizes: the host interpreter's prepared runs reuse their
+     * plan, one run at a time (a stream run keeps a plan of its own until the stream passed it).
+     */
+    void bind(MemorySegment input, MemorySegment output) {
+        this.input = input;
+        this.output = output;
+    }
+
+    MscclProgram program() {
+        return program;
     }
 
     DataType type() {
@@ -84,19 +120,54 @@ final class RunPlan {
         return peer;
     }
 
-    MemorySegment piece(Buffer buf, int chunk, int tile) {
-        long elem = type.bytes();
-        long at = ((long) chunk * chunkElems + (long) tile * tileElems) * elem;
-        long len = tileBytes(tile);
-        Collective c = program.collective();
-        int per = program.nchunksperloop() / program.ngpus();
+    /** @return the bytes between chunk c and chunk c + 1 of a buffer */
+    long chunkBytes() {
+        return chunkElems * type.bytes();
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    /** @return the segment buffer {@code buf} of this rank lies in (in place, input and output are one) */
+    MemorySegment base(Buffer buf) {
         return switch (buf) {
-            case SCRATCH -> scratch.asSlice(at, len);
-            case INPUT -> program.inPlace() && c == Collective.ALLGATHER
-                    ? output.asSlice(at + (long) rank * per * chunkElems * elem, len) : input.asSlice(at, len);
-            case OUTPUT -> program.inPlace() && c == Collective.REDUCE_SCATTER
-                    ? input.asSlice(at + (long) rank * per * chunkElems * elem, len)
-                    : program.inPlace() ? input.asSlice(at, len) : output.asSlice(at, len);
+            case SCRATCH -> scratch;
+            case INPUT -> program.inPlace() && program.collective() == Collective.ALLGATHER ? output : input;
+            case OUTPUT -> program.inPlace() ? input : output;
         };
+    }
+
+    /**
+     * @param buf a buffer of rank {@code r} (input or output: a peer's scratch is never written from here)
+     * @return whether that rank's published output segment holds it (else its input segment; in place both are
+     *         the one buffer)
+     */
+    boolean baseIsOutput(Buffer buf) {
+        return buf == Buffer.OUTPUT && !program.inPlace();
+    }
+
+    /** @return where piece {@code tile} of chunk {@code chunk} of this rank's buffer lies in {@link #base} */
+    long offset(Buffer buf, int chunk, int tile) {
+        return offset(buf, chunk, tile, rank);
+    }
+
+    /**
+     * @param r a rank of the program (the geometry is the same on every rank but for in-place allgather's input
+     *          and reduce-scatter's output, which are the rank's block)
+     * @return where piece {@code tile} of chunk {@code chunk} of rank r's buffer lies in its base segment
+     */
+    long offset(Buffer buf, int chunk, int tile, int r) {
+        long at = ((long) chunk * chunkElems + (long) tile * tileElems) * type.bytes();
+        Collective c = program.collective();
+        if (program.inPlace() && (buf == Buffer.INPUT && c == Collective.ALLGATHER
+                || buf == Buffer.OUTPUT && c == Collective.REDUCE_SCATTER)) {
+            return at + r * blockBytes;
+        }
+        return at;
+    }
+
+    MemorySegment piece(Buffer buf, int chunk, int tile) {
+        return base(buf).asSlice(offset(buf, chunk, tile), tileBytes(tile));
     }
 }

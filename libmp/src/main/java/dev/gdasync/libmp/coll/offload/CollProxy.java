@@ -89,6 +89,8 @@ public final class CollProxy implements AutoCloseable {
     private final QueuePair[] qps;
     private final long[] taken;
     private final boolean[] dead;
+    /** Why each dead rank is gone, for the tasks taken after its death. */
+    private final String[] deaths;
     private final Map<Key, Entry> unmatched = new HashMap<>();
     private final ArrayDeque<Transfer> ready = new ArrayDeque<>();
     private final ArrayDeque<Chunk> chunkQueue = new ArrayDeque<>();
@@ -118,6 +120,7 @@ public final class CollProxy implements AutoCloseable {
     /** Transfers finished, and how many of them wrote into a rank of another host (written by the loop only). */
     private volatile long moved;
     private volatile long movedAcross;
+    private final ProxyAssist assist;
     private long nextWr = 1;
     private long lastLiveness;
     private volatile boolean stop;
@@ -271,8 +274,10 @@ public final class CollProxy implements AutoCloseable {
                 freeChunks.add(c);
             }
             this.qps = new QueuePair[ranks];
+            this.assist = new ProxyAssist(queue, qps);
             this.taken = new long[ranks];
             this.dead = new boolean[ranks];
+            this.deaths = new String[ranks];
             queue.writePlacement(placement);
             queue.initHeader(ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), threshold, host);
             Path tmp = locator.resolveSibling(locator.getFileName() + ".tmp");
@@ -361,7 +366,7 @@ public final class CollProxy implements AutoCloseable {
             rankDied(r, "rank " + r + " closed its collectives");
             return 1;
         }
-        int work = 0;
+        int work = assist.discover(r);
         long head = queue.head(r);
         while (taken[r] < head) {
             take(r, taken[r]++);
@@ -506,7 +511,7 @@ public final class CollProxy implements AutoCloseable {
                 continue;
             }
             if (dead[e.peer]) {
-                fail(t, t + " on rank " + r + ": rank " + e.peer + " is gone");
+                fail(t, t + " on rank " + r + ": rank " + e.peer + " is gone: " + deaths[e.peer]);
                 entryDone(e);
                 continue;
             }
@@ -721,6 +726,8 @@ public final class CollProxy implements AutoCloseable {
             }
         }
         dead[r] = true;
+        deaths[r] = why;
+        assist.rankGone(r);
         unmatched.values().removeIf(e -> e.task.rank == r);
         for (Task t : List.copyOf(tasks)) {
             if (t.rank == r) {
@@ -763,7 +770,13 @@ public final class CollProxy implements AutoCloseable {
 
     /** @return a line saying how many transfers this proxy finished and how many of them went to another host */
     public String summary() {
-        return "host " + host + ": " + moved + " transfers, " + movedAcross + " of them into ranks of other hosts";
+        return "host " + host + ": " + moved + " transfers, " + movedAcross + " of them into ranks of other hosts, "
+                + assist.fills() + " shared-memory buffers filled for ranks";
+    }
+
+    /** @return how many receive buffers the proxy's helpers filled on the shared-memory path so far */
+    public long sharedMemoryFills() {
+        return assist.fills();
     }
 
     /** @return the queue file's path */
@@ -779,6 +792,7 @@ public final class CollProxy implements AutoCloseable {
         }
         closed = true;
         stop = true;
+        assist.close();
         if (thread != null) {
             try {
                 thread.join(5000);

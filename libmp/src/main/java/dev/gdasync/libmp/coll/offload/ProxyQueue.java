@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
  *                   direct threshold, stopped flag, hosts in the job, this proxy's host, the host of every rank
  *                   (4 bytes each from offset 64; the header grows in 4096-byte steps to hold them)
  * rank area r       control (4096 B): state, the rank's pid and start time, its queue pair's endpoint, the
- *                   proxy's endpoint for it, head (tasks posted), tail (tasks taken), closed flag, refusal text
+ *                   proxy's endpoint for it, head (tasks posted), tail (tasks taken), closed flag, refusal text,
+ *                   the shared-memory channels it registered (count, then context, members, its index, its area's
+ *                   address, key and bytes, the slot size)
  *                   then one link (2048 B) per host: the endpoint of the rank's queue pair for that host's proxy
  *                   and that proxy's endpoint for the rank (used only where the job spans several hosts)
  *                   then SLOTS slots: done word (task number + 1 once finished), status, message, the task
@@ -29,7 +31,7 @@ public final class ProxyQueue {
     /** "GDCP". */
     public static final int MAGIC = 0x4744_4350;
     /** The layout's version. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** Tasks a rank may have outstanding at once. */
     public static final int SLOTS = 16;
     /** Entries (sends and receives) one task may hold. */
@@ -67,6 +69,12 @@ public final class ProxyQueue {
     static final long C_TAIL = 2064;
     static final long C_CLOSED = 2072;
     static final long C_MESSAGE = 2080;
+    /** Shared-memory channels the rank registered (a count, then records; see {@link #registerChannel}). */
+    static final long C_CHANNELS = 3136;
+    static final long C_CHANNEL_RECORDS = 3200;
+    static final long CHANNEL_RECORD = 48;
+    /** Channels a rank can register: one per communicator whose shared-memory path the proxy helps. */
+    public static final int MAX_CHANNELS = 16;
 
     /** One link per host: the rank's endpoint for that host's proxy, then the proxy's endpoint for the rank. */
     static final long LINK = 2048;
@@ -342,6 +350,7 @@ public final class ProxyQueue {
         file.set(ValueLayout.JAVA_INT, c + C_EP_LEN, endpoint.length);
         MemorySegment.copy(endpoint, 0, file, ValueLayout.JAVA_BYTE, c + C_EP, endpoint.length);
         file.set(ValueLayout.JAVA_INT, c + C_CLOSED, 0);
+        INT.setRelease(file, c + C_CHANNELS, 0);
         setState(rank, RANK_PUBLISHED);
     }
 
@@ -376,6 +385,61 @@ public final class ProxyQueue {
      */
     public String refusal(int rank) {
         return readText(control(rank) + C_MESSAGE);
+    }
+
+    /**
+     * The rank registers its area of a communicator's shared-memory channel, so that the proxy can fill the members'
+     * receive buffers while they compute (coll.shm's helper); the proxy assembles a channel once every member
+     * registered it.
+     *
+     * @param rank      the rank
+     * @param context   the communicator's context
+     * @param members   its size
+     * @param index     the rank's index in it
+     * @param area      address, key and bytes of the rank's area, and the slot size
+     * @return whether it was registered (false: the rank's {@link #MAX_CHANNELS} records are used up; its collectives
+     *         then go unhelped)
+     */
+    public boolean registerChannel(int rank, int context, int members, int index, long[] area) {
+        long c = control(rank);
+        int count = (int) INT.getAcquire(file, c + C_CHANNELS);
+        if (count >= MAX_CHANNELS) {
+            return false;
+        }
+        long at = c + C_CHANNEL_RECORDS + count * CHANNEL_RECORD;
+        file.set(ValueLayout.JAVA_INT, at, context);
+        file.set(ValueLayout.JAVA_INT, at + 4, members);
+        file.set(ValueLayout.JAVA_INT, at + 8, index);
+        for (int i = 0; i < 4; i++) {
+            file.set(ValueLayout.JAVA_LONG, at + 16 + 8L * i, area[i]);
+        }
+        INT.setRelease(file, c + C_CHANNELS, count + 1);
+        return true;
+    }
+
+    /**
+     * @param rank a rank
+     * @return how many channels it registered
+     */
+    public int channels(int rank) {
+        return (int) INT.getAcquire(file, control(rank) + C_CHANNELS);
+    }
+
+    /**
+     * @param rank a rank
+     * @param i    one of its registrations
+     * @return context, members, index, then the area's address, key, bytes and slot size
+     */
+    public long[] channel(int rank, int i) {
+        long at = control(rank) + C_CHANNEL_RECORDS + i * CHANNEL_RECORD;
+        long[] v = new long[7];
+        for (int k = 0; k < 3; k++) {
+            v[k] = file.get(ValueLayout.JAVA_INT, at + 4L * k);
+        }
+        for (int k = 0; k < 4; k++) {
+            v[3 + k] = file.get(ValueLayout.JAVA_LONG, at + 16 + 8L * k);
+        }
+        return v;
     }
 
     private static void requireEndpoint(byte[] endpoint) {

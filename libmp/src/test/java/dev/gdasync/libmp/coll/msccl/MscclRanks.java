@@ -20,9 +20,13 @@ final class MscclRanks {
     }
 
     static void run(int n, Path base, MscclPrograms programs, MscclConfig config, Body body) throws Exception {
-        MpConfig mpConfig = MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base))
-                .withWaitTimeout(Duration.ofSeconds(20));
-        ThreadRanks.run(n, mpConfig, "msccl-rank", Duration.ofSeconds(180), mp -> {
+        run(n, MpConfig.defaults().withNic(SwNicConfig.defaults().withShmBase(base)), programs, config, body);
+    }
+
+    /** As {@link #run(int, Path, MscclPrograms, MscclConfig, Body)}, on Mps of this configuration (20 s waits). */
+    static void run(int n, MpConfig mpConfig, MscclPrograms programs, MscclConfig config, Body body) throws Exception {
+        MpConfig c = mpConfig.withWaitTimeout(Duration.ofSeconds(20));
+        ThreadRanks.run(n, c, "msccl-rank", Duration.ofSeconds(180), mp -> {
             try (Collectives coll = Collectives.open(mp); MscclRuntime rt = MscclRuntime.open(coll, programs, config)) {
                 body.run(coll, rt);
             }

@@ -3,6 +3,7 @@ package dev.gdasync.libmp.coll.reduce;
 import dev.gdasync.gdsync.swnic.SwNicConfig;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.coll.Collectives;
+import dev.gdasync.libmp.coll.shm.ShmChannel;
 import dev.gdasync.libmp.testutil.ThreadRanks;
 
 import java.nio.file.Path;
@@ -23,6 +24,10 @@ final class ReduceRanks {
         ThreadRanks.run(n, config, "reduce-rank", Duration.ofSeconds(180), mp -> {
             try (Collectives coll = Collectives.open(mp);
                  ReducingCollectives red = ReducingCollectives.of(coll.world())) {
+                if (coll.world().sharedMemory() != (ShmChannel.enabled() && n > 1)) {
+                    throw new AssertionError("the shared-memory path was " + (coll.world().sharedMemory() ? "" : "not ")
+                            + "taken");
+                }
                 body.run(coll, red);
             }
         });
