@@ -71,7 +71,9 @@ public final class Mp implements AutoCloseable {
     private final List<Region> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
-    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    /** What the CPU thread waits for: the idler parks through the NIC, which a delivering peer wakes. */
+    private final PeerWait peerWait;
+    private final BackoffIdler idler;
     private final RequestPool pool;
     /** This rank's place among the ranks sharing the host's CPUs (oversubscribed: waits yield). */
     private final CpuShare.Seat cpuSeat;
@@ -93,9 +95,11 @@ public final class Mp implements AutoCloseable {
         this.bootstrap = bootstrap;
         this.config = config;
         this.pool = new RequestPool(this, config.requestPool());
-        this.cpuWaits = new WaitPolicy(BackoffPolicy.LOW_LATENCY, config.waitTimeout().toNanos());
+        this.cpuWaits = new WaitPolicy(BackoffPolicy.PEER_WAIT, config.waitTimeout().toNanos());
         this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
+        this.peerWait = new PeerWait(nic, links, completion);
+        this.idler = new BackoffIdler(BackoffPolicy.PEER_WAIT, peerWait);
         // Before connecting: once every rank connected, every rank of the job is in the CPU share registry.
         this.cpuSeat = CpuShare.join(cpuShareRegistry(), bootstrap.jobId(), bootstrap.rank());
         try {
@@ -1136,7 +1140,12 @@ public final class Mp implements AutoCloseable {
     public void wait32(MemoryWord word, int value, WaitCondition condition) {
         Objects.requireNonNull(word, "word must not be null");
         Objects.requireNonNull(condition, "condition must not be null");
-        HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, wordWaitProgress);
+        peerWait.word(word, value, condition);
+        try {
+            HostMemops.await32(word, value, condition, cpuWaits, idler, () -> false, wordWaitProgress);
+        } finally {
+            peerWait.clear();
+        }
     }
 
     /**
@@ -1518,6 +1527,15 @@ public final class Mp implements AutoCloseable {
         if (r.isComplete()) {
             return;
         }
+        peerWait.request(r);
+        try {
+            awaitLoop(l, r);
+        } finally {
+            peerWait.clear();
+        }
+    }
+
+    private void awaitLoop(PeerLink l, MpRequest r) {
         idler.reset();
         // While spinning the clock is read every 256 polls only (it costs as much as a poll), first after 256:
         // most waits end sooner. Once the idler yields or parks, it is read on every poll.
@@ -1548,6 +1566,15 @@ public final class Mp implements AutoCloseable {
      * timeout as {@link #awaitComplete}.
      */
     private void awaitAllOrAFailure(List<MpRequest> requests) {
+        peerWait.requests(requests);
+        try {
+            awaitAllLoop(requests);
+        } finally {
+            peerWait.clear();
+        }
+    }
+
+    private void awaitAllLoop(List<MpRequest> requests) {
         idler.reset();
         boolean timing = false;
         long start = 0;

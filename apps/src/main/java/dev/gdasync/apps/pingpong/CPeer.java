@@ -34,6 +34,14 @@ interface CPeer {
      */
     List<List<String>> commands(int bytes, int iters);
 
+    /**
+     * @return the loopback TCP port the first process of a run (a server) listens on before the last one may start,
+     *         or -1 when the processes need no such wait
+     */
+    default int serverPort() {
+        return -1;
+    }
+
     /** @return environment variables the processes get on top of this one's */
     Map<String, String> environment();
 

@@ -144,8 +144,8 @@ final class CPeerLoop implements Loop {
                 started.add(p);
                 if (isLast) {
                     last = p;
-                } else if (peer instanceof UcxPeer u) {
-                    awaitListening(p, u.port());
+                } else if (peer.serverPort() > 0) {
+                    awaitListening(p, peer.serverPort());
                 }
             }
             if (!last.waitFor(RUN_SECONDS, TimeUnit.SECONDS)) {

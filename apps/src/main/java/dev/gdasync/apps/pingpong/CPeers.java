@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens the C peers' modes ({@code floor}, {@code ompi}, {@code ucx}) on both ranks: rank 0 finds or builds the
@@ -38,12 +39,31 @@ final class CPeers {
      * @return the loop, or empty when the mode is skipped
      */
     static Optional<CPeerLoop> open(PingPongOptions.Mode mode, Pair pair, boolean pin, PrintStream out) {
+        return open(mode, pair, pin, out, UnaryOperator.identity());
+    }
+
+    /**
+     * Opens msgrate's {@code ucx} mode (a collective): {@code ucx_perftest -t tag_bw} as a {@link UcxRatePeer}, found,
+     * pinned and skipped with its reason as {@link #open} does for the ping-pong's modes.
+     *
+     * @param pair   the ranks
+     * @param pin    whether to pin the programs where the ranks' stream threads are pinned
+     * @param window messages per window of the Java modes
+     * @param out    rank 0's output for the description or the reason it is skipped; null on rank 1
+     * @return the loop, or empty when ucx_perftest is missing
+     */
+    static Optional<CPeerLoop> openRate(Pair pair, boolean pin, int window, PrintStream out) {
+        return open(PingPongOptions.Mode.UCX, pair, pin, out, p -> new UcxRatePeer((UcxPeer) p, window));
+    }
+
+    private static Optional<CPeerLoop> open(PingPongOptions.Mode mode, Pair pair, boolean pin, PrintStream out,
+                                            UnaryOperator<CPeer> as) {
         int[] cpus = cpus(pair, pin);
         CPeer peer = null;
         String problem = null;
         if (pair.initiator) {
             try {
-                peer = find(mode, cpus);
+                peer = as.apply(find(mode, cpus));
             } catch (IllegalStateException e) {
                 problem = e.getMessage();
             }

@@ -5,14 +5,16 @@ import org.openucx.jucx.ucp.UcpRequest;
 /**
  * {@code jucx} message rate, the reference: {@link HostRateLoop} written directly on JUCX's tagged sends and receives
  * ({@link JucxPeer}). Rank 0 sends a window with {@code sendTaggedNonBlocking}, progresses the worker until every send
- * completed, then until the acknowledgement arrived; rank 1 keeps a window of receives posted ahead and acknowledges
- * each full window.
+ * completed, then until the acknowledgement arrived; rank 1 keeps two windows of receives posted and acknowledges
+ * each full window before it posts the next.
  */
 final class JucxRateLoop implements Loop {
     private final Pair pair;
     private final JucxPeer peer;
     private final int window;
     private final UcpRequest[] reqs;
+    /** Rank 1's second window of receives: two are posted at a time. */
+    private final UcpRequest[] spare;
     private boolean running;
 
     /**
@@ -25,6 +27,7 @@ final class JucxRateLoop implements Loop {
         this.peer = peer;
         this.window = window;
         this.reqs = new UcpRequest[window];
+        this.spare = new UcpRequest[window];
     }
 
     @Override
@@ -55,23 +58,33 @@ final class JucxRateLoop implements Loop {
     }
 
     private long receive(int bytes, int iters) {
-        postWindow(bytes);
+        UcpRequest[] current = reqs;
+        UcpRequest[] next = spare;
+        postWindow(current, bytes);
+        if (iters > 1) {
+            postWindow(next, bytes);
+        }
         pair.barrier();
         for (int i = 0; i < iters; i++) {
             for (int k = 0; k < window; k++) {
-                peer.await(reqs[k], "receive", i);
+                peer.await(current[k], "receive", i);
             }
-            if (i + 1 < iters) {
-                postWindow(bytes);
+            // As HostRateLoop: acknowledge at once, post the window after the next while the sender sends the next.
+            UcpRequest sent = peer.isend(HostRateLoop.ACK_BYTES);
+            if (i + 2 < iters) {
+                postWindow(current, bytes);
             }
-            peer.await(peer.isend(HostRateLoop.ACK_BYTES), "acknowledgement", i);
+            UcpRequest[] t = current;
+            current = next;
+            next = t;
+            peer.await(sent, "acknowledgement", i);
         }
         return 0;
     }
 
-    private void postWindow(int bytes) {
+    private void postWindow(UcpRequest[] into, int bytes) {
         for (int k = 0; k < window; k++) {
-            reqs[k] = peer.irecv(bytes);
+            into[k] = peer.irecv(bytes);
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
- * {@code scripts/mprun -np 2 msgrate --mode host,sa,jucx,mpj --window 64}: the message rate between two ranks in the
+ * {@code scripts/mprun -np 2 msgrate --mode host,sa,jucx,ucx,mpj --window 64}: the message rate between two ranks in the
  * style of OSU's {@code osu_mbw_mr} (one pair): per iteration rank 0 posts a window of non-blocking sends, waits for
  * them, then for one acknowledgement from rank 1. Messages per second and bandwidth per mode and size, the modes
  * measured side by side as in {@link PingPong} ({@link Measurement}), MPJ Express in a JVM of its own afterwards.
@@ -29,6 +29,8 @@ import java.util.function.Consumer;
  * <li>{@code sa} ({@link StreamRateLoop}): a host stream rings the window and waits for the acknowledgement, the CPU
  *     prepares windows ahead and reaps;</li>
  * <li>{@code jucx} ({@link JucxRateLoop}): raw JUCX tagged sends, the reference;</li>
+ * <li>{@code ucx} ({@link UcxRatePeer}): UCX's {@code ucx_perftest -t tag_bw} in C, one way with no acknowledgements,
+ *     run by rank 0 in the same minute as the others;</li>
  * <li>{@code mpj} ({@link MpjMessageRate}): MPJ Express {@code Isend}/{@code Waitall}.</li>
  * </ul>
  */
@@ -134,7 +136,8 @@ public final class MessageRate {
                         }
                         yield new JucxRateLoop(pair, peer, o.window());
                     }
-                    case MPJ, KI, FLOOR, OMPI, UCX -> null;
+                    case UCX -> CPeers.openRate(pair, o.pin(), o.window(), speak ? out : null).orElse(null);
+                    case MPJ, KI, FLOOR, OMPI -> null;
                 };
                 if (loop != null) {
                     open.add(new Measurement.Mode(mode.label(), loop));

@@ -24,12 +24,13 @@ import java.util.List;
                 + " side by side.",
                 "Modes: host (the CPU calls isend/irecv/waitAll), sa (host streams ring the window's sends and wait for the"
                         + " acknowledgement; the CPU prepares windows ahead), jucx (raw JUCX tagged sends; UCX_TLS=tcp"
-                        + " forces TCP), mpj (MPJ Express Isend/Waitall, multicore device)."},
+                        + " forces TCP), ucx (UCX's ucx_perftest -t tag_bw in C: tagged sends streamed one way, no"
+                        + " acknowledgement per window; needs ucx-utils), mpj (MPJ Express Isend/Waitall, multicore device)."},
         optionListHeading = "%nOptions:%n",
         footer = {"", "Rate = window x windows / run time, the median of the runs. Rank 0 prints the table."})
 final class RateCommand implements CommandLines.Checked {
     @Option(names = "--mode", paramLabel = "M[,M...]", converter = PingPongCommand.ModesConverter.class,
-            description = "models to measure, in order: host, sa, jucx, mpj (default host,sa,jucx,mpj)")
+            description = "models to measure, in order: host, sa, jucx, ucx, mpj (default host,sa,jucx,mpj)")
     List<Mode> modes = List.of(Mode.HOST, Mode.SA, Mode.JUCX, Mode.MPJ);
 
     @Option(names = "--sizes", paramLabel = "S[,S...]", converter = PingPongCommand.SizesConverter.class,
@@ -73,8 +74,8 @@ final class RateCommand implements CommandLines.Checked {
     @Override
     public void check() {
         for (Mode m : modes) {
-            if (m == Mode.KI || CPeers.isCPeer(m)) {
-                throw new IllegalArgumentException("--mode: msgrate measures host, sa, jucx and mpj, not " + m.label());
+            if (m == Mode.KI || (CPeers.isCPeer(m) && m != Mode.UCX)) {
+                throw new IllegalArgumentException("--mode: msgrate measures host, sa, jucx, ucx and mpj, not " + m.label());
             }
         }
         for (Integer b : sizes) {

@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The message rate's settings, read from its command line by {@link RateCommand}.
  *
- * @param modes         the models to measure, in order: host, sa, jucx, mpj
+ * @param modes         the models to measure, in order: host, sa, jucx, ucx, mpj
  * @param sizes         message sizes in bytes
  * @param window        messages per window: the sender posts them all, then waits for one acknowledgement
  * @param iters         windows per timed run

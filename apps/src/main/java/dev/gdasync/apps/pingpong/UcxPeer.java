@@ -33,6 +33,11 @@ final class UcxPeer implements CPeer {
     }
 
     @Override
+    public int serverPort() {
+        return port;
+    }
+
+    @Override
     public String label() {
         return "ucx";
     }

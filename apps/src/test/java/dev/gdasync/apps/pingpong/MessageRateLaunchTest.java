@@ -75,6 +75,29 @@ class MessageRateLaunchTest {
     }
 
     @Test
+    void ucxPerftestsTagBwRunsBesideHostWithItsTargetLine() throws Exception {
+        if (Executables.onPath("ucx_perftest").isEmpty()) {
+            String why = "ucx_perftest is not on PATH (" + CPeers.INSTALL_HINT + ")";
+            System.out.println("MessageRateLaunchTest: skipping msgrate's ucx mode: " + why);
+            Assumptions.abort(why);
+        }
+        runModes("host,ucx", Map.of());
+        List<String> rows = Files.readAllLines(dir.resolve("rate.csv"));
+        String ucx = rows.stream().filter(l -> l.startsWith("ucx,8,")).findFirst().orElseThrow();
+        assertTrue(ucx.endsWith(",,"), "ucx_perftest reports no window percentiles: " + ucx);
+    }
+
+    @Test
+    void ucxIsSkippedWithItsReasonWhenUcxPerftestIsMissing() throws Exception {
+        Path empty = Files.createDirectories(dir.resolve("empty-path"));
+        PingPongLaunchTest.Run r = mprun(Map.of("PATH", empty.toString()), "-np", "2", "msgrate", "--mode", "host,ucx",
+                "--sizes", "8", "--window", "8", "--iters", "20", "--reps", "1", "--warmup", "0");
+        assertEquals(0, r.status(), r.all());
+        assertTrue(r.out().contains("ucx: skipped: UCX's ucx_perftest is not on PATH"), r.all());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] host +8 +8 .*")), r.all());
+    }
+
+    @Test
     void theTargetLineComparesWithJucxOnlyWhenJucxRan() throws Exception {
         PingPongLaunchTest.Run r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
                 "--iters", "20", "--reps", "1", "--warmup", "0");
@@ -87,7 +110,7 @@ class MessageRateLaunchTest {
     void kiAndAWrongWindowAreRefusedWithOneMessage() throws Exception {
         PingPongLaunchTest.Run ki = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host,ki");
         assertEquals(2, ki.status(), ki.all());
-        assertTrue(ki.err().contains("[0] msgrate: --mode: msgrate measures host, sa, jucx and mpj, not ki"), ki.all());
+        assertTrue(ki.err().contains("[0] msgrate: --mode: msgrate measures host, sa, jucx, ucx and mpj, not ki"), ki.all());
         PingPongLaunchTest.Run w = mprun(Map.of(), "-np", "2", "msgrate", "--window", "0");
         assertEquals(2, w.status(), w.all());
         assertTrue(w.err().contains("0 is not from 1 to " + RateOptions.MAX_WINDOW), w.all());

@@ -59,4 +59,34 @@ class RateResultTest {
         String line = RateReport.targets(noisy, quiet).getFirst();
         assertTrue(line.contains("not judged, the run was too noisy: the runs spread 70 %"), line);
     }
+
+    @Test
+    void withUcxTheRateIsAlsoJudgedAgainstHalfOfUcxInCAndTheWindowTailAgainstItsMedian() {
+        LoadSeen quiet = new LoadSeen(0.0, 0.0, 0.5, 2);
+        List<RateResult> rows = List.of(new RateResult("host", 8, 64, 1000, 3e6, 2.9e6, 3.1e6, 20.0, 60.0),
+                new RateResult("sa", 8, 64, 1000, 2e6, 1.95e6, 2.05e6, 30.0, 3000.0),
+                row("ucx", 8, 5e6, 4.9e6, 5.1e6));
+        List<String> lines = RateReport.targets(rows, quiet);
+        assertEquals(List.of(
+                "8 B message rate, host: 3000000 msgs/s (target >= 2 x raw JUCX: add --mode jucx to judge it)",
+                "8 B message rate, host: 3000000 msgs/s = 0.60 x UCX in C's tag_bw (5000000 msgs/s), target >= 0.5 x: met",
+                "8 B window tail, host: p99 60.0 us = 3.0 x the p50 (20.0 us), target <= 4 x: met",
+                "8 B message rate, sa: 2000000 msgs/s (target >= 2 x raw JUCX: add --mode jucx to judge it)",
+                "8 B message rate, sa: 2000000 msgs/s = 0.40 x UCX in C's tag_bw (5000000 msgs/s), target >= 0.5 x: NOT met",
+                "8 B window tail, sa: p99 3000.0 us = 100.0 x the p50 (30.0 us), target <= 4 x: NOT met"), lines);
+    }
+
+    @Test
+    void ucxPerftestsRateBecomesARunTimeOfTheWindowsMessages() {
+        UcxRatePeer peer = new UcxRatePeer(new UcxPeer("ucx_perftest", new int[]{-1, -1}, 13337), 64);
+        List<List<String>> cmds = peer.commands(8, 1000);
+        assertEquals(2, cmds.size());
+        String client = String.join(" ", cmds.get(1));
+        assertTrue(client.contains("-t tag_bw") && client.contains("-n 64000") && client.contains("-s 8"), client);
+        // 64 000 messages at 16 M msgs/s: 4 ms.
+        CPeer.CPeerRun run = peer.parse("64000,0.040,0.060,0.062,120.5,123.0,16500000,16000000\n", 1000);
+        assertEquals(4_000_000, run.totalNanos());
+        assertEquals(0, run.tripNanos().length);
+        assertThrows(IllegalArgumentException.class, () -> peer.parse("1000,0.04,0.06,0.06,1,1,1,1", 1000));
+    }
 }

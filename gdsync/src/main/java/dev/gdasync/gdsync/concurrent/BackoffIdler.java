@@ -15,13 +15,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>It is an Agrona {@link IdleStrategy}, so an {@link AgentThread}'s runner idles with it between duty
  * cycles ({@link #idle(int)}), and a wait inside a duty cycle idles with another instance
- * ({@link #idle()} and {@link #reset()}). Given a {@link Wakeup}, its parks go through it, so that the
- * threads that post work wake a parked owner at once instead of after the park time.
+ * ({@link #idle()} and {@link #reset()}). Given a {@link Parker} (a {@link Wakeup}, or a NIC's wait for its peers),
+ * its parks go through it, so that whoever posts the work wakes a parked owner at once instead of after the park
+ * time.
  *
  * <p>When the process shares its CPUs with more ranks than there are CPUs ({@link CpuShare#yielding()}), the spin
  * phase stops after {@link #SHARED_SPINS} spins and the rest of it is spent yielding: a thread that spins there
  * holds a CPU the thread it waits for may need (MPI libraries' yield-when-oversubscribed). The polls before the first
- * park stay as many, so a background poller still parks as soon as before.
+ * park stay as many, so a background poller still parks as soon as before. A policy may yield more times before its
+ * first park while every rank has a CPU than while they are oversubscribed ({@link BackoffPolicy#ownCpuYields()}).
  */
 public final class BackoffIdler implements IdleStrategy {
     /** Spins before yielding while the CPUs are oversubscribed: a reply already on its way is still caught. */
@@ -29,9 +31,10 @@ public final class BackoffIdler implements IdleStrategy {
 
     private final long spins;
     private final long yields;
+    private final long ownCpuYields;
     private final long minParkNanos;
     private final long maxParkNanos;
-    private final Wakeup wakeup;
+    private final Parker parker;
     private long count;
     private long parkNanos;
 
@@ -45,17 +48,19 @@ public final class BackoffIdler implements IdleStrategy {
     }
 
     /**
-     * Creates an idler following a policy whose parks can be cut short by {@link Wakeup#wake()}.
+     * Creates an idler following a policy whose parks go through a {@link Parker}: a {@link Wakeup}, which posters
+     * of this process cut short, or a NIC's wait for its peers.
      *
      * @param policy how long each phase lasts
-     * @param wakeup parks through it; null parks plainly
+     * @param parker parks through it; null parks plainly
      */
-    public BackoffIdler(BackoffPolicy policy, Wakeup wakeup) {
+    public BackoffIdler(BackoffPolicy policy, Parker parker) {
         this.spins = policy.spins();
         this.yields = policy.yields();
+        this.ownCpuYields = policy.ownCpuYields();
         this.minParkNanos = policy.minParkNanos();
         this.maxParkNanos = policy.maxParkNanos();
-        this.wakeup = wakeup;
+        this.parker = parker;
         reset();
     }
 
@@ -72,12 +77,12 @@ public final class BackoffIdler implements IdleStrategy {
         if (count < spinLimit()) {
             count++;
             Thread.onSpinWait();
-        } else if (count < spins + yields) {
+        } else if (count < spins + yieldLimit()) {
             count++;
             Thread.yield();
         } else {
-            if (wakeup != null) {
-                wakeup.park(parkNanos);
+            if (parker != null) {
+                parker.park(parkNanos);
             } else {
                 LockSupport.parkNanos(parkNanos);
             }
@@ -109,9 +114,14 @@ public final class BackoffIdler implements IdleStrategy {
         return CpuShare.yielding() ? Math.min(spins, SHARED_SPINS) : spins;
     }
 
+    /** @return the yields before the first park: the policy's own-CPU count while every rank has a CPU */
+    private long yieldLimit() {
+        return CpuShare.yielding() ? yields : ownCpuYields;
+    }
+
     /** @return whether this thread has reached the park phase */
     public boolean isParking() {
-        return count >= spins + yields;
+        return count >= spins + yieldLimit();
     }
 
     @Override

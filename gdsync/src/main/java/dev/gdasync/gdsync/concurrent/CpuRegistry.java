@@ -8,10 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,8 +30,16 @@ public final class CpuRegistry {
     private static final Pattern FILE = Pattern.compile("p(\\d+)-(\\d+)");
     /** A recorded start time and the live process's may differ by rounding: this much is the same start. */
     private static final long START_SLACK_MILLIS = 1000;
+    /** A directory is listed again after this long even if its time says unchanged (file systems with coarse times). */
+    private static final long RELIST_NANOS = 1_000_000_000L;
 
     private final Path dir;
+    /** The live processes' files as last parsed, by file name; guarded by this. */
+    private final Map<String, Known> known = new HashMap<>();
+    /** The directory's modification time when it was last listed, or null to list it at the next read. */
+    private FileTime listed;
+    /** When it was last listed ({@link System#nanoTime()}). */
+    private long listedAt;
 
     /**
      * @param dir the registry's directory; made on the first write
@@ -85,27 +97,65 @@ public final class CpuRegistry {
     }
 
     /**
-     * @return the entries of live processes; the files of processes that are gone, and unreadable ones, are removed
+     * The entries of live processes; the files of processes that are gone, and unreadable ones, are removed.
+     *
+     * <p>The watcher of every rank's process calls this ten times a second, so a read that finds the directory as the
+     * last one left it (its modification time unchanged: every write and removal is a rename or unlink there; and
+     * listed less than a second ago, for file systems whose times are coarse) reuses
+     * the entries it parsed then and only asks each process whether it still runs: one read of {@code /proc/<pid>/stat}
+     * per entry, through the {@link ProcessHandle} kept from its first sighting (which compares the start time too, so
+     * a reused pid does not pass for the process). A full read lists the directory and reads the files.
+     *
+     * @return the entries of live processes
      */
-    public List<CpuShareEntry> read() {
+    public synchronized List<CpuShareEntry> read() {
         List<CpuShareEntry> out = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
-            return out;
+        FileTime stamp;
+        try {
+            stamp = Files.getLastModifiedTime(dir);
+        } catch (IOException e) {
+            known.clear();
+            listed = null;
+            return out; // no directory: nothing registered
         }
+        long now = System.nanoTime();
+        if (!stamp.equals(listed) || now - listedAt > RELIST_NANOS) {
+            relist(stamp);
+            listedAt = now;
+        }
+        for (var it = known.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            Known k = e.getValue();
+            if (!k.process().isAlive()) {
+                it.remove();
+                remove(k.entry().pid(), k.startMillis());
+                listed = null; // the removal changed the directory: read it whole next time
+                continue;
+            }
+            out.add(k.entry());
+        }
+        return out;
+    }
+
+    /** Lists the directory and parses every file, keeping what the last listing parsed for files still there. */
+    private void relist(FileTime stamp) {
+        Map<String, Known> now = new HashMap<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "p*")) {
             for (Path f : files) {
-                Matcher m = FILE.matcher(f.getFileName().toString());
+                String fileName = f.getFileName().toString();
+                Matcher m = FILE.matcher(fileName);
                 if (!m.matches()) {
                     continue;
                 }
                 long pid = Long.parseLong(m.group(1));
                 long start = Long.parseLong(m.group(2));
-                if (!isAlive(pid, start)) {
+                Optional<ProcessHandle> process = live(pid, start);
+                if (process.isEmpty()) {
                     remove(pid, start);
                     continue;
                 }
                 try {
-                    out.add(CpuShareEntry.parse(Files.readString(f)));
+                    now.put(fileName, new Known(process.get(), start, CpuShareEntry.parse(Files.readString(f))));
                 } catch (NoSuchFileException e) {
                     // removed since it was listed
                 } catch (IOException | IllegalArgumentException e) {
@@ -115,7 +165,9 @@ public final class CpuRegistry {
         } catch (IOException e) {
             // the directory went away while listed: nothing registered
         }
-        return out;
+        known.clear();
+        known.putAll(now);
+        listed = stamp;
     }
 
     /**
@@ -124,10 +176,18 @@ public final class CpuRegistry {
      * @return whether that process is still running
      */
     static boolean isAlive(long pid, long startMillis) {
+        return live(pid, startMillis).isPresent();
+    }
+
+    /** @return the running process with that pid and start time, if it runs */
+    private static Optional<ProcessHandle> live(long pid, long startMillis) {
         return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .map(h -> h.info().startInstant().map(s -> Math.abs(s.toEpochMilli() - startMillis) <= START_SLACK_MILLIS)
-                        .orElse(true))
-                .orElse(false);
+                .filter(h -> h.info().startInstant().map(s -> Math.abs(s.toEpochMilli() - startMillis) <= START_SLACK_MILLIS)
+                        .orElse(true));
+    }
+
+    /** A file of a live process as the last listing parsed it, with the handle that tells whether it still runs. */
+    private record Known(ProcessHandle process, long startMillis, CpuShareEntry entry) {
     }
 
     private static String name(long pid, long startMillis) {

@@ -19,8 +19,8 @@ import java.util.TreeSet;
 
 /**
  * This process's share of the host's CPUs: it registers the ranks it hosts in the {@link CpuRegistry}, watches the
- * other gdasync processes there, and decides ({@link CpuShareDecision}) whether the ranks competing for its CPUs
- * outnumber them. When they do, every {@link BackoffIdler} of the process yields instead of spinning
+ * other gdasync processes there and the CPU time other processes take ({@link ForeignLoad}), and decides
+ * ({@link CpuShareDecision}) whether the ranks and other processes competing for its CPUs outnumber them. When they do, every {@link BackoffIdler} of the process yields instead of spinning
  * ({@link #yielding()}): a waiting thread gives its CPU to the thread that would answer it, as MPI libraries do
  * when oversubscribed. A stream or kernel thread is pinned only where {@link #cpuFor} says so: never to a CPU
  * another job pinned, and not at all when oversubscribed.
@@ -31,18 +31,26 @@ import java.util.TreeSet;
  * so a job that started alone starts yielding within that time once a second job arrives, and stops when it leaves.
  *
  * <p>{@value #YIELD_PROPERTY} (or {@value #YIELD_ENV}) overrides the decision: {@code always} yields, {@code never}
- * spins whatever the registry says; {@code auto} (the default) decides.
+ * spins whatever the registry says; {@code auto} (the default) decides. {@value #OTHERS_PROPERTY}{@code =no} leaves
+ * other processes' CPU time out of it (the registry's ranks alone decide).
  */
 public final class CpuShare {
     /** System property overriding the decision: auto, always or never. */
     public static final String YIELD_PROPERTY = "gdasync.yield";
     /** Environment variable overriding the decision, when the property is not set. */
     public static final String YIELD_ENV = "GDASYNC_YIELD";
+    /**
+     * System property: whether the CPU time of processes that are not gdasync ranks counts in the decision
+     * ({@code yes}, the default) or only the registry's ranks do ({@code no}).
+     */
+    public static final String OTHERS_PROPERTY = "gdasync.yield.others";
     /** How often the watcher re-reads the registry. */
     static final long WATCH_MILLIS = 100;
 
     /** Whether idlers yield: read on every idle of every {@link BackoffIdler}, written by the watcher. */
     private static volatile boolean yielding = yieldMode() == YieldMode.ALWAYS;
+    /** Whether the registered ranks leave a CPU free: written with {@link #yielding}. */
+    private static volatile boolean spareCpu;
 
     private static final Object LOCK = new Object();
     // Guarded by LOCK.
@@ -54,6 +62,10 @@ public final class CpuShare {
     private static List<Integer> allowed = List.of();
     private static CpuShareEntry written;
     private static CpuShareDecision decision;
+    /** The load of processes that are not gdasync ranks on the allowed CPUs, sampled at every refresh. */
+    private static ForeignLoad foreign;
+    /** {@link #ownStartMillis()}, or -1 before it was read. */
+    private static long ownStart = -1;
     private static AgentThread watcher;
     private static Watcher watcherAgent;
 
@@ -68,6 +80,17 @@ public final class CpuShare {
     /** @return whether this process's waits should yield rather than spin: it shares its CPUs with too many ranks */
     public static boolean yielding() {
         return yielding;
+    }
+
+    /**
+     * Whether the ranks sharing this process's CPUs leave at least one CPU without a rank, so that a helper thread
+     * (the software NIC's agent retrying a stalled send) may keep polling instead of parking without taking a CPU
+     * a rank needs. False before any rank joined, and whenever {@link #yielding()} is true.
+     *
+     * @return whether a CPU is spare
+     */
+    public static boolean spareCpu() {
+        return spareCpu;
     }
 
     /**
@@ -87,6 +110,7 @@ public final class CpuShare {
             if (registry == null || (ranks.isEmpty() && !registry.dir().equals(registryDir))) {
                 registry = new CpuRegistry(registryDir);
                 allowed = processAllowedCpus();
+                foreign = new ForeignLoad(allowed);
             }
             ranks.add(r);
             refreshLocked();
@@ -110,7 +134,7 @@ public final class CpuShare {
             if (registry == null) {
                 return -1;
             }
-            return CpuShareDecision.decide(allowed, entriesLocked(), job).cpuFor(rank);
+            return CpuShareDecision.decide(allowed, entriesLocked(), job, othersBusyLocked()).cpuFor(rank);
         }
     }
 
@@ -146,7 +170,7 @@ public final class CpuShare {
             if (registry == null) {
                 return null;
             }
-            return CpuShareDecision.decide(allowed, entriesLocked(), job);
+            return CpuShareDecision.decide(allowed, entriesLocked(), job, othersBusyLocked());
         }
     }
 
@@ -177,16 +201,18 @@ public final class CpuShare {
         pinnedTids.keySet().retainAll(pins.keySet());
         List<CpuShareEntry> entries = entriesLocked();
         String job = ranks.isEmpty() ? "" : ranks.getFirst().job();
-        decision = CpuShareDecision.decide(allowed, entries, job);
+        double others = foreign == null || !countsOthers() ? 0 : foreign.sample(entries.stream().map(CpuShareEntry::pid).toList());
+        decision = CpuShareDecision.decide(allowed, entries, job, others);
         if (!pins.isEmpty() && (decision.oversubscribed() || !java.util.Collections.disjoint(pins.values(), decision.pinnedByOthers()))) {
             // A job arrived after this one pinned: a pinned spinning thread would hold its CPU against the newcomer's
             // (which pins nothing then), so let the pinned threads float again and say so in the registry.
             unpinLocked();
             entries = entriesLocked();
-            decision = CpuShareDecision.decide(allowed, entries, job);
+            decision = CpuShareDecision.decide(allowed, entries, job, others);
         }
         YieldMode mode = yieldMode();
         yielding = mode == YieldMode.ALWAYS || (mode == YieldMode.AUTO && decision.oversubscribed());
+        spareCpu = !yielding && !ranks.isEmpty() && decision.ranks() < Math.max(1, allowed.size());
     }
 
     private static void unpinLocked() {
@@ -200,7 +226,7 @@ public final class CpuShare {
     /** @return the live entries, this process's written first when it changed */
     private static List<CpuShareEntry> entriesLocked() {
         ProcessHandle me = ProcessHandle.current();
-        long start = me.info().startInstant().map(s -> s.toEpochMilli()).orElse(0L);
+        long start = ownStartMillis();
         if (ranks.isEmpty()) {
             if (written != null) {
                 registry.remove(me.pid(), start);
@@ -222,6 +248,19 @@ public final class CpuShare {
             entries.add(written);
         }
         return entries;
+    }
+
+    /** @return the CPUs other processes kept busy as of the last refresh */
+    private static double othersBusyLocked() {
+        return decision == null ? 0 : decision.othersBusy();
+    }
+
+    /** @return this process's start time (epoch ms; 0 where unknown), read once: it costs a few /proc reads */
+    private static long ownStartMillis() {
+        if (ownStart < 0) {
+            ownStart = ProcessHandle.current().info().startInstant().map(s -> s.toEpochMilli()).orElse(0L);
+        }
+        return ownStart;
     }
 
     private static void leave(CpuShareEntry.Rank r) {
@@ -258,6 +297,12 @@ public final class CpuShare {
             // not Linux: ask the calling thread
         }
         return ThreadAffinity.allowedCpus();
+    }
+
+    /** @return whether other processes' CPU time counts ({@value #OTHERS_PROPERTY}) */
+    static boolean countsOthers() {
+        String v = System.getProperty(OTHERS_PROPERTY, "yes").strip().toLowerCase(Locale.ROOT);
+        return !(v.equals("no") || v.equals("false") || v.equals("never"));
     }
 
     static YieldMode yieldMode() {

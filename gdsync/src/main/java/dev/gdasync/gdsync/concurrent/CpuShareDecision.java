@@ -15,7 +15,8 @@ import java.util.TreeSet;
  *
  * <p>Ranks are counted, not threads: each rank has one hot thread at a time (its CPU thread in the MPI model, its
  * stream's thread in SA, its kernel thread in KI). A process whose allowed CPUs do not overlap this one's does
- * not compete and is not counted.
+ * not compete and is not counted. Processes that are not gdasync ranks (a build, another user's job) compete too:
+ * every half CPU they keep busy ({@link ForeignLoad}) counts as one more competitor.
  *
  * @param allowed        the CPUs this process may run on
  * @param ranks          the ranks competing for them, this job's included
@@ -23,9 +24,12 @@ import java.util.TreeSet;
  * @param oversubscribed whether the ranks outnumber the CPUs
  * @param pinnedByOthers the CPUs other jobs pinned threads to
  * @param jobRanks       this job's ranks on this host, by rank
+ * @param othersBusy     the CPUs other processes kept busy lately (not gdasync ranks), 0 where unknown
  */
 public record CpuShareDecision(List<Integer> allowed, int ranks, int jobs, boolean oversubscribed,
-                               List<Integer> pinnedByOthers, List<CpuShareEntry.Rank> jobRanks) {
+                               List<Integer> pinnedByOthers, List<CpuShareEntry.Rank> jobRanks, double othersBusy) {
+    /** The CPU time other processes take that counts as one more competitor, in CPUs. */
+    public static final double OTHERS_THRESHOLD = 0.5;
 
     /** Copies the lists. */
     public CpuShareDecision {
@@ -43,6 +47,19 @@ public record CpuShareDecision(List<Integer> allowed, int ranks, int jobs, boole
      * @return the decision
      */
     public static CpuShareDecision decide(List<Integer> allowed, List<CpuShareEntry> entries, String job) {
+        return decide(allowed, entries, job, 0);
+    }
+
+    /**
+     * Decides from the registry's live entries and the load of other processes.
+     *
+     * @param allowed    this process's allowed CPUs (its affinity mask)
+     * @param entries    the live registry entries, this process's included
+     * @param job        this process's job
+     * @param othersBusy the CPUs processes that are not gdasync ranks kept busy lately ({@link ForeignLoad})
+     * @return the decision
+     */
+    public static CpuShareDecision decide(List<Integer> allowed, List<CpuShareEntry> entries, String job, double othersBusy) {
         Set<CpuShareEntry.Rank> ranks = new LinkedHashSet<>();
         Set<String> jobs = new TreeSet<>();
         TreeSet<Integer> pinnedByOthers = new TreeSet<>();
@@ -66,8 +83,10 @@ public record CpuShareDecision(List<Integer> allowed, int ranks, int jobs, boole
         }
         jobRanks.sort((a, b) -> Integer.compare(a.rank(), b.rank()));
         int cpus = Math.max(1, allowed.size());
-        return new CpuShareDecision(allowed, ranks.size(), jobs.size(), ranks.size() > cpus, List.copyOf(pinnedByOthers),
-                jobRanks);
+        // Half a CPU kept busy by other processes is one more competitor; 1.6 CPUs are two.
+        int others = othersBusy < OTHERS_THRESHOLD ? 0 : (int) Math.max(1, Math.round(othersBusy));
+        return new CpuShareDecision(allowed, ranks.size(), jobs.size(), ranks.size() + others > cpus,
+                List.copyOf(pinnedByOthers), jobRanks, othersBusy);
     }
 
     private static boolean overlaps(List<Integer> a, List<Integer> b) {
@@ -112,8 +131,9 @@ public record CpuShareDecision(List<Integer> allowed, int ranks, int jobs, boole
 
     /** @return the decision in words, for a benchmark's header */
     public String describe() {
-        return String.format(Locale.ROOT, "%d rank%s of %d gdasync job%s on %d allowed CPU%s (%s)%s%s", ranks, ranks == 1 ? "" : "s",
+        return String.format(Locale.ROOT, "%d rank%s of %d gdasync job%s on %d allowed CPU%s (%s)%s%s%s", ranks, ranks == 1 ? "" : "s",
                 jobs, jobs == 1 ? "" : "s", allowed.size(), allowed.size() == 1 ? "" : "s", CpuList.format(allowed),
+                othersBusy >= 0.05 ? String.format(Locale.ROOT, ", other processes keeping %.1f CPUs busy", othersBusy) : "",
                 oversubscribed ? ": oversubscribed, waits yield and no thread is pinned" : ": not oversubscribed",
                 pinnedByOthers.isEmpty() ? "" : "; CPUs " + CpuList.format(pinnedByOthers) + " pinned by other jobs");
     }

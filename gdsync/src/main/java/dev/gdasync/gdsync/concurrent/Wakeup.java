@@ -14,7 +14,7 @@ import java.util.function.BooleanSupplier;
  * and unparks. A poster therefore never pays for an unpark while the agent spins or yields, and never
  * leaves work waiting for the park time to run out.
  */
-public final class Wakeup {
+public final class Wakeup implements Parker {
     private final BooleanSupplier ready;
     private volatile Thread parked;
 
@@ -41,6 +41,7 @@ public final class Wakeup {
      *
      * @param nanos the longest park
      */
+    @Override
     public void park(long nanos) {
         parked = Thread.currentThread();
         if (!ready.getAsBoolean()) {

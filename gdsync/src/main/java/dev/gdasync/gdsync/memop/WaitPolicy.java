@@ -46,8 +46,10 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
     }
 
     /**
-     * The default policy: low-latency backoff and the timeout of {@value #TIMEOUT_PROPERTY}, or
-     * {@value #DEFAULT_TIMEOUT_MS} ms when the property is unset.
+     * The default policy: the backoff of a wait for a peer that nobody wakes ({@link BackoffPolicy#SPIN_THEN_YIELD}:
+     * a short spin, then yields, then parks) and the timeout of {@value #TIMEOUT_PROPERTY}, or {@value #DEFAULT_TIMEOUT_MS} ms when the
+     * property is unset. A stream's waits are waits for a peer (a completion, a ready word): a long spin would hold
+     * the CPU the thread that posts the stream's next work needs.
      *
      * @return the policy
      * @throws IllegalArgumentException if the property is not a positive number
@@ -66,7 +68,7 @@ public record WaitPolicy(BackoffPolicy backoff, long timeoutNanos) {
                         + " ms (Long.MAX_VALUE nanoseconds), got " + ms);
             }
         }
-        return new WaitPolicy(BackoffPolicy.LOW_LATENCY, Duration.ofMillis(ms).toNanos());
+        return new WaitPolicy(BackoffPolicy.SPIN_THEN_YIELD, Duration.ofMillis(ms).toNanos());
     }
 
     /**

@@ -4,6 +4,8 @@ import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * A NIC provider instance: the device context and protection domain of verbs in one object. Regions,
@@ -112,6 +114,26 @@ public interface Nic extends AutoCloseable {
      */
     default WaitProgress waitProgress() {
         return null;
+    }
+
+    /**
+     * Parks a host thread that waits for what peers send or write into this NIC (a completion, a word they put
+     * into): for at most {@code nanos}, unless {@code ready} says the wait is over, which is asked after the park is
+     * announced so that a delivery between the caller's last look and the park is not slept through. A provider
+     * whose peers can wake a parked thread of another process (the software NIC over shared memory) ends the park as
+     * soon as a peer delivers; the default parks for the time.
+     *
+     * @param nanos the longest park, positive
+     * @param ready whether the wait is over; may poll the NIC
+     */
+    default void awaitPeers(long nanos, BooleanSupplier ready) {
+        java.util.Objects.requireNonNull(ready, "ready must not be null");
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("nanos must be positive, got " + nanos);
+        }
+        if (!ready.getAsBoolean()) {
+            LockSupport.parkNanos(nanos);
+        }
     }
 
     /**

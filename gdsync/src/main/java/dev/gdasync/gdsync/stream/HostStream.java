@@ -37,8 +37,11 @@ import java.util.function.BooleanSupplier;
  * {@link HostMemops}) and a failure ({@link FailureEvent}) are recorded on the stream's thread.
  */
 public final class HostStream implements Stream {
-    /** Between items: spin, yield, then park 10 ms at a time; a post cuts the park short. */
-    private static final BackoffPolicy IDLE = new BackoffPolicy(20_000, 200, 10_000_000, 10_000_000);
+    /**
+     * Between items: spin briefly, yield (about ten milliseconds: the thread that posts the next item gets the CPU
+     * at once), then park 10 ms at a time; a post cuts the park short.
+     */
+    private static final BackoffPolicy IDLE = new BackoffPolicy(2_000, 20_000, 10_000_000, 10_000_000);
 
     private final String name;
     private final WaitPolicy policy;

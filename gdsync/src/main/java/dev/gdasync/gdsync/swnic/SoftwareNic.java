@@ -24,6 +24,7 @@ import dev.gdasync.gdsync.swnic.ucx.UcxTransport;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * The software NIC: the NIC model with no NIC. Peers on this host are reached over shared memory, peers on other
@@ -233,6 +234,15 @@ public final class SoftwareNic implements Nic {
     @Override
     public int progressStoreRings() {
         return core.progressStoreRings();
+    }
+
+    /**
+     * Parks on this process's wake word (a futex in shared memory, {@code Futex}): a peer on this host that completes a
+     * request into this NIC wakes it at once; peers over UCX do not, and the park ends at its time.
+     */
+    @Override
+    public void awaitPeers(long nanos, BooleanSupplier ready) {
+        core.awaitPeers(nanos, ready);
     }
 
     /** A thread that waits receives its own UCX messages, as one that polls does. */

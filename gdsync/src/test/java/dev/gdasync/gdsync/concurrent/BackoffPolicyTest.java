@@ -44,6 +44,30 @@ class BackoffPolicyTest {
         assertEquals(yields, p.yields());
         assertEquals(minPark, p.minParkNanos());
         assertEquals(maxPark, p.maxParkNanos());
+        assertEquals(yields, p.ownCpuYields(), "four components: as many yields whatever the CPUs");
+    }
+
+    @Test
+    void spinThenYieldSpinsShortAndParksNoSoonerThanLowLatency() {
+        BackoffPolicy p = BackoffPolicy.SPIN_THEN_YIELD;
+        assertTrue(p.spins() < BackoffPolicy.LOW_LATENCY.spins(), p.toString());
+        assertTrue(p.spins() + p.yields() >= BackoffPolicy.LOW_LATENCY.spins() + BackoffPolicy.LOW_LATENCY.yields(),
+                "it parks no sooner than LOW_LATENCY: " + p);
+        assertEquals(p.yields(), p.ownCpuYields(), "it yields as often whatever the CPUs");
+    }
+
+    @Test
+    void peerWaitsYieldLongWithACpuEachAndParkEarlyWhenOversubscribed() {
+        BackoffPolicy p = BackoffPolicy.PEER_WAIT;
+        assertEquals(BackoffPolicy.SPIN_THEN_YIELD.ownCpuYields(), p.ownCpuYields(), p.toString());
+        assertTrue(p.yields() < p.ownCpuYields(), p.toString());
+        assertEquals(BackoffPolicy.LOW_LATENCY.maxParkNanos(), p.maxParkNanos());
+    }
+
+    @Test
+    void negativeOwnCpuYieldsAreRejected() {
+        var e = assertThrows(IllegalArgumentException.class, () -> new BackoffPolicy(0, 0, 1, 1, -1));
+        assertTrue(e.getMessage().contains("ownCpuYields=-1"), e.getMessage());
     }
 
     @Test

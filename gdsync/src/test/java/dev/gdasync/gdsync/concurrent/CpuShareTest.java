@@ -125,6 +125,92 @@ class CpuShareTest {
     }
 
     @Test
+    void aProcessThatDiesAfterItWasListedIsDroppedAtTheNextRead() throws Exception {
+        CpuRegistry reg = new CpuRegistry(dir.resolve("cpu-share"));
+        Process other = new ProcessBuilder("sleep", "60").start();
+        try {
+            long start = other.toHandle().info().startInstant().orElseThrow().toEpochMilli();
+            CpuShareEntry e = new CpuShareEntry(other.pid(), start, List.of(r("b", 0)), List.of(0, 1), List.of());
+            reg.write(e);
+            assertEquals(List.of(e), reg.read());
+            assertEquals(List.of(e), reg.read(), "a second read of an unchanged directory finds the same");
+            other.destroyForcibly().waitFor();
+            // The directory is unchanged since the last listing: the read asks the process, not the directory.
+            assertEquals(List.of(), reg.read());
+            assertFalse(Files.exists(reg.dir().resolve("p" + other.pid() + "-" + start)), "a dead process's file is removed");
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
+    void anIdlerYieldsLongerBeforeItParksWhileEveryRankHasACpu() {
+        BackoffPolicy policy = new BackoffPolicy(5, 3, 1_000, 4_000, 10);
+        String before = System.getProperty(CpuShare.YIELD_PROPERTY);
+        try {
+            System.setProperty(CpuShare.YIELD_PROPERTY, "never");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "own-cpu-test", 0)) {
+                assertFalse(CpuShare.yielding());
+                BackoffIdler idler = new BackoffIdler(policy);
+                for (int i = 0; i < 15; i++) {
+                    assertFalse(idler.isParking(), "parking after only " + i + " idles: spins and own-CPU yields are 15");
+                    idler.idle();
+                }
+                assertTrue(idler.isParking());
+            }
+            System.setProperty(CpuShare.YIELD_PROPERTY, "always");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "own-cpu-test", 0)) {
+                assertTrue(CpuShare.yielding());
+                BackoffIdler idler = new BackoffIdler(policy);
+                for (int i = 0; i < 8; i++) {
+                    assertFalse(idler.isParking(), "parking after only " + i + " idles");
+                    idler.idle();
+                }
+                assertTrue(idler.isParking(), "oversubscribed, it parks after spins and yields, 8 idles");
+            }
+        } finally {
+            restore(before);
+        }
+    }
+
+    @Test
+    void aCpuIsSpareOnlyWhileTheRanksLeaveOneFree() {
+        List<Integer> allowed = CpuShare.processAllowedCpus();
+        String before = System.getProperty(CpuShare.YIELD_PROPERTY);
+        try {
+            System.setProperty(CpuShare.YIELD_PROPERTY, "auto");
+            System.setProperty(CpuShare.OTHERS_PROPERTY, "no");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "spare-test", 0)) {
+                assertEquals(allowed.size() > 1, CpuShare.spareCpu(), "1 rank on " + allowed.size() + " CPUs: " + CpuShare.describe());
+                List<CpuShare.Seat> more = new java.util.ArrayList<>();
+                try {
+                    for (int r = 1; r < allowed.size(); r++) {
+                        more.add(CpuShare.join(dir.resolve("cpu-share"), "spare-test", r));
+                    }
+                    assertFalse(CpuShare.spareCpu(), "a rank per CPU leaves none spare: " + CpuShare.describe());
+                } finally {
+                    more.forEach(CpuShare.Seat::close);
+                }
+            }
+            System.setProperty(CpuShare.YIELD_PROPERTY, "always");
+            try (CpuShare.Seat seat = CpuShare.join(dir.resolve("cpu-share"), "spare-test", 0)) {
+                assertFalse(CpuShare.spareCpu(), "no CPU is spare while waits yield");
+            }
+        } finally {
+            restore(before);
+        }
+    }
+
+    private static void restore(String yieldProperty) {
+        System.clearProperty(CpuShare.OTHERS_PROPERTY);
+        if (yieldProperty == null) {
+            System.clearProperty(CpuShare.YIELD_PROPERTY);
+        } else {
+            System.setProperty(CpuShare.YIELD_PROPERTY, yieldProperty);
+        }
+    }
+
+    @Test
     void anIdlerYieldsInsteadOfSpinningWhileOversubscribed() {
         BackoffIdler idler = new BackoffIdler(new BackoffPolicy(20_000, 200, 1_000, 50_000));
         String before = System.getProperty(CpuShare.YIELD_PROPERTY);
@@ -159,6 +245,8 @@ class CpuShareTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(skip == null, skip);
         String before = System.getProperty(CpuShare.YIELD_PROPERTY);
         System.setProperty(CpuShare.YIELD_PROPERTY, "auto");
+        // The registry alone decides here: a build beside the test must not make the job yield before the second job.
+        System.setProperty(CpuShare.OTHERS_PROPERTY, "no");
         Path regDir = dir.resolve("cpu-share");
         CpuShare.Seat seat = CpuShare.join(regDir, "first", 0);
         Process other = new ProcessBuilder("sleep", "60").start();
@@ -191,6 +279,7 @@ class CpuShareTest {
             assertTrue(new CpuRegistry(regDir).read().stream().filter(e -> e.pid() == ProcessHandle.current().pid())
                     .allMatch(e -> e.pinned().isEmpty()), "the registry no longer lists the pin");
         } finally {
+            System.clearProperty(CpuShare.OTHERS_PROPERTY);
             pinned.join(5000);
             other.destroyForcibly();
             seat.close();

@@ -173,6 +173,9 @@ class ArgumentChecksTest {
         c.add(bad("SoftwareNic.allocateHost(long)", "a closed NIC", () -> closedNic.allocateHost(4096),
                 IllegalStateException.class, "is closed"));
         c.add(nul("SoftwareNic.allocateDevice(CudaContext,long)", "context", () -> p.swA().allocateDevice(null, 4096)));
+        c.add(nul("SoftwareNic.awaitPeers(long,BooleanSupplier)", "ready", () -> p.a.awaitPeers(1_000, null)));
+        c.add(bad("SoftwareNic.awaitPeers(long,BooleanSupplier)", "0 ns", () -> p.a.awaitPeers(0, () -> true),
+                IllegalArgumentException.class, "nanos must be positive, got 0"));
         c.add(nul("SoftwareNic.register(Region,long,long,int)", "region", () -> p.a.register(null, 0, 8, Access.ALL)));
         c.add(nul("SoftwareNic.register(Region,int)", "region", () -> p.a.register(null, Access.ALL)));
         c.add(bad("SoftwareNic.register(Region,long,long,int)", "offset -1", () -> p.a.register(p.ra, -1, 8, Access.ALL),

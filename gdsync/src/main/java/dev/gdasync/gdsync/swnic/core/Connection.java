@@ -17,7 +17,10 @@ public interface Connection {
     enum Outcome {
         /** Completed, successfully or not (its CQE is written when it had to be). */
         DONE,
-        /** Not executed: the peer posted no receive yet or has not connected; the agent retries it. */
+        /**
+         * Not executed: the peer posted no receive yet or has not connected; the agent retries it, and so does a
+         * thread polling the queue pair's completions where the transport allows it ({@link #retriesOnPollers}).
+         */
         STALLED,
         /** Sent; the transport completes it later ({@link SwQueuePair#executedInFlight}) and drains on. */
         IN_FLIGHT
@@ -67,6 +70,30 @@ public interface Connection {
      */
     default java.lang.foreign.MemorySegment peerMemory(long rkey, long address, long length) {
         return null;
+    }
+
+    /**
+     * Whether a stalled head request may go through if it is tried now: the peer posted a receive since it stalled,
+     * connected, or failed, or the receiver-not-ready timeout has run out (the retry then fails the request). A
+     * retrier (the agent, or a thread polling the queue pair's completions) asks first, so that a send waiting for a
+     * receive costs a look at the peer's receive queue rather than an execution, a count and an event per look.
+     * Read without the execution lock: a stale answer costs one retry too many or one look too few, never a wrong
+     * result. The default, for transports that cannot tell, is yes.
+     *
+     * @param now the caller's clock ({@link System#nanoTime()})
+     * @return whether to retry now
+     */
+    default boolean stallMayClear(long now) {
+        return true;
+    }
+
+    /**
+     * @return whether a thread that polls the queue pair's completions may retry its stalled head request itself
+     *         (shared memory: a retry is a look at the peer's receive queue and a copy); false leaves retries to the
+     *         agent (UCX: a retry is a message on the wire)
+     */
+    default boolean retriesOnPollers() {
+        return false;
     }
 
     /** @return whether a request is in flight: the drain waits for its answer (under the lock) */

@@ -43,6 +43,21 @@ public final class Layouts {
     }
 
     /**
+     * The wake file: how many threads of the process are parked (or about to park) waiting for their peers, and the
+     * word they park on (a futex). A peer's executor maps it writable; after a request it completed into the process
+     * it reads the count and, when someone sleeps, bumps the word and wakes the sleepers. Two cache lines: the count
+     * is written by sleepers and read by every peer, the word written by wakers.
+     */
+    public static final class Wake {
+        public static final long OFF_SLEEPERS = 0;
+        public static final long OFF_SEQ = 64;
+        public static final long SIZE = 128;
+
+        private Wake() {
+        }
+    }
+
+    /**
      * One memory-region table entry. A reader checks the key, reads the fields, then checks the key
      * again: keys are never reused, so an entry that changed under it shows a different key.
      */

@@ -3,6 +3,7 @@ package dev.gdasync.gdsync.swnic.core;
 import dev.gdasync.gdsync.concurrent.AgentDuty;
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.CpuShare;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
@@ -39,6 +40,8 @@ final class NicAgent implements Agent {
     private long nextSweep;
     /** Whether the last duty cycle found a queue pair that wants eager polling; agent thread only. */
     private boolean eager;
+    /** Whether the last duty cycle found a send waiting for the peer to post a receive; agent thread only. */
+    private boolean stalledSend;
     private AgentThread thread;
 
     NicAgent(NicCore nic) {
@@ -139,10 +142,12 @@ final class NicAgent implements Agent {
         try {
             int work = 0;
             boolean hot = false;
+            boolean stalls = false;
             long now = System.nanoTime();
             for (SwQueuePair qp : queuePairs) {
                 work += qp.agentPoll(now);
                 hot |= qp.needsHotPolling();
+                stalls |= qp.isStalled();
             }
             for (AgentDuty d : duties) {
                 work += d.doWork(now);
@@ -153,6 +158,7 @@ final class NicAgent implements Agent {
                 nextSweep = now + livenessNanos;
             }
             eager = hot;
+            stalledSend = stalls;
             return work;
         } finally {
             passes++;
@@ -161,7 +167,11 @@ final class NicAgent implements Agent {
 
     /**
      * Idles on the cold policy while nothing is expected, on the hot one while the last duty cycle found a queue
-     * pair that wants eager polling; work found resets both.
+     * pair that wants eager polling; work found resets both. While a send waits for the peer's receive and the ranks
+     * leave a CPU spare ({@link CpuShare#spareCpu()}), the hot policy's parks become yields: the receive is expected
+     * within microseconds, and a park (tens of microseconds at least on Linux, whatever its timeout) would be the
+     * send's latency. Without a spare CPU the agent parks as before, and the thread that waits for the send retries
+     * it itself ({@link SwQueuePair#runStoreRing}, a poll of its completion queues).
      */
     private final class HotColdIdle implements IdleStrategy {
         private final BackoffIdler cold;
@@ -178,7 +188,11 @@ final class NicAgent implements Agent {
                 reset();
             } else if (eager) {
                 cold.reset();
-                hot.idle();
+                if (stalledSend && hot.isParking() && CpuShare.spareCpu()) {
+                    Thread.yield();
+                } else {
+                    hot.idle();
+                }
             } else {
                 hot.reset();
                 cold.idle();

@@ -1,6 +1,7 @@
 package dev.gdasync.gdsync.swnic.core;
 
 import dev.gdasync.gdsync.concurrent.AgentDuty;
+import dev.gdasync.gdsync.concurrent.Futex;
 import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
@@ -16,6 +17,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import static dev.gdasync.gdsync.swnic.core.Layouts.INT;
@@ -43,6 +45,8 @@ public final class NicCore {
     private final long startMillis;
     private final Arena nodeArena = Arena.ofShared();
     private final MemorySegment node;
+    /** The wake file ({@link Layouts.Wake}): threads waiting for peers park on its word; peers wake them. */
+    private final MemorySegment wake;
     private final MrTable mrTable;
     private final NicAgent agent;
     private final SecureRandom random = new SecureRandom();
@@ -73,6 +77,7 @@ public final class NicCore {
         this.startMillis = ShmDirectory.currentStartMillis();
         try {
             this.node = directory.createFile("node", Layouts.Node.size(settings.mrCapacity()), nodeArena);
+            this.wake = directory.createFile("wake", Layouts.Wake.SIZE, nodeArena);
         } catch (RuntimeException e) {
             nodeArena.close();
             directory.close();
@@ -256,6 +261,33 @@ public final class NicCore {
     private int progressTransports() {
         SwTransport t = ucx;
         return t != null ? t.progress() : 0;
+    }
+
+    /**
+     * Parks a thread that waits for its peers on this process's wake word, for at most {@code nanos}: a peer's
+     * executor that completes a request into this NIC sees the sleeper count and wakes it ({@code PeerNode}). The
+     * count goes up before {@code ready} is asked and the word is read before that, so a delivery that the last look
+     * missed either is seen by {@code ready} or changes the word (the futex then does not sleep) or wakes the sleeper.
+     *
+     * @param nanos the longest park, positive
+     * @param ready whether the wait is over
+     * @throws NullPointerException     if {@code ready} is null
+     * @throws IllegalArgumentException if {@code nanos} is not positive
+     */
+    public void awaitPeers(long nanos, BooleanSupplier ready) {
+        Objects.requireNonNull(ready, "ready must not be null");
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("nanos must be positive, got " + nanos);
+        }
+        int seq = (int) INT.getVolatile(wake, Layouts.Wake.OFF_SEQ);
+        INT.getAndAdd(wake, Layouts.Wake.OFF_SLEEPERS, 1);
+        try {
+            if (!ready.getAsBoolean()) {
+                Futex.await(wake, Layouts.Wake.OFF_SEQ, seq, nanos);
+            }
+        } finally {
+            INT.getAndAdd(wake, Layouts.Wake.OFF_SLEEPERS, -1);
+        }
     }
 
     /** Cuts the agent's park short: a plain-store ring is now expected, or a stalled send must be retried. */

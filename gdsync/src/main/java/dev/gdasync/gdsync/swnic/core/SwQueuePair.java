@@ -52,8 +52,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * peer) executes its rung requests; a peer on this host maps the file and executes its own requests into it.
  *
  * <p>Three kinds of thread touch it. The owner's CPU thread posts, prepares and polls (one at a time).
- * An executor runs rung work requests: the thread that rang by a call (CPU post, host stream), or the
- * agent when the doorbell was rung by a plain store; an execution lock makes them take turns, and a
+ * An executor runs rung work requests: the thread that rang by a call (CPU post, host stream), the
+ * agent when the doorbell was rung by a plain store, and the agent or a thread polling the queue pair's
+ * completions when a send that found no receive at the peer is retried; an execution lock makes them take turns, and a
  * ringer that finds the lock taken leaves its work to the holder, which checks the doorbell record
  * again after unlocking. The peer's executor claims entries of this queue pair's receive queue and
  * writes its receive CQEs.
@@ -163,10 +164,10 @@ public final class SwQueuePair implements QueuePair {
         this.dbrecWord = MemoryWord.word32(seg, Layouts.Qp.OFF_DBREC, "doorbell record of QP " + qpn);
         this.doorbellWord = MemoryWord.word64(seg, Layouts.Qp.OFF_DOORBELL, "doorbell of QP " + qpn);
         this.sendCq = new SwCompletionQueue("send CQ of QP " + qpn, seg, layout.sendCq, layout.sendRelease,
-                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", nic::pollTransports, nic.waitProgress(),
+                config.sendCqDepth(), () -> signaledPrepared, "signaled sends", this::polledEmpty, nic.waitProgress(),
                 new SwCompletionQueue.Identity(qpn, token, false, meter));
         this.recvCq = new SwCompletionQueue("recv CQ of QP " + qpn, seg, layout.recvCq, layout.recvRelease,
-                config.recvDepth(), this::receivesPosted, "receives posted", nic::pollTransports, nic.waitProgress(),
+                config.recvDepth(), this::receivesPosted, "receives posted", this::polledEmpty, nic.waitProgress(),
                 new SwCompletionQueue.Identity(qpn, token, true, meter));
         this.encoder = new WorkRequestEncoder(nic, seg);
         this.receiveQueue = new ReceiveQueue(qpn, seg, layout.rq, config.recvDepth(), recvCq, encoder);
@@ -655,8 +656,9 @@ public final class SwQueuePair implements QueuePair {
      *
      * <p>A doorbell record that moved may have been rung by a call whose ringer is about to run the
      * work itself; the agent leaves such work alone for {@link #RING_GRACE_NANOS} so that it never
-     * races a ringer (and never steals a core from it). Work whose plain-store ring was announced,
-     * and stalled sends, it runs at once.
+     * races a ringer (and never steals a core from it). Work whose plain-store ring was announced
+     * it runs at once, and a stalled send as soon as its connection says a retry may go through
+     * ({@link Connection#stallMayClear}), not at every pass.
      *
      * @param now the agent's clock
      * @return 1 if work ran, else 0
@@ -670,7 +672,12 @@ public final class SwQueuePair implements QueuePair {
         if (db == (int) ex) {
             return 0;
         }
-        if (!stalled && storeRingExpected <= ex) {
+        if (stalled) {
+            Connection c = connection;
+            if (c != null && !c.stallMayClear(now)) {
+                return 0;
+            }
+        } else if (storeRingExpected <= ex) {
             if (db != agentSeenDbrec) {
                 agentSeenDbrec = db;
                 agentSeenAt = now;
@@ -685,16 +692,49 @@ public final class SwQueuePair implements QueuePair {
 
     /**
      * Runs rung work on the calling thread (a host thread playing a kernel, right after its plain-store
-     * ring). Work is run under the queue pair's lock, so this never races a ringer or the agent; a stalled
-     * head is left to the agent's retry.
+     * ring, or between looks while it waits). Work is run under the queue pair's lock, so this never races a
+     * ringer or the agent; a stalled head is retried here as {@link #retryStalledHere} allows.
      *
      * @return 1 if work ran, else 0
      */
     int runStoreRing() {
-        if (state == QpState.CLOSED || stalled) {
+        if (state == QpState.CLOSED) {
             return 0;
         }
+        if (stalled) {
+            return retryStalledHere();
+        }
         if (dbrecWord.getAcquire32() == (int) (long) EXECUTED.getAcquire(this)) {
+            return 0;
+        }
+        return runRung(false);
+    }
+
+    /**
+     * A poll of one of this queue pair's completion queues found nothing (its owner's thread, waiting or testing on
+     * the CPU): that thread retries the stalled head send itself ({@link #retryStalledHere}), then progresses the
+     * NIC's transports. Without it the owner would wait for the agent to notice the peer's receive: a hand-off to
+     * another thread, which parks between its looks.
+     */
+    private void polledEmpty() {
+        if (stalled) {
+            retryStalledHere();
+        }
+        nic.pollTransports();
+    }
+
+    /**
+     * Retries the stalled head request on the calling thread when the connection lets threads other than the agent
+     * retry ({@link Connection#retriesOnPollers}: shared memory) and says a retry may go through now
+     * ({@link Connection#stallMayClear}: the peer posted a receive, or the receiver-not-ready timeout ran out, which
+     * the retry then reports). It runs under the execution lock like every executor, so the agent, streams and
+     * ringers never execute this queue pair at once, and requests still run in queue order.
+     *
+     * @return 1 if work ran to the end, else 0
+     */
+    private int retryStalledHere() {
+        Connection c = connection;
+        if (c == null || state == QpState.CLOSED || !c.retriesOnPollers() || !c.stallMayClear(System.nanoTime())) {
             return 0;
         }
         return runRung(false);
@@ -703,6 +743,11 @@ public final class SwQueuePair implements QueuePair {
     /** @return whether the agent should poll eagerly for this queue pair */
     boolean needsHotPolling() {
         return stalled || storeRingExpected > (long) EXECUTED.getAcquire(this);
+    }
+
+    /** @return whether the head request waits for the peer to post a receive (or to connect) */
+    boolean isStalled() {
+        return stalled;
     }
 
     private void noticed(DoorbellNoticedEvent event, long first, int took, boolean byAgent) {

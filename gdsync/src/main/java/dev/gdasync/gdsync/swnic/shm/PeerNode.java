@@ -1,5 +1,6 @@
 package dev.gdasync.gdsync.swnic.shm;
 
+import dev.gdasync.gdsync.concurrent.Futex;
 import dev.gdasync.gdsync.memory.ProcessLiveness;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.ErrorDetail;
@@ -54,6 +55,8 @@ final class PeerNode {
     private final long startMillis;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment node;
+    /** The peer's wake file ({@link Layouts.Wake}), mapped writable; null if the peer has none. */
+    private final MemorySegment wake;
     private final int mrCapacity;
     private final ResolvedMr[] resolved;
     private final ConcurrentHashMap<Long, MemorySegment> regions = new ConcurrentHashMap<>();
@@ -126,6 +129,34 @@ final class PeerNode {
         }
         this.resolved = new ResolvedMr[mrCapacity];
         this.handle = ShmDirectory.isAlive(pid, startMillis) ? ProcessHandle.of(pid).orElse(null) : null;
+        this.wake = mapWake(directory.resolve("wake"), arena);
+    }
+
+    private static MemorySegment mapWake(Path file, Arena arena) {
+        try {
+            MemorySegment w = ShmDirectory.mapExisting(file, true, arena);
+            return w.byteSize() >= Layouts.Wake.SIZE ? w : null;
+        } catch (UncheckedIOException e) {
+            return null; // a peer without a wake file: its waiters park for their time, as before
+        }
+    }
+
+    /**
+     * After a request completed into the peer (a CQE it polls, memory it waits on): wakes the peer's threads parked
+     * waiting for their peers, if any. The full fence orders the completion's stores before the look at the sleeper
+     * count, as the sleeper's count increment is ordered before its last look at what it waits for: one of the two
+     * sees the other. Costs a fence and a load while nobody sleeps.
+     */
+    void wakeSleepers() {
+        MemorySegment w = wake;
+        if (w == null) {
+            return;
+        }
+        VarHandle.fullFence();
+        if ((int) INT.getVolatile(w, Layouts.Wake.OFF_SLEEPERS) > 0) {
+            INT.getAndAdd(w, Layouts.Wake.OFF_SEQ, 1);
+            Futex.wakeAll(w, Layouts.Wake.OFF_SEQ);
+        }
     }
 
     Path directory() {

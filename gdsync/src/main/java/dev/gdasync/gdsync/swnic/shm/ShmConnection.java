@@ -71,6 +71,10 @@ final class ShmConnection implements Connection {
     /** Whether a piece of the request is device memory. */
     private boolean device;
 
+    /**
+     * When the head request first stalled, or 0; written by executors under the lock, read racily by
+     * {@link #stallMayClear} (a plain field: the fast path writes it for every request).
+     */
     private long stallSince;
     private boolean peerVerified;
     /** The peer's receive the last request consumed, or -1: for events. */
@@ -151,6 +155,11 @@ final class ShmConnection implements Connection {
             };
             if (result == Outcome.DONE) {
                 stallSince = 0;
+                if (op != Opcode.RDMA_READ) {
+                    // It wrote into the peer (a receive and its CQE, a window, an atomic's word): wake the peer's
+                    // threads parked waiting for their peers.
+                    peer.node().wakeSleepers();
+                }
             }
             return result;
         } catch (IllegalStateException e) {
@@ -263,6 +272,7 @@ final class ShmConnection implements Connection {
                 CompletionStatus.SUCCESS, ErrorDetail.NONE);
         qp.completeDirectSend(index, wr, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
         stallSince = 0;
+        peer.node().wakeSleepers();
         return true;
     }
 
@@ -541,6 +551,30 @@ final class ShmConnection implements Connection {
         return false;
     }
 
+    /**
+     * Yes when a retry can change the outcome: the peer not yet verified (it may have connected) or unusable (the
+     * retry fails the request), the timeout run out, or a receive posted at the slot the stalled send would claim.
+     * {@link #stallSince} is the executors' (read here without their lock: a stale value moves the answer by a look).
+     */
+    @Override
+    public boolean stallMayClear(long now) {
+        if (!peerVerified || peer.unusable() != null) {
+            return true;
+        }
+        long since = stallSince;
+        if (since == 0 || now - since >= rnrTimeoutNanos) {
+            return true;
+        }
+        ReceiveSlots r = peerReceives;
+        return r.isPosted(r.claimed());
+    }
+
+    /** Yes: a retry over shared memory is a look at the peer's receive queue and a copy, cheap on any thread. */
+    @Override
+    public boolean retriesOnPollers() {
+        return true;
+    }
+
     /** The peer is not ready to receive: retry later, or fail once the receiver-not-ready timeout passed. */
     private Outcome stall(long index) {
         long now = System.nanoTime();
@@ -559,10 +593,11 @@ final class ShmConnection implements Connection {
         return fail(index, why.status(), why.detail());
     }
 
-    /** Fails the request and its queue pair. */
+    /** Fails the request and its queue pair; the peer may have an error completion of its own to see. */
     private Outcome fail(long index, CompletionStatus status, ErrorDetail detail) {
         stallSince = 0;
         qp.failRequest(index, status, detail);
+        peer.node().wakeSleepers();
         return Outcome.DONE;
     }
 
