@@ -5,7 +5,6 @@ import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.descriptor.Descriptor;
 import dev.gdasync.gdsync.descriptor.DescriptorFlags;
-import dev.gdasync.gdsync.descriptor.Descriptors;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableExecutor;
 import dev.gdasync.gdsync.memop.HostMemops;
@@ -715,7 +714,8 @@ public final class Mp implements AutoCloseable {
         PeerLink l = link(peer);
         long bytes = checkBuffers(bufs, reg);
         MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
-        prepare(l, r, sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg));
+        sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
+        prepare(l, r);
         return r;
     }
 
@@ -892,8 +892,8 @@ public final class Mp implements AutoCloseable {
         Objects.requireNonNull(src, "src must not be null");
         Objects.requireNonNull(reg, "reg must not be null");
         Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
-        postOnCpu(r);
+        MpRequest r = putRequest(src, reg, peer, displacement, window, flags);
+        postNow(links[peer], r);
         return r;
     }
 
@@ -911,8 +911,8 @@ public final class Mp implements AutoCloseable {
         Objects.requireNonNull(dst, "dst must not be null");
         Objects.requireNonNull(reg, "reg must not be null");
         Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = getPrepare(dst, reg, peer, displacement, window);
-        postOnCpu(r);
+        MpRequest r = getRequest(dst, reg, peer, displacement, window);
+        postNow(links[peer], r);
         return r;
     }
 
@@ -976,6 +976,14 @@ public final class Mp implements AutoCloseable {
         Objects.requireNonNull(src, "src must not be null");
         Objects.requireNonNull(reg, "reg must not be null");
         Objects.requireNonNull(window, "window must not be null");
+        MpRequest r = putRequest(src, reg, peer, displacement, window, flags);
+        prepare(links[peer], r);
+        return r;
+    }
+
+    /** Checks a put, takes its request and writes its work request into the peer link's ({@code sendWr}). */
+    private MpRequest putRequest(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
+                                 int flags) {
         PutFlags.check(flags);
         PeerLink l = link(peer);
         requireOwn(window);
@@ -984,9 +992,8 @@ public final class Mp implements AutoCloseable {
         boolean nowait = (flags & PutFlags.NOWAIT) != 0;
         MpRequest r = newRequest(MpRequest.Kind.PUT, peer, bytes, nowait);
         int sendFlags = (nowait ? 0 : SendFlags.SIGNALED) | ((flags & PutFlags.INLINE) != 0 ? SendFlags.INLINE : 0);
-        SendWorkRequest wr = sendWr(l, r, Opcode.RDMA_WRITE, sendFlags, List.of(src), reg)
+        sendWr(l, r, Opcode.RDMA_WRITE, sendFlags, List.of(src), reg)
                 .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
-        prepare(l, r, wr);
         return r;
     }
 
@@ -1036,8 +1043,8 @@ public final class Mp implements AutoCloseable {
         Objects.requireNonNull(result, "result must not be null");
         Objects.requireNonNull(reg, "reg must not be null");
         Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = atomicPrepare(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
-        postOnCpu(r);
+        MpRequest r = atomicRequest(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
+        postNow(links[peer], r);
         return r;
     }
 
@@ -1088,12 +1095,20 @@ public final class Mp implements AutoCloseable {
         Objects.requireNonNull(result, "result must not be null");
         Objects.requireNonNull(reg, "reg must not be null");
         Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = atomicPrepare(Opcode.ATOMIC_CMP_SWAP, result, reg, peer, displacement, compare, swap, window);
-        postOnCpu(r);
+        MpRequest r = atomicRequest(Opcode.ATOMIC_CMP_SWAP, result, reg, peer, displacement, compare, swap, window);
+        postNow(links[peer], r);
         return r;
     }
 
     private MpRequest atomicPrepare(Opcode op, MemorySegment result, MpRegistration reg, int peer, long displacement,
+                                    long compareAdd, long swap, MpWindow window) {
+        MpRequest r = atomicRequest(op, result, reg, peer, displacement, compareAdd, swap, window);
+        prepare(links[peer], r);
+        return r;
+    }
+
+    /** Checks an atomic, takes its request and writes its work request into the peer link's. */
+    private MpRequest atomicRequest(Opcode op, MemorySegment result, MpRegistration reg, int peer, long displacement,
                                     long compareAdd, long swap, MpWindow window) {
         PeerLink l = link(peer);
         requireOwn(window);
@@ -1107,21 +1122,26 @@ public final class Mp implements AutoCloseable {
                     + " is not 8-byte aligned: atomics update aligned 64-bit words");
         }
         MpRequest r = newRequest(MpRequest.Kind.ATOMIC, peer, 8, false);
-        SendWorkRequest wr = sendWr(l, r, op, SendFlags.SIGNALED, List.of(result), reg)
+        sendWr(l, r, op, SendFlags.SIGNALED, List.of(result), reg)
                 .remote(window.addresses[peer] + displacement, window.rkeys[peer]).compareAdd(compareAdd).swap(swap);
-        prepare(l, r, wr);
         return r;
     }
 
     private MpRequest getPrepare(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
+        MpRequest r = getRequest(dst, reg, peer, displacement, window);
+        prepare(links[peer], r);
+        return r;
+    }
+
+    /** Checks a get, takes its request and writes its work request into the peer link's. */
+    private MpRequest getRequest(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
         PeerLink l = link(peer);
         requireOwn(window);
         long bytes = checkBuffers(List.of(dst), reg);
         window.checkRange(peer, displacement, bytes);
         MpRequest r = newRequest(MpRequest.Kind.GET, peer, bytes, false);
-        SendWorkRequest wr = sendWr(l, r, Opcode.RDMA_READ, SendFlags.SIGNALED, List.of(dst), reg)
+        sendWr(l, r, Opcode.RDMA_READ, SendFlags.SIGNALED, List.of(dst), reg)
                 .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
-        prepare(l, r, wr);
         return r;
     }
 
@@ -1431,8 +1451,36 @@ public final class Mp implements AutoCloseable {
         return wr;
     }
 
-    /** Writes a request's work request into the send queue; the request is cancelled if that fails. */
-    private void prepare(PeerLink l, MpRequest r, SendWorkRequest wr) {
+    /**
+     * Posts a request's work request (in the link's {@code sendWr}) on this thread at once, as {@link #isendv} does:
+     * the NIC delivers it straight away where it can, with no prepared batch to execute and no doorbell for its agent
+     * to pick up. A refusal (the queue stays full, or sends of the peer are prepared or posted to a stream and not
+     * rung yet) cancels the request, so it leaves nothing behind.
+     */
+    private void postNow(PeerLink l, MpRequest r) {
+        SendWorkRequest wr = l.sendWr;
+        try {
+            try {
+                l.qp.postSend(wr);
+            } catch (QueueFullException full) {
+                retryFullSlowly(() -> l.qp.postSend(wr));
+            }
+        } catch (RuntimeException e) {
+            pool.cancel(r);
+            throw e;
+        }
+        if (r.isNowait()) {
+            r.posted();
+            l.awaitExecution(r);
+        } else {
+            r.posted(l.qp.sendCq(), l.qp.sendCq().reserveWait());
+            l.awaitSend(r);
+        }
+    }
+
+    /** Writes a request's work request (in the link's {@code sendWr}) into the send queue; cancelled if that fails. */
+    private void prepare(PeerLink l, MpRequest r) {
+        SendWorkRequest wr = l.sendWr;
         SendRequest send;
         try {
             try {
@@ -1451,23 +1499,6 @@ public final class Mp implements AutoCloseable {
             r.prepared(send, l.qp.prepareWaitCq(l.qp.sendCq()));
             l.awaitSend(r);
         }
-    }
-
-    /**
-     * Rings a request this call prepared on this thread (the CPU as its executor); if the queue pair refuses the
-     * post (sends of the peer are posted to a stream that has not rung them yet), the request is taken back
-     * first, so the refusal leaves nothing behind.
-     */
-    private void postOnCpu(MpRequest r) {
-        try {
-            Descriptors.postOnCpu(List.of(new Descriptor.Send(r.sendRequest())), cpuWaits);
-        } catch (IllegalStateException e) {
-            if (r.sendRequest().state() == SendRequest.State.PREPARED) {
-                takeBack(r);
-            }
-            throw e;
-        }
-        r.posted();
     }
 
     /**

@@ -88,10 +88,15 @@ final class PeerLink {
     int progress(Completion c) {
         int n = reap(qp.sendCq(), sends, c);
         n += reap(qp.recvCq(), recvs, c);
-        while (!unsignaled.isEmpty() && unsignaled.peekFirst().sendRequest().isExecuted()) {
+        while (!unsignaled.isEmpty() && executed(unsignaled.peekFirst())) {
             pool.retire(unsignaled.pollFirst());
         }
         return n;
+    }
+
+    /** A NOWAIT put the CPU posted at once has no prepared send: it was handed to the NIC when it was posted. */
+    private static boolean executed(MpRequest r) {
+        return r.sendRequest() == null || r.sendRequest().isExecuted();
     }
 
     private int reap(CompletionQueue cq, RequestFifo fifo, Completion c) {

@@ -36,8 +36,9 @@ public interface Connection {
     Outcome execute(long index);
 
     /**
-     * Executes a send the owner posted from the CPU straight from its work request, when it is the plain case the
-     * transport handles without its send queue entry (the small-message fast path, {@link SwQueuePair#postSend}):
+     * Executes a request the owner posted from the CPU straight from its work request, when it is the plain case the
+     * transport handles without its send queue entry (the fast path of {@link SwQueuePair#postSend}: a small send into
+     * a posted receive, a put, get or atomic on host memory):
      * checked as {@link #execute} checks it, completed with {@link SwQueuePair#completeDirectSend} or failed with
      * {@link SwQueuePair#failDirectSend}. Declining changes nothing: the caller then writes the entry and rings.
      * Runs under the lock, with every earlier request executed.

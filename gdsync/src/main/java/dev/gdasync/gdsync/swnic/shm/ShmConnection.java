@@ -23,6 +23,7 @@ import dev.gdasync.gdsync.swnic.cudaipc.DeviceSupport;
 import dev.gdasync.gdsync.swnic.cudaipc.NicDevices;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 
 import static dev.gdasync.gdsync.swnic.core.Layouts.LONG;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -228,6 +229,10 @@ final class ShmConnection implements Connection {
     @Override
     public boolean sendDirect(long index, SendWorkRequest wr, int length) {
         Opcode op = wr.opcode();
+        if (op == Opcode.RDMA_WRITE || op == Opcode.RDMA_READ || op == Opcode.ATOMIC_FETCH_ADD
+                || op == Opcode.ATOMIC_CMP_SWAP) {
+            return oneSidedDirect(index, wr, length);
+        }
         ScatterGatherList sgl = wr.sgl();
         if ((op != Opcode.SEND && op != Opcode.SEND_WITH_IMM) || (wr.flags() & SendFlags.INLINE) != 0
                 || sgl.count() != 1 || !peerVerified || peer.unusable() != null) {
@@ -273,6 +278,63 @@ final class ShmConnection implements Connection {
         qp.completeDirectSend(index, wr, CompletionStatus.SUCCESS, ErrorDetail.NONE, length);
         stallSince = 0;
         peer.node().wakeSleepers();
+        return true;
+    }
+
+    /**
+     * The one-sided fast path: a WRITE (without immediate), READ or atomic between one host buffer here and host
+     * memory of the peer, done by the posting thread, as {@link #execute} would do it on the agent: the same checks
+     * first, and anything they would refuse (or device memory, several buffers, a peer not verified) declined
+     * untouched, for the send queue path to run and refuse exactly as before. A put's data is visible before
+     * anything the thread does next (a flag put, a wait's store); the peer's sleepers are woken for it.
+     */
+    private boolean oneSidedDirect(long index, SendWorkRequest wr, int length) {
+        Opcode op = wr.opcode();
+        ScatterGatherList sgl = wr.sgl();
+        if (sgl.count() != 1 || !peerVerified || peer.unusable() != null) {
+            return false;
+        }
+        boolean atomic = op == Opcode.ATOMIC_FETCH_ADD || op == Opcode.ATOMIC_CMP_SWAP;
+        long addr = sgl.address(0);
+        SwMemoryRegion local = qp.nic().localMr(sgl.lkey(0));
+        if (CHECK.local(local, addr, length, op != Opcode.RDMA_WRITE) != null || local.isDevice()) {
+            return false;
+        }
+        long remote = wr.remoteAddress();
+        KeyedRange mr = peer.node().resolveRkey(wr.rkey());
+        int needed = atomic ? Access.REMOTE_ATOMIC : op == Opcode.RDMA_WRITE ? Access.REMOTE_WRITE : Access.REMOTE_READ;
+        if (CHECK.remote(mr, remote, atomic ? 8 : length, needed) != null || mr.device() != null) {
+            return false;
+        }
+        try {
+            MemorySegment mine = local.hostMemory();
+            long mineOffset = local.hostOffset(addr);
+            MemorySegment theirs = mr.hostMemory();
+            long theirsOffset = mr.hostOffset(remote);
+            if (op == Opcode.RDMA_WRITE) {
+                if (length > 0) {
+                    MemorySegment.copy(mine, mineOffset, theirs, theirsOffset, length);
+                }
+            } else if (op == Opcode.RDMA_READ) {
+                if (length > 0) {
+                    MemorySegment.copy(theirs, theirsOffset, mine, mineOffset, length);
+                }
+            } else {
+                long original = op == Opcode.ATOMIC_FETCH_ADD
+                        ? (long) LONG.getAndAdd(theirs, theirsOffset, wr.compareAdd())
+                        : (long) LONG.compareAndExchange(theirs, theirsOffset, wr.compareAdd(), wr.swap());
+                mine.set(JAVA_LONG, mineOffset, original);
+            }
+        } catch (IllegalStateException e) {
+            // The local region was closed under the request, as execute() answers it.
+            qp.failDirectSend(index, wr, Refusal.BAD_LKEY.status(), Refusal.BAD_LKEY.detail());
+            return true;
+        }
+        VarHandle.releaseFence();
+        qp.completeDirectSend(index, wr, CompletionStatus.SUCCESS, ErrorDetail.NONE, atomic ? 8 : length);
+        if (op != Opcode.RDMA_READ) {
+            peer.node().wakeSleepers();
+        }
         return true;
     }
 
