@@ -41,11 +41,12 @@ final class Baselines {
      * @param mpj   whether to run MPJ Express
      * @param ompi  whether to run Open MPI
      * @param reps  timed reps per case
+     * @param warmupSeconds how long MPJ Express's warm-up passes last at least (Open MPI's C needs none)
      * @param cases the cases
      * @param rows  where rank 0 adds the rows
      * @return whether every baseline that ran passed its checks
      */
-    boolean run(boolean mpj, boolean ompi, int reps, List<BenchCase> cases, List<BenchRow> rows)
+    boolean run(boolean mpj, boolean ompi, int reps, double warmupSeconds, List<BenchCase> cases, List<BenchRow> rows)
             throws InterruptedException {
         if (boot.rank() != 0) {
             while (boot.allGather(END).getFirst()[0] == BEAT[0]) {
@@ -55,13 +56,14 @@ final class Baselines {
         }
         Runnable heartbeat = () -> boot.allGather(BEAT);
         try {
-            return runMpj(mpj, reps, cases, rows, heartbeat) & runOmpi(ompi, reps, cases, rows, heartbeat);
+            return runMpj(mpj, reps, warmupSeconds, cases, rows, heartbeat) & runOmpi(ompi, reps, cases, rows, heartbeat);
         } finally {
             boot.allGather(END);
         }
     }
 
-    private boolean runMpj(boolean mpj, int reps, List<BenchCase> cases, List<BenchRow> rows, Runnable heartbeat)
+    private boolean runMpj(boolean mpj, int reps, double warmupSeconds, List<BenchCase> cases, List<BenchRow> rows,
+                           Runnable heartbeat)
             throws InterruptedException {
         if (!mpj) {
             say("the MPJ Express baseline is left out (--no-mpj)");
@@ -75,7 +77,7 @@ final class Baselines {
         }
         try {
             for (String line : MpjChildJob.run(home, ranks, MpjCollBench.class.getName(),
-                    MpjCollBench.args(reps, cases), MpjCollBench.RESULT, MpjCollBench.ERROR, heartbeat)) {
+                    MpjCollBench.args(reps, warmupSeconds, cases), MpjCollBench.RESULT, MpjCollBench.ERROR, heartbeat)) {
                 rows.add(BenchRow.fromChild("mpj", ranks, line));
             }
             return true;

@@ -102,25 +102,38 @@ final class BenchCalls implements AutoCloseable {
     }
 
     /**
-     * A timed loop: every rank fills its input, all start together after a barrier, run {@code c.iters()} calls and
+     * A timed loop: every rank fills its input, all start together after a barrier, run {@code calls} calls and
      * wait for the stream.
      *
      * @return the slowest rank's microseconds per collective
      */
-    double time(BenchCase c, String method) {
+    double time(BenchCase c, String method, int calls) {
         long count = c.count(comm.size());
         fill(c.collective(), count);
         comm.barrier();
         long t0 = System.nanoTime();
-        for (int i = 0; i < c.iters(); i++) {
+        for (int i = 0; i < calls; i++) {
             once(c.collective(), method, count);
         }
         stream.synchronize();
-        double mine = (System.nanoTime() - t0) / 1e3 / c.iters();
+        double mine = (System.nanoTime() - t0) / 1e3 / calls;
         MemorySegment w = b.asSlice(0, 8);
         w.set(ValueLayout.JAVA_DOUBLE, 0, mine);
         builtin.allreduce(w, br, w, br, 1, DataType.FLOAT64, ReduceOp.MAX);
         return w.get(ValueLayout.JAVA_DOUBLE, 0);
+    }
+
+    /**
+     * Rank 0's answer to a yes-or-no question, on every rank (a broadcast of the built-ins).
+     *
+     * @param yes rank 0's answer; the others' is ignored
+     * @return rank 0's answer
+     */
+    boolean agree(boolean yes) {
+        MemorySegment w = b.asSlice(0, 4);
+        w.set(ValueLayout.JAVA_INT, 0, yes ? 1 : 0);
+        builtin.broadcast(w, br, 1, DataType.INT32, 0);
+        return w.get(ValueLayout.JAVA_INT, 0) == 1;
     }
 
     /**

@@ -29,19 +29,23 @@ final class CollBench {
     private final MscclRuntime rt;
     private final List<Long> sizes;
     private final int iters;
+    private final int warmup;
+    private final double warmupSeconds;
     private final int reps;
     /** The models asked for: host, sa, ki (the gdasync methods) and ompi (the Open MPI baseline). */
     private final List<String> modes;
     private final MscclKiLauncher ki;
 
-    CollBench(Bootstrap boot, Mp mp, Communicator comm, MscclRuntime rt, List<Long> sizes, int iters, int reps,
-              List<String> modes, MscclKiLauncher ki) {
+    CollBench(Bootstrap boot, Mp mp, Communicator comm, MscclRuntime rt, List<Long> sizes, int iters, int warmup,
+              double warmupSeconds, int reps, List<String> modes, MscclKiLauncher ki) {
         this.boot = boot;
         this.mp = mp;
         this.comm = comm;
         this.rt = rt;
         this.sizes = sizes;
         this.iters = iters;
+        this.warmup = warmup;
+        this.warmupSeconds = warmupSeconds;
         this.reps = reps;
         this.modes = modes;
         this.ki = ki;
@@ -54,19 +58,32 @@ final class CollBench {
      * @return whether every check of this rank (rank 0: and of the baselines) passed
      */
     boolean run(boolean noMpj, Path csv, Path plot) throws IOException, InterruptedException {
-        List<BenchCase> cases = BenchCase.plan(sizes, iters, comm.size());
+        List<BenchCase> cases = BenchCase.plan(sizes, iters, warmup, comm.size());
         List<BenchRow> rows = new ArrayList<>();
         boolean ok = true;
         long max = sizes.stream().mapToLong(Long::longValue).max().orElse(8);
         try (HostStream stream = HostStream.create("collectives-bench-r" + comm.rank());
              BenchCalls calls = new BenchCalls(mp, comm, rt, stream, ki, max)) {
+            // Warm-up passes over every case and method first, for warmupSeconds at least (rank 0's clock decides, the
+            // others follow its answer): the JIT compiles what all of them run before any is timed, so the first case
+            // does not carry the compilation of the others' shared paths. On 2 CPUs that takes seconds.
+            long warmStart = System.nanoTime();
+            boolean again = true;
+            while (again) {
+                for (BenchCase c : cases) {
+                    for (String method : calls.methods(c, modes)) {
+                        calls.time(c, method, c.warmup());
+                    }
+                }
+                again = calls.agree(System.nanoTime() - warmStart < warmupSeconds * 1e9);
+            }
             for (BenchCase c : cases) {
                 List<String> methods = calls.methods(c, modes);
                 double[][] us = new double[methods.size()][reps];
                 for (int rep = -1; rep < reps; rep++) {
                     for (int k = 0; k < methods.size(); k++) {
                         int m = Math.floorMod(k + rep, methods.size());
-                        double t = calls.time(c, methods.get(m));
+                        double t = calls.time(c, methods.get(m), rep < 0 ? c.warmup() : c.iters());
                         ok &= calls.verify(c, methods.get(m));
                         if (rep >= 0) {
                             us[m][rep] = t;
@@ -82,7 +99,7 @@ final class CollBench {
         if (comm.rank() == 0) {
             System.out.println("collectives: " + (ok ? "every timed loop's check passed" : "A CHECK FAILED"));
         }
-        ok &= new Baselines(boot, comm.size()).run(!noMpj, modes.contains("ompi"), reps, cases, rows);
+        ok &= new Baselines(boot, comm.size()).run(!noMpj, modes.contains("ompi"), reps, warmupSeconds, cases, rows);
         if (comm.rank() == 0) {
             BenchReport.write(rows, csv, plot, System.out);
         }

@@ -59,9 +59,22 @@ public final class CollectivesApp implements RankMain.App {
     @Option(names = "--large", description = "add 4, 16 and 64 MiB to the benchmark sizes")
     boolean large;
 
-    @Option(names = "--iters", paramLabel = "N", defaultValue = "50",
-            description = "collectives per rep for small sizes; large sizes get fewer, at least 2 (default: ${DEFAULT-VALUE})")
+    @Option(names = "--iters", paramLabel = "N", defaultValue = "1000",
+            description = "collectives per rep for small sizes, as OSU's benchmarks; large sizes get fewer (64 MiB a rep), at"
+                    + " least 2 (default: ${DEFAULT-VALUE})")
     int iters;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
+            description = "collectives of the untimed warm-up rep for small sizes, fewer for large ones (64 MiB), never"
+                    + " fewer than a timed rep: the JIT of the Java libraries compiles their paths then; the first"
+                    + " thousands of calls of a path are slow while its compiler threads take the CPUs (default:"
+                    + " ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", defaultValue = "3",
+            description = "warm-up passes over every case before the first is timed, until this long has passed (the"
+                    + " Java baselines do the same; default: ${DEFAULT-VALUE})")
+    double warmupSeconds;
 
     @Option(names = "--reps", paramLabel = "N", defaultValue = "5",
             description = "timed reps per size and method after a warm-up rep; the median is reported (default: ${DEFAULT-VALUE})")
@@ -126,7 +139,7 @@ public final class CollectivesApp implements RankMain.App {
             if (bench) {
                 try (MscclRuntime rt = MscclRuntime.open(coll, programs, config);
                      HostKiExecutor executor = KiLaunch.executor(mp)) {
-                    ok = new CollBench(boot, mp, coll.world(), rt, benchSizes(), iters, reps, modes,
+                    ok = new CollBench(boot, mp, coll.world(), rt, benchSizes(), iters, warmup, warmupSeconds, reps, modes,
                             KiLaunch.launcher(executor)).run(noMpj, csv, plot);
                 }
             } else {
@@ -155,8 +168,11 @@ public final class CollectivesApp implements RankMain.App {
             throw new IllegalArgumentException("--mode ompi is the benchmark's Open MPI baseline: add --bench, or check"
                     + " with host, sa and ki");
         }
-        if (iters < 1 || reps < 1) {
-            throw new IllegalArgumentException("--iters and --reps must be >= 1");
+        if (iters < 1 || reps < 1 || warmup < 1) {
+            throw new IllegalArgumentException("--iters, --warmup and --reps must be >= 1");
+        }
+        if (!(warmupSeconds >= 0) || warmupSeconds > 600) {
+            throw new IllegalArgumentException("--warmup-seconds must be 0 to 600, got " + warmupSeconds);
         }
         for (Path f : new Path[] {csv, plot}) {
             if (f != null && f.toAbsolutePath().getParent() != null && !Files.isDirectory(f.toAbsolutePath().getParent())) {

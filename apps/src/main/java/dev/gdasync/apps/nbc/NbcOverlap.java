@@ -57,13 +57,17 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
             description = "timed iterations per loop from 128 KiB (default: ${DEFAULT-VALUE})")
     int largeIters;
 
+    /** Bytes the warm-up moves at most per collective, engine and size. */
+    private static final long WARMUP_BYTES = 64L << 20;
+
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "20",
             description = "untimed iterations before each loop (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--warmup-iters", paramLabel = "N", defaultValue = "300",
-            description = "untimed iterations of every collective on every engine at the smallest size before the first"
-                    + " timed loop, so that the first row does not measure the JIT (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup-iters", paramLabel = "N", defaultValue = "5000",
+            description = "untimed iterations of every collective on every engine at every size before the first timed"
+                    + " loop (fewer for large sizes: 64 MiB moved at most), so that no row measures the JIT (default:"
+                    + " ${DEFAULT-VALUE})")
     int warmupIters;
 
     @Option(names = "--slices", paramLabel = "N", defaultValue = "10",
@@ -152,12 +156,15 @@ public final class NbcOverlap implements CommandLines.Checked, RankMain.App {
             if (!engines.contains("host")) {
                 open.remove("host");
             }
-            long smallest = sizes.stream().mapToLong(Long::longValue).min().orElseThrow();
+            // Every collective on every engine at every size first, untimed: the JIT compiles each size's path before
+            // it is timed (on 2 CPUs its compiler threads otherwise take the CPU a rank waits on, for seconds).
             for (String coll : colls) {
-                for (Collectives c : open.values()) {
-                    OverlapLoop loop = new OverlapLoop(c, coll, smallest, 1);
-                    loop.pure(warmupIters, 1);
-                    loop.close();
+                for (long bytes : sizes) {
+                    for (Collectives c : open.values()) {
+                        OverlapLoop loop = new OverlapLoop(c, coll, bytes, 1);
+                        loop.pure((int) Math.min(warmupIters, Math.max(warmup, WARMUP_BYTES / bytes)), 1);
+                        loop.close();
+                    }
                 }
             }
             List<OverlapRow> rows = new ArrayList<>();

@@ -25,21 +25,26 @@ class BenchReportTest {
 
     @Test
     void thePlanHasEveryCollectiveAtEverySizeThatGivesEachRankAnInt() {
-        List<BenchCase> four = BenchCase.plan(List.of(8L, 64L, 64L << 20), 50, 4);
-        assertEquals(List.of("allreduce:8:50", "allreduce:64:50", "allreduce:67108864:2", "alltoall:64:50",
-                "alltoall:67108864:2", "allgather:8:50", "allgather:64:50", "allgather:67108864:2", "bcast:8:50",
-                "bcast:64:50", "bcast:67108864:2", "barrier:0:50"), four.stream().map(BenchCase::arg).toList());
+        List<BenchCase> four = BenchCase.plan(List.of(8L, 64L, 64L << 20), 50, 20_000, 4);
+        assertEquals(List.of("allreduce:8:50:20000", "allreduce:64:50:20000", "allreduce:67108864:2:2",
+                "alltoall:64:50:20000", "alltoall:67108864:2:2", "allgather:8:50:20000", "allgather:64:50:20000",
+                "allgather:67108864:2:2", "bcast:8:50:20000", "bcast:64:50:20000", "bcast:67108864:2:2",
+                "barrier:0:50:20000"), four.stream().map(BenchCase::arg).toList());
         assertEquals(four, four.stream().map(c -> BenchCase.parse(c.arg())).toList());
-        assertEquals(2, BenchCase.plan(List.of(8L), 50, 2).stream()
+        // The warm-up shrinks with the size (64 MiB moved at most) but never below a timed rep.
+        assertEquals(List.of("allreduce:1048576:50:64", "allreduce:16777216:4:4"),
+                BenchCase.plan(List.of(1L << 20, 16L << 20), 50, 20_000, 2).stream()
+                        .filter(c -> c.collective() == BenchCollective.ALLREDUCE).map(BenchCase::arg).toList());
+        assertEquals(2, BenchCase.plan(List.of(8L), 50, 20_000, 2).stream()
                 .filter(c -> c.collective() == BenchCollective.ALLTOALL || c.collective() == BenchCollective.BARRIER)
                 .count());
-        assertThrows(IllegalArgumentException.class, () -> BenchCase.parse("allreduce:8"));
-        assertThrows(IllegalArgumentException.class, () -> BenchCase.parse("reduce:8:50"));
+        assertThrows(IllegalArgumentException.class, () -> BenchCase.parse("allreduce:8:50"));
+        assertThrows(IllegalArgumentException.class, () -> BenchCase.parse("reduce:8:50:50"));
     }
 
     @Test
     void aChildsResultLineIsARowWithItsReps() {
-        BenchCase c = new BenchCase(BenchCollective.BCAST, 4096, 50);
+        BenchCase c = new BenchCase(BenchCollective.BCAST, 4096, 50, 50);
         BenchRow r = BenchRow.fromChild("ompi", 2, BenchRow.childLine(c, new double[] {3.0, 1.0, 2.0}));
         assertEquals("bcast", r.collective());
         assertEquals(4096, r.bytes());

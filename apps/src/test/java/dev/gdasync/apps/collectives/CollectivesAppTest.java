@@ -61,7 +61,7 @@ class CollectivesAppTest {
         Path csv = dir.resolve("c.csv");
         Path png = dir.resolve("c.png");
         String bench = mprun(0, "-np", "2", "collectives", "--xml", EXAMPLES.toString(), "--bench", "--sizes", "64",
-                "--iters", "2", "--reps", "1", "--no-mpj", "--csv", csv.toString(), "--plot", png.toString());
+                "--iters", "2", "--warmup", "2", "--warmup-seconds", "0", "--reps", "1", "--no-mpj", "--csv", csv.toString(), "--plot", png.toString());
         assertTrue(bench.contains("every timed loop's check passed"), bench);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(BenchRow.CSV_HEADER, lines.getFirst());
@@ -93,7 +93,7 @@ class CollectivesAppTest {
         boolean mpj = mpjHome != null && Files.isRegularFile(Path.of(mpjHome, "lib", "starter.jar"));
         boolean ompi = onPath("mpicc") && onPath("mpirun");
         String out = mprun(0, mpj ? Map.of("MPJ_HOME", mpjHome) : Map.of(), "-np", "2", "collectives", "--bench",
-                "--mode", "host,ompi", "--sizes", "64", "--iters", "2", "--reps", "2", "--csv", csv.toString());
+                "--mode", "host,ompi", "--sizes", "64", "--iters", "2", "--warmup", "2", "--warmup-seconds", "0", "--reps", "2", "--csv", csv.toString());
         assertTrue(out.contains("every timed loop's check passed"), out);
         List<String> lines = Files.readAllLines(csv);
         List<String> colls = List.of("allreduce,", "alltoall,", "allgather,", "bcast,", "barrier,");
@@ -133,7 +133,7 @@ class CollectivesAppTest {
         Path mpicc = Files.writeString(bin.resolve("mpicc"), "#!/bin/sh\necho 'no compiler here' >&2\nexit 1\n");
         assertTrue(mpicc.toFile().setExecutable(true));
         String out = mprun(0, Map.of("PATH", bin + File.pathSeparator + System.getenv("PATH")), "-np", "2",
-                "collectives", "--bench", "--mode", "host,ompi", "--no-mpj", "--sizes", "8", "--iters", "1", "--reps",
+                "collectives", "--bench", "--mode", "host,ompi", "--no-mpj", "--sizes", "8", "--iters", "1", "--warmup", "1", "--warmup-seconds", "0", "--reps",
                 "1");
         assertTrue(out.contains("[0] collectives: the Open MPI baseline is left out: "), out);
         assertTrue(out.contains("every timed loop's check passed"), out);

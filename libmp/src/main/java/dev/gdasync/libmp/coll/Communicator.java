@@ -50,8 +50,12 @@ public final class Communicator {
     private ShmChannel channel;
     /** The reducing collectives of the message path, made on first use. */
     private PairwiseReductions pairwise;
-    /** How this communicator's waits idle: spin, then yield, parking only after a long wait. */
-    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    /**
+     * How this communicator's waits idle: a short spin, then yields (about ten milliseconds of them while every rank
+     * has a CPU, a few when oversubscribed) before parking. A long spin held the CPU that the peer being waited for,
+     * or its JIT compiler, needed: on 2 CPUs the first thousands of collectives took milliseconds each that way.
+     */
+    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
     /** Tests of unfinished shared-memory requests since the last look for a dead member. */
     private int unfinishedTests;
 

@@ -3,7 +3,7 @@
  * by. Run by the benchmark (mode ompi) under Open MPI's mpirun with its shared-memory transport and its tuned
  * collectives, as many ranks as the gdasync job; built with mpicc at first use.
  *
- *   mpirun -np N ... ompi-coll REPS COLL:BYTES:ITERS...
+ *   mpirun -np N ... ompi-coll REPS COLL:BYTES:ITERS:WARMUP...
  *
  * Every collective is on int32 data; BYTES is what a rank puts in:
  *   allreduce  MPI_Allreduce SUM, in place (MPI_IN_PLACE), BYTES the vector
@@ -11,7 +11,8 @@
  *   allgather  MPI_Allgather, in place (the rank's block of the receive buffer), BYTES the rank's block
  *   bcast      MPI_Bcast from rank 0, BYTES the buffer
  *   barrier    MPI_Barrier, BYTES 0
- * The job first runs barriers for 0.3 s (it has just started). Each case runs one untimed warm-up rep, then REPS reps. A rep: every rank fills its input, MPI_Barrier, ITERS
+ * The job first runs barriers for 0.3 s (it has just started). Each case runs one untimed warm-up rep of WARMUP
+ * collectives, then REPS reps. A rep: every rank fills its input, MPI_Barrier, ITERS
  * collectives timed, the slowest rank's microseconds per collective (MPI_Allreduce MAX); then one collective on fresh
  * data, checked element by element on every rank (the barrier: the last rank enters it a millisecond late, and no
  * rank may leave it before that). Rank 0 prints one line per case:
@@ -41,6 +42,7 @@ struct bench_case {
     enum coll coll;
     long bytes;
     long iters;
+    long warmup;
 };
 
 static int rank, size;
@@ -64,7 +66,7 @@ static void fail(const char *what) {
 
 static void usage(const char *why) {
     if (rank == 0) {
-        fprintf(stderr, "ompi-coll: %s\nusage: mpirun -np N ... ompi-coll REPS COLL:BYTES:ITERS...\n", why);
+        fprintf(stderr, "ompi-coll: %s\nusage: mpirun -np N ... ompi-coll REPS COLL:BYTES:ITERS:WARMUP...\n", why);
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -72,8 +74,9 @@ static void usage(const char *why) {
 static struct bench_case parse(const char *arg) {
     struct bench_case c;
     char name[32];
-    if (sscanf(arg, "%31[a-z]:%ld:%ld", name, &c.bytes, &c.iters) != 3 || c.bytes < 0 || c.iters < 1) {
-        usage("not COLL:BYTES:ITERS");
+    if (sscanf(arg, "%31[a-z]:%ld:%ld:%ld", name, &c.bytes, &c.iters, &c.warmup) != 4 || c.bytes < 0 || c.iters < 1
+            || c.warmup < 1) {
+        usage("not COLL:BYTES:ITERS:WARMUP");
     }
     for (int k = 0; k <= BARRIER; k++) {
         if (strcmp(name, NAMES[k]) == 0) {
@@ -231,11 +234,12 @@ int main(int argc, char **argv) {
         for (long rep = -1; rep < reps; rep++) {
             fill(c->coll, a, b, count);
             MPI_Barrier(MPI_COMM_WORLD);
+            long calls = rep < 0 ? c->warmup : c->iters;
             int64_t t0 = now_ns();
-            for (long i = 0; i < c->iters; i++) {
+            for (long i = 0; i < calls; i++) {
                 once(c->coll, a, b, count);
             }
-            double mine = (double) (now_ns() - t0) / 1e3 / (double) c->iters, slowest;
+            double mine = (double) (now_ns() - t0) / 1e3 / (double) calls, slowest;
             MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (rep >= 0) {
                 us[rep] = slowest;

@@ -30,7 +30,7 @@ final class HostInterpreter implements AutoCloseable {
     private final MscclConfig config;
     private final List<MscclProgram> programs;
     private final BlockThreads blockThreads;
-    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+    private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
     private final BackoffIdler watcher = new BackoffIdler(MscclConfig.WAIT_BACKOFF);
 
     HostInterpreter(Mp mp, MscclConfig config, List<MscclProgram> programs) {
@@ -185,7 +185,7 @@ final class HostInterpreter implements AutoCloseable {
     }
 
     private static void drive(BlockRunner r, AtomicReference<Throwable> failure, AtomicBoolean stop) {
-        BackoffIdler idle = new BackoffIdler(BackoffPolicy.LOW_LATENCY);
+        BackoffIdler idle = new BackoffIdler(BackoffPolicy.PEER_WAIT);
         try {
             for (int looks = 0; !r.isDone(); looks++) {
                 if (r.advance()) {
