@@ -56,6 +56,8 @@ public final class Communicator {
      * or its JIT compiler, needed: on 2 CPUs the first thousands of collectives took milliseconds each that way.
      */
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
+    /** Whether the non-blocking form being called is a blocking form's (whose rank waits at once). */
+    private boolean blockingCall;
     /** Tests of unfinished shared-memory requests since the last look for a dead member. */
     private int unfinishedTests;
 
@@ -175,8 +177,24 @@ public final class Communicator {
         wait(new CollRequest(context, op));
     }
 
-    /** @return the request of a task posted on the channel */
+    /** Makes a blocking form's non-blocking call: nothing wakes the helper for it. */
+    private CollRequest blocking(java.util.function.Supplier<CollRequest> call) {
+        blockingCall = true;
+        try {
+            return call.get();
+        } finally {
+            blockingCall = false;
+        }
+    }
+
+    /**
+     * @return the request of a task posted on the channel; a non-blocking call (not one made for a blocking form,
+     *         whose rank fills its own buffer at once) also wakes the channel's helper, if it has one
+     */
     private CollRequest posted(ShmTask task) {
+        if (!blockingCall) {
+            channel.ringHelper();
+        }
         return new CollRequest(context, task);
     }
 
@@ -381,7 +399,7 @@ public final class Communicator {
 
     /** Blocking {@link #ibarrier}: returns once every member has called it. */
     public void barrier() {
-        wait(ibarrier());
+        wait(blocking(this::ibarrier));
     }
 
     /**
@@ -521,7 +539,7 @@ public final class Communicator {
      */
     public void alltoall(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                          long blockBytes) {
-        wait(ialltoall(send, sendReg, recv, recvReg, blockBytes));
+        wait(blocking(() -> ialltoall(send, sendReg, recv, recvReg, blockBytes)));
     }
 
     /**
@@ -538,7 +556,7 @@ public final class Communicator {
      */
     public void alltoallv(MemorySegment send, MpRegistration sendReg, long[] sendCounts, long[] sendDispls,
                           MemorySegment recv, MpRegistration recvReg, long[] recvCounts, long[] recvDispls) {
-        wait(ialltoallv(send, sendReg, sendCounts, sendDispls, recv, recvReg, recvCounts, recvDispls));
+        wait(blocking(() -> ialltoallv(send, sendReg, sendCounts, sendDispls, recv, recvReg, recvCounts, recvDispls)));
     }
 
     /**
@@ -550,7 +568,7 @@ public final class Communicator {
      * @param recvReg its registration
      */
     public void allgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg) {
-        wait(iallgather(send, sendReg, recv, recvReg));
+        wait(blocking(() -> iallgather(send, sendReg, recv, recvReg)));
     }
 
     /**
@@ -561,7 +579,7 @@ public final class Communicator {
      * @param root the sending rank
      */
     public void bcast(MemorySegment buf, MpRegistration reg, int root) {
-        wait(ibcast(buf, reg, root));
+        wait(blocking(() -> ibcast(buf, reg, root)));
     }
 
     // ---- typed collectives (MPI's and NCCL's, on elements) ----

@@ -165,7 +165,7 @@ final class OffloadEngine implements Engine {
 
     @Override
     public void channelOpened(ShmChannel channel, int context) {
-        channel.assist();
+        channel.assist(queue::ringHelpers);
         queue.registerChannel(me, context, channel.size(), channel.rank(), channel.ownArea());
     }
 

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /**
@@ -18,7 +17,9 @@ import java.util.function.Predicate;
  * through its queue pairs to the ranks and its helper threads fill the members' receive buffers while they compute
  * ({@link ShmAssistant}: the copying collectives, after a short grace in which a rank that is already waiting does
  * its own). The threads are the DPU's cores of this model: {@value #HELPERS_PROPERTY} of them (2 by default), each
- * looking at every channel; they yield the CPU when there is nothing to fill and park once the host was idle a while.
+ * looking at every channel; they yield the CPU when there is nothing to fill, and once the host was idle a while
+ * they sleep on the queue's bell, which a rank rings when it posts a non-blocking collective (at most
+ * {@value #QUIET_PARK_NANOS} ns without a ring, so blocking collectives, which ring nothing, are still seen).
  *
  * <p>Registrations are read and channels assembled on the proxy's main thread ({@link #discover}, {@link #rankGone});
  * the helpers see the set of channels through one volatile list.
@@ -28,7 +29,10 @@ final class ProxyAssist implements AutoCloseable {
     static final String HELPERS_PROPERTY = "gdasync.coll.proxy.helpers";
     /** System property: the grace, in microseconds, a rank has to fill its own buffer before a helper does. */
     static final String GRACE_PROPERTY = "gdasync.coll.proxy.graceMicros";
-    /** Without a fill for this long, a helper parks between looks instead of yielding. */
+    /**
+     * Without a fill (or a rank's ring of the bell) for this long, a helper sleeps on the queue's bell between looks
+     * instead of yielding; a rank that posts a non-blocking collective rings it.
+     */
     private static final long QUIET_NANOS = 20_000_000L;
     private static final long QUIET_PARK_NANOS = 200_000L;
 
@@ -172,6 +176,8 @@ final class ProxyAssist implements AutoCloseable {
         long lastFill = System.nanoTime();
         int idle = 0;
         while (!stop) {
+            // Read before the look: a post after it moves the bell, and the sleep below then ends at once.
+            int bell = queue.bell();
             List<Served> now = served;
             long t = System.nanoTime();
             int work = 0;
@@ -188,7 +194,11 @@ final class ProxyAssist implements AutoCloseable {
                 lastFill = t;
                 idle = 0;
             } else if (now.isEmpty() || t - lastFill > QUIET_NANOS) {
-                LockSupport.parkNanos(QUIET_PARK_NANOS);
+                if (queue.sleepOnBell(bell, QUIET_PARK_NANOS)) {
+                    // A rank posted a non-blocking collective: stay awake (yielding) to fill it after the grace.
+                    lastFill = System.nanoTime();
+                    idle = 0;
+                }
             } else if (++idle < 64) {
                 Thread.onSpinWait();
             } else {

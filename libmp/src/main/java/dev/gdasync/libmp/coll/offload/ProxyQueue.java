@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll.offload;
 
+import dev.gdasync.gdsync.concurrent.Futex;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -12,8 +14,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * header (4096 B)   magic, version, proxy pid and start time, ranks, slots per rank, slot size, staging size,
- *                   direct threshold, stopped flag, hosts in the job, this proxy's host, the host of every rank
- *                   (4 bytes each from offset 64; the header grows in 4096-byte steps to hold them)
+ *                   direct threshold, stopped flag, hosts in the job, this proxy's host, the helpers' bell and
+ *                   how many helpers sleep on it, the host of every rank (4 bytes each from offset 64; the header
+ *                   grows in 4096-byte steps to hold them)
  * rank area r       control (4096 B): state, the rank's pid and start time, its queue pair's endpoint, the
  *                   proxy's endpoint for it, head (tasks posted), tail (tasks taken), closed flag, refusal text,
  *                   the shared-memory channels it registered (count, then context, members, its index, its area's
@@ -25,13 +28,15 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  * A rank writes task {@code t} into slot {@code t % SLOTS} and publishes it by storing {@code head = t + 1} with
  * release semantics; the proxy reads {@code head} with acquire, and finishes the task by writing its status and
- * message and then {@code done = t + 1} with release. Nothing else is shared.
+ * message and then {@code done = t + 1} with release. A rank that posts a non-blocking collective on a shared-memory
+ * channel the proxy's helpers serve adds one to the bell, and wakes the helpers sleeping on it (a futex) when the
+ * count of sleepers says there are some. Nothing else is shared.
  */
 public final class ProxyQueue {
     /** "GDCP". */
     public static final int MAGIC = 0x4744_4350;
     /** The layout's version. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** Tasks a rank may have outstanding at once. */
     public static final int SLOTS = 16;
     /** Entries (sends and receives) one task may hold. */
@@ -54,6 +59,10 @@ public final class ProxyQueue {
     static final long H_THRESHOLD = 40;
     static final long H_HOSTS = 48;
     static final long H_HOST = 52;
+    /** The helpers' bell (int): a rank adds one after posting a non-blocking collective the helpers may fill. */
+    static final long H_BELL = 56;
+    /** Helpers asleep on the bell (int): a rank makes the wake-up call only while some are. */
+    static final long H_SLEEPERS = 60;
     static final long H_PLACEMENT = 64;
 
     static final long CONTROL = 4096;
@@ -668,5 +677,40 @@ public final class ProxyQueue {
     private String readText(long at) {
         int n = file.get(ValueLayout.JAVA_INT, at);
         return new String(file.asSlice(at + 4, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Rings the helpers' bell: a non-blocking collective was posted on a channel they serve. Adds one to the bell
+     * (a full fence after the post's publication, so a helper that read the old value before its last look cannot
+     * sleep through it) and wakes the helpers only if some sleep on it.
+     */
+    public void ringHelpers() {
+        INT.getAndAdd(file, H_BELL, 1);
+        if ((int) INT.getAcquire(file, H_SLEEPERS) > 0) {
+            Futex.wakeAll(file, H_BELL);
+        }
+    }
+
+    /** @return the bell's value, read by a helper before it looks for work */
+    int bell() {
+        return (int) INT.getAcquire(file, H_BELL);
+    }
+
+    /**
+     * Sleeps a helper until the bell moves from {@code seen} (a rank posted since the helper's last look), for at most
+     * {@code nanos}.
+     *
+     * @param seen  the value read before the helper's last look for work
+     * @param nanos the longest sleep
+     * @return whether the bell rang
+     */
+    boolean sleepOnBell(int seen, long nanos) {
+        INT.getAndAdd(file, H_SLEEPERS, 1);
+        try {
+            Futex.await(file, H_BELL, seen, nanos);
+        } finally {
+            INT.getAndAdd(file, H_SLEEPERS, -1);
+        }
+        return bell() != seen;
     }
 }

@@ -80,6 +80,8 @@ public final class ShmChannel implements AutoCloseable {
     private boolean closed;
     /** Whether a helper (the offload engine's collective proxy) may fill the members' buffers. */
     private boolean assisted;
+    /** Wakes the helper: rung after a non-blocking post when {@link #assisted}. */
+    private Runnable bell;
 
     private ShmChannel(Mp mp, int[] worldRanks, int me, String name, Names names, MemorySegment ownMemory,
                        MpRegistration ownReg, ShmArea[] areas, long slotBytes) {
@@ -198,9 +200,23 @@ public final class ShmChannel implements AutoCloseable {
      * Lets a helper fill this rank's receive buffers (the offload engine's collective proxy, which the engine has
      * told where this channel's areas are): from now on the copying collectives publish what the helper needs and
      * claim their fill before doing it. Every member's engine calls it, at the channel's set-up.
+     *
+     * @param bell wakes the helper (see {@link #ringHelper})
      */
-    public void assist() {
+    public void assist(Runnable bell) {
+        this.bell = java.util.Objects.requireNonNull(bell, "bell must not be null");
         assisted = true;
+    }
+
+    /**
+     * Tells the helper that a non-blocking collective was posted and this rank may compute instead of filling it (the
+     * helper may be asleep); nothing when no helper serves the channel. Blocking calls do not ring: their rank fills
+     * its own buffer at once.
+     */
+    public void ringHelper() {
+        if (assisted) {
+            bell.run();
+        }
     }
 
     /** @return whether a helper may fill this rank's buffers */
