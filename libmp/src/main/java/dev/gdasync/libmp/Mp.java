@@ -1240,7 +1240,13 @@ public final class Mp implements AutoCloseable {
         return config;
     }
 
-    /** Returns once every rank has called it (through the bootstrap). */
+    /**
+     * Returns once every rank has called it (through the bootstrap).
+     *
+     * @throws dev.gdasync.libmp.bootstrap.BootstrapException (an {@link MpException}) if a rank is gone or the
+     *                                                        bootstrap's timeout passed
+     * @throws IllegalStateException if this Mp is closed
+     */
     public void barrier() {
         requireOpen();
         bootstrap.barrier();

@@ -7,7 +7,6 @@ import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpException;
-import dev.gdasync.libmp.bootstrap.BootstrapException;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.gdsync.stream.StreamFailedException;
@@ -102,7 +101,7 @@ public final class Comd {
                 out.flush();
             }
             return 0;
-        } catch (BootstrapException | MpException | KiException | StreamFailedException | UncheckedIOException e) {
+        } catch (MpException | KiException | StreamFailedException | UncheckedIOException e) { // MpException: bootstrap failures too
             err.println("comd" + (rank >= 0 ? " (rank " + rank + ")" : "") + ": " + e.getMessage());
             return 1;
         } catch (Exception e) {

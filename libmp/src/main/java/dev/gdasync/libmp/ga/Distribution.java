@@ -62,7 +62,8 @@ public final class Distribution {
      * @param chunk the minimum block extent of each dimension ({@code 0} or {@code -1}: none), or null for none
      * @return the distribution
      * @throws NullPointerException     if dims is null
-     * @throws IllegalArgumentException if ranks, a dimension or a chunk is out of range, or chunk's length differs
+     * @throws IllegalArgumentException if ranks, a dimension or a chunk is out of range, chunk's length differs, or the
+     *                                  dimensions make more than {@code Long.MAX_VALUE} elements
      */
     public static Distribution regular(int ranks, int[] dims, int[] chunk) {
         int[] d = checkDims(ranks, dims);
@@ -126,7 +127,8 @@ public final class Distribution {
      *                    extent
      * @return the distribution
      * @throws NullPointerException     if an argument or a map is null
-     * @throws IllegalArgumentException if a map breaks those rules, or there are more blocks than ranks
+     * @throws IllegalArgumentException if a map breaks those rules, there are more blocks than ranks, or the dimensions
+     *                                  make more than {@code Long.MAX_VALUE} elements
      */
     public static Distribution irregular(int ranks, int[] dims, int[][] blockStarts) {
         int[] d = checkDims(ranks, dims);
@@ -197,10 +199,17 @@ public final class Distribution {
         if (dims.length < 1 || dims.length > MAX_DIMS) {
             throw new IllegalArgumentException("an array has 1 to " + MAX_DIMS + " dimensions, got " + dims.length);
         }
+        long elements = 1;
         for (int k = 0; k < dims.length; k++) {
             if (dims[k] < 1) {
                 throw new IllegalArgumentException("dims[" + k + "] is " + dims[k] + ": every extent is >= 1");
             }
+            // Every size and offset of the array is computed in longs from here on: its element count must be one.
+            if (elements > Long.MAX_VALUE / dims[k]) {
+                throw new IllegalArgumentException("dims " + Arrays.toString(dims) + " make more than Long.MAX_VALUE ("
+                        + Long.MAX_VALUE + ") elements: an array's element count is a long");
+            }
+            elements *= dims[k];
         }
         return dims.clone();
     }
@@ -225,7 +234,7 @@ public final class Distribution {
         return grid.clone();
     }
 
-    /** @return the number of elements */
+    /** @return the number of elements (exact: a distribution whose count is not a long is refused when made) */
     public long elements() {
         long n = 1;
         for (int d : dims) {
@@ -363,6 +372,21 @@ public final class Distribution {
                         + " (needs 0 <= lo <= hi < extent)");
             }
         }
+    }
+
+    /**
+     * A 64-bit digest of the block starts (FNV-1a over every dimension's starts), so that ranks can compare
+     * distributions of any size through a fixed-size record: equal distributions have equal digests.
+     */
+    long startsDigest() {
+        long h = 0xcbf29ce484222325L;
+        for (int[] s : starts) {
+            h = (h ^ s.length) * 0x100000001b3L;
+            for (int v : s) {
+                h = (h ^ v) * 0x100000001b3L;
+            }
+        }
+        return h;
     }
 
     @Override

@@ -38,7 +38,9 @@ public final class GlobalArray {
     private boolean destroyed;
     private int accessed;
 
-    GlobalArray(GlobalArrays runtime, String name, GaType type, Distribution distribution) {
+    /** Made by {@link GlobalArrays#create} once every rank agreed and has its zero-filled window memory. */
+    GlobalArray(GlobalArrays runtime, String name, GaType type, Distribution distribution, MemorySegment memory,
+                MpWindow window) {
         this.runtime = runtime;
         this.name = name;
         this.type = type;
@@ -47,14 +49,8 @@ public final class GlobalArray {
         for (int r = 0; r < blocks.length; r++) {
             blocks[r] = distribution.block(r);
         }
-        Mp mp = runtime.mp();
-        // Rounded up to whole 8-byte words: readInc on an INT element updates the word that contains it.
-        this.memory = mp.allocate(GlobalArrays.HEADER + (blocks[mp.rank()].elements() * type.bytes() + 7 & ~7L));
-        if ((memory.address() & 7) != 0) {
-            throw new IllegalStateException("Mp.allocate returned memory that is not 8-byte aligned: " + memory);
-        }
-        memory.fill((byte) 0);
-        this.window = mp.windowCreate(memory);
+        this.memory = memory;
+        this.window = window;
     }
 
     /** @return the array's name */
@@ -499,13 +495,20 @@ public final class GlobalArray {
             }
             ustride[k] = ustride[k + 1] * l;
         }
-        long last = 0;
-        for (int k = 0; k < n; k++) {
-            last += (long) (hi[k] - lo[k]) * ustride[k];
+        String what = "the patch " + GlobalArrays.patch(lo, hi) + (ld == null ? "" : " with ld " + Arrays.toString(ld));
+        // ustride[0] may reach 2^62 with large leading dimensions: the buffer's extent is computed exactly.
+        long need;
+        try {
+            long last = 0;
+            for (int k = 0; k < n; k++) {
+                last = Math.addExact(last, Math.multiplyExact((long) (hi[k] - lo[k]), ustride[k]));
+            }
+            need = Math.multiplyExact(last + 1, (long) type.bytes());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " spans more than Long.MAX_VALUE bytes of the buffer: no buffer "
+                    + "is that large");
         }
-        long need = (last + 1) * type.bytes();
-        checkBuffer(buf, need, writesBuffer, "the patch " + GlobalArrays.patch(lo, hi) + (ld == null ? "" : " with ld "
-                + Arrays.toString(ld)));
+        checkBuffer(buf, need, writesBuffer, what);
         int es = type.bytes();
         RunList runs = new RunList();
         for (GaPatch p : distribution.owners(lo, hi)) {

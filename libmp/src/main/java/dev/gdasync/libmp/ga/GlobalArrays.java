@@ -45,9 +45,10 @@ public final class GlobalArrays implements AutoCloseable {
     private final List<GaHandle> open = new ArrayList<>();
     private final List<GlobalArray> arrays = new ArrayList<>();
     private final List<GaBuffer> buffers = new ArrayList<>();
-    /** 8 bytes of atomic results, then a send frame, then a receive frame. */
+    /** 8 bytes of atomic results, a send frame, a receive frame, a create record, then the create agreement areas. */
     private final MemorySegment scratch;
     private final MpRegistration scratchReg;
+    private final CreateAgreement agreement;
     private MemorySegment staging;
     private MpRegistration stagingReg;
     private long stagingUsed;
@@ -68,8 +69,12 @@ public final class GlobalArrays implements AutoCloseable {
     public GlobalArrays(Mp mp) {
         this.mp = Objects.requireNonNull(mp, "mp must not be null");
         this.maxInFlight = Math.max(1, Math.min(256, mp.requestPoolSize() / 4));
-        this.scratch = mp.allocate(8 + 2L * FRAME);
+        long record = 8 + 2L * FRAME;
+        long areas = record + CreateAgreement.RECORD;
+        this.scratch = mp.allocate(areas + CreateAgreement.areaBytes(mp.size()));
         this.scratchReg = mp.register(scratch);
+        this.agreement = new CreateAgreement(mp, scratch.asSlice(record, CreateAgreement.RECORD),
+                scratch.asSlice(areas), scratchReg, maxInFlight);
         this.staging = mp.allocate(INITIAL_STAGING);
         this.stagingReg = mp.register(staging);
     }
@@ -94,28 +99,98 @@ public final class GlobalArrays implements AutoCloseable {
      * order as its other collective calls (GA's {@code NGA_Create}, CoGA's {@code coGA_Create}). Its elements start at
      * zero.
      *
-     * @param name         a name for messages
+     * <p>Before anything is allocated the ranks compare their calls (name, type, dimensions, grid and block starts)
+     * through a window of the runtime, as {@code Shmem.malloc} compares sizes, and check that every rank's block has a
+     * byte size a long can hold; a refusal is the same on every rank, allocates nothing, leaves nothing in flight and
+     * keeps the ranks in step, so the next create works. After the allocation the ranks compare the window sizes they
+     * published: if a rank could not allocate its block, every rank frees what it made and throws.
+     *
+     * @param name         a name for messages, the same on every rank
      * @param type         the element type
      * @param distribution how the index space is split over the ranks; for exactly {@link #size()} ranks
      * @return the array
-     * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if the name is blank or the distribution is for another number of ranks
-     * @throws IllegalStateException    if the runtime is closed
+     * @throws NullPointerException     if an argument is null (this rank then takes no part)
+     * @throws IllegalArgumentException on every rank: if the ranks' calls differ (naming the first differing rank, both
+     *                                  calls and what differs), the name is blank, the distribution is for another
+     *                                  number of ranks, or a rank's block has more bytes than a long holds
+     * @throws IllegalStateException    if the runtime is closed (this rank then takes no part); on the other ranks, if a
+     *                                  rank could not allocate its block (that rank throws what {@link Mp#allocate}
+     *                                  threw)
+     * @throws MpException              if the job failed
      */
     public GlobalArray create(String name, GaType type, Distribution distribution) {
         Objects.requireNonNull(name, "name must not be null");
         Objects.requireNonNull(type, "type must not be null");
         Objects.requireNonNull(distribution, "distribution must not be null");
         requireOpen();
+        agreement.agree(name, type, distribution);
+        // The ranks agree on every argument, so each check below fails on every rank alike.
         if (name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank");
         }
         if (distribution.ranks() != size()) {
             throw new IllegalArgumentException("the distribution is for " + distribution.ranks() + " ranks, the job has " + size());
         }
-        GlobalArray a = new GlobalArray(this, name, type, distribution);
+        long[] windowBytes = windowBytes(name, type, distribution);
+        MemorySegment memory = null;
+        RuntimeException failed = null;
+        try {
+            memory = allocateBlock(windowBytes[rank()]);
+        } catch (RuntimeException e) {
+            failed = e;
+        }
+        // A rank without memory publishes a 1-byte window, a size no block has (each is a multiple of 8 bytes), so
+        // that every rank learns of the failure from the window sizes and backs out with it.
+        MpWindow window = mp.windowCreate(memory != null ? memory : scratch.asSlice(0, 1));
+        for (int p = 0; p < size(); p++) {
+            if (window.size(p) != windowBytes[p]) {
+                mp.windowDestroy(window);
+                if (memory != null) {
+                    mp.free(memory);
+                }
+                if (failed != null) {
+                    throw failed;
+                }
+                throw new IllegalStateException("GlobalArrays.create of array '" + name + "': rank " + p
+                        + " could not allocate its block's window of " + windowBytes[p] + " bytes (its own exception says"
+                        + " why); nothing was created");
+            }
+        }
+        GlobalArray a = new GlobalArray(this, name, type, distribution, memory, window);
         arrays.add(a);
         return a;
+    }
+
+    /**
+     * The window bytes of every rank's block: the lock word, then the block rounded up to whole 8-byte words (readInc
+     * on an INT element updates the word that contains it).
+     *
+     * @throws IllegalArgumentException if a rank's block has more bytes than a long holds
+     */
+    private static long[] windowBytes(String name, GaType type, Distribution d) {
+        long[] bytes = new long[d.ranks()];
+        for (int p = 0; p < bytes.length; p++) {
+            GaPatch block = d.block(p);
+            long elements = block.elements(); // exact: a distribution's element count is a long
+            try {
+                bytes[p] = Math.addExact(HEADER, Math.addExact(Math.multiplyExact(elements, type.bytes()), 7) & ~7L);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("GlobalArrays.create of array '" + name + "' (" + type + " "
+                        + Arrays.toString(d.dims()) + "): rank " + p + "'s block " + patch(block.lo(), block.hi()) + " has " + elements
+                        + " elements of " + type.bytes() + " bytes, more bytes than a long holds; nothing was created");
+            }
+        }
+        return bytes;
+    }
+
+    /** Allocates this rank's window memory (Mp.allocate zero-fills it); frees it again if it is not 8-byte aligned. */
+    private MemorySegment allocateBlock(long bytes) {
+        MemorySegment m = mp.allocate(bytes);
+        if ((m.address() & 7) != 0) {
+            mp.free(m);
+            throw new IllegalStateException("Mp.allocate returned memory that is not 8-byte aligned: " + m);
+        }
+        return m;
     }
 
     /**
@@ -355,23 +430,28 @@ public final class GlobalArrays implements AutoCloseable {
         MpRegistration direct = registrationOf(user);
         MemorySegment stage = direct == null ? reserve(h, runs.remoteBytes(me, 0, runs.size())) : null;
         open.add(h);
-        long so = 0;
-        for (int i = 0; i < runs.size(); i++) {
-            int owner = runs.owner(i);
-            long n = runs.bytes(i);
-            if (owner == me) {
-                MemorySegment.copy(user, runs.user(i), a.local(), HEADER + runs.remote(i), n);
-                continue;
+        try {
+            long so = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                int owner = runs.owner(i);
+                long n = runs.bytes(i);
+                if (owner == me) {
+                    MemorySegment.copy(user, runs.user(i), a.local(), HEADER + runs.remote(i), n);
+                    continue;
+                }
+                MemorySegment src;
+                if (direct != null) {
+                    src = user.asSlice(runs.user(i), n);
+                } else {
+                    src = stage.asSlice(so, n);
+                    so += n;
+                    MemorySegment.copy(user, runs.user(i), src, 0, n);
+                }
+                post(h, mp.iput(src, direct != null ? direct : stagingReg, owner, HEADER + runs.remote(i), a.window(), 0));
             }
-            MemorySegment src;
-            if (direct != null) {
-                src = user.asSlice(runs.user(i), n);
-            } else {
-                src = stage.asSlice(so, n);
-                so += n;
-                MemorySegment.copy(user, runs.user(i), src, 0, n);
-            }
-            post(h, mp.iput(src, direct != null ? direct : stagingReg, owner, HEADER + runs.remote(i), a.window(), 0));
+        } catch (RuntimeException e) {
+            abandon(h, e);
+            throw e;
         }
         return h;
     }
@@ -385,25 +465,41 @@ public final class GlobalArrays implements AutoCloseable {
         MemorySegment stage = direct == null ? reserve(h, runs.remoteBytes(me, 0, runs.size())) : null;
         h.user = user;
         open.add(h);
-        long so = 0;
-        for (int i = 0; i < runs.size(); i++) {
-            int owner = runs.owner(i);
-            long n = runs.bytes(i);
-            if (owner == me) {
-                MemorySegment.copy(a.local(), HEADER + runs.remote(i), user, runs.user(i), n);
-                continue;
+        try {
+            long so = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                int owner = runs.owner(i);
+                long n = runs.bytes(i);
+                if (owner == me) {
+                    MemorySegment.copy(a.local(), HEADER + runs.remote(i), user, runs.user(i), n);
+                    continue;
+                }
+                MemorySegment dst;
+                if (direct != null) {
+                    dst = user.asSlice(runs.user(i), n);
+                } else {
+                    dst = stage.asSlice(so, n);
+                    h.unpackLater(so, runs.user(i), n);
+                    so += n;
+                }
+                post(h, mp.iget(dst, direct != null ? direct : stagingReg, owner, HEADER + runs.remote(i), a.window()));
             }
-            MemorySegment dst;
-            if (direct != null) {
-                dst = user.asSlice(runs.user(i), n);
-            } else {
-                dst = stage.asSlice(so, n);
-                h.unpackLater(so, runs.user(i), n);
-                so += n;
-            }
-            post(h, mp.iget(dst, direct != null ? direct : stagingReg, owner, HEADER + runs.remote(i), a.window()));
+        } catch (RuntimeException e) {
+            abandon(h, e);
+            throw e;
         }
         return h;
+    }
+
+    /**
+     * Ends an operation that was refused part-way (a post the Mp refused): waits for what it posted already, so that
+     * nothing stays in flight and no later sync copies into the caller's buffer, and frees its staging.
+     */
+    private void abandon(GaHandle h, RuntimeException refusal) {
+        if (h.failure == null) {
+            h.failure = refusal;
+        }
+        finishQuietly(h);
     }
 
     /**
@@ -442,9 +538,12 @@ public final class GlobalArrays implements AutoCloseable {
         GaHandle get = new GaHandle(a, a.lo(), a.hi());
         MemorySegment stage = reserve(get, runs.remoteBytes(-1, from, to));
         open.add(get);
-        lockRemote(a, owner);
+        GaHandle put = null;
+        boolean locked = false;
         boolean unlocked = false;
         try {
+            lockRemote(a, owner);
+            locked = true;
             long so = 0;
             for (int i = from; i < to; i++) {
                 post(get, mp.iget(stage.asSlice(so, runs.bytes(i)), stagingReg, owner, HEADER + runs.remote(i), a.window()));
@@ -452,7 +551,7 @@ public final class GlobalArrays implements AutoCloseable {
             }
             finish(get);
             // The put reuses the get's staging: nothing else reserves staging before this call returns.
-            GaHandle put = new GaHandle(a, a.lo(), a.hi());
+            put = new GaHandle(a, a.lo(), a.hi());
             open.add(put);
             so = 0;
             for (int i = from; i < to; i++) {
@@ -464,8 +563,15 @@ public final class GlobalArrays implements AutoCloseable {
             finish(put);
             unlocked = true;
             unlockRemote(a, owner);
+        } catch (RuntimeException e) {
+            // Nothing of this accumulate stays in flight or holds staging.
+            abandon(get, e);
+            if (put != null) {
+                abandon(put, e);
+            }
+            throw e;
         } finally {
-            if (!unlocked && mp.failure() == null) {
+            if (!unlocked && locked && mp.failure() == null) {
                 try {
                     unlockRemote(a, owner);
                 } catch (RuntimeException suppressed) {
@@ -580,7 +686,7 @@ public final class GlobalArrays implements AutoCloseable {
         if (staging.byteSize() - stagingUsed < bytes) {
             finishAll();
             if (staging.byteSize() < bytes) {
-                long size = Math.max(bytes, 2 * staging.byteSize());
+                long size = Math.max(bytes, staging.byteSize() > Long.MAX_VALUE / 2 ? bytes : 2 * staging.byteSize());
                 mp.deregister(stagingReg);
                 mp.free(staging);
                 staging = mp.allocate(size);

@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.bootstrap;
 
+import dev.gdasync.libmp.MpException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -192,6 +193,17 @@ class LocalBootstrapTest {
         only.close();
         only.close();
         assertThrows(BootstrapException.class, only::barrier);
+    }
+
+    @Test
+    void aFailedCollectiveIsAnMpExceptionWithoutANicVerdict() {
+        // docs/decisions.md, "Exception types": code that catches MpException around library calls catches this too.
+        Bootstrap only = LocalBootstrap.group(1).getFirst();
+        only.close();
+        MpException e = assertThrows(MpException.class, only::barrier);
+        assertInstanceOf(BootstrapException.class, e);
+        assertEquals(null, e.status());
+        assertEquals(null, e.detail());
     }
 
     @Test
