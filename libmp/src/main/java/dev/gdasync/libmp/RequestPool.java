@@ -52,19 +52,32 @@ final class RequestPool {
 
     /** Releases a completed request (COMPLETE → RELEASED) and takes its slot back. */
     void release(MpRequest r) {
+        requireTaken();
         r.release();
         available++;
     }
 
     /** Retires an executed NOWAIT put (PENDING_NOWAIT → RELEASED) and takes its slot back. */
     void retire(MpRequest r) {
+        requireTaken();
         r.retire();
         available++;
     }
 
     /** Cancels a request the NIC refused (PREPARED → RELEASED) and takes its slot back. */
     void cancel(MpRequest r) {
+        requireTaken();
         r.cancel();
         available++;
+    }
+
+    /**
+     * A request ends once (its state transition refuses a second end), so a slot can only come back while one is
+     * taken; this states it where the count changes, so that no path can raise the count past the capacity.
+     */
+    private void requireTaken() {
+        if (available == capacity) {
+            throw new IllegalStateException("request pool: no request is outstanding, so none can give a slot back");
+        }
     }
 }

@@ -51,8 +51,8 @@ public final class GlobalArrays implements AutoCloseable {
     private final CreateAgreement agreement;
     private MemorySegment staging;
     private MpRegistration stagingReg;
-    private long stagingUsed;
-    private int stagingHolders;
+    /** Which parts of {@link #staging} operations in flight hold. */
+    private final StagingSpace stagingSpace = new StagingSpace(INITIAL_STAGING);
     private boolean fencing;
     private boolean closed;
 
@@ -683,19 +683,25 @@ public final class GlobalArrays implements AutoCloseable {
         if (bytes == 0) {
             return null;
         }
-        if (staging.byteSize() - stagingUsed < bytes) {
+        long at = stagingSpace.reserve(bytes);
+        if (at < 0) {
+            // Every handle that holds staging is open, so after this nothing is held.
             finishAll();
             if (staging.byteSize() < bytes) {
                 long size = Math.max(bytes, staging.byteSize() > Long.MAX_VALUE / 2 ? bytes : 2 * staging.byteSize());
+                stagingSpace.grow(size);
                 mp.deregister(stagingReg);
                 mp.free(staging);
                 staging = mp.allocate(size);
                 stagingReg = mp.register(staging);
             }
+            at = stagingSpace.reserve(bytes);
+            if (at < 0) {
+                throw new IllegalStateException("staging: " + bytes + " bytes do not fit in " + staging.byteSize()
+                        + " with " + stagingSpace.holders() + " parts still held after finishing every operation");
+            }
         }
-        MemorySegment s = staging.asSlice(stagingUsed, bytes);
-        stagingUsed += bytes;
-        stagingHolders++;
+        MemorySegment s = staging.asSlice(at, bytes);
         h.holdsStaging = true;
         h.stage = s;
         return s;
@@ -741,9 +747,7 @@ public final class GlobalArrays implements AutoCloseable {
         }
         if (h.holdsStaging) {
             h.holdsStaging = false;
-            if (--stagingHolders == 0) {
-                stagingUsed = 0;
-            }
+            stagingSpace.release();
         }
         if (h.failure != null) {
             throw h.failure;

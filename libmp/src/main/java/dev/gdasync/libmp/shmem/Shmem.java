@@ -33,7 +33,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * #quiet}. {@code get}, {@code g} and the fetching atomics return with the value; a non-blocking get ({@link
  * #getNbi}) fills its destination at {@link #quiet}. Operations on this PE's own heap are memory copies and CPU
  * atomics, done at once. Every destination and source in a heap must lie in one live allocation; atomics need an
- * 8-byte-aligned 64-bit word.
+ * 8-byte-aligned 64-bit word in a segment of at least 8 bytes (the 32-bit atomics a 4-byte-aligned word in a segment
+ * of at least 4 bytes).
  *
  * <p><b>Ordering.</b> {@link #fence} orders this PE's puts, {@code p}s and atomics to each PE: those issued after it
  * are visible at that PE after those issued before it. On the software NIC it posts nothing: each PE reaches a peer
@@ -43,7 +44,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p><b>Failures.</b> When the job fails (a PE aborted, a process died), operations in flight fail, later ones are
  * refused with an {@link MpException} that names the cause, and {@link #waitUntil} ends with one; a wait no PE ends
- * fails after the Mp's wait timeout. Bad arguments raise an exception naming the rule and change nothing.
+ * fails after the Mp's wait timeout. A barrier that fails ({@link #barrierAll}, {@link #syncAll} and the barriers of
+ * {@code malloc}, {@code calloc} and {@code free}) throws the bootstrap's {@link
+ * dev.gdasync.libmp.bootstrap.BootstrapException}, not an {@code MpException}. Bad arguments raise an exception
+ * naming the rule and change nothing.
  *
  * <p>Threading: a runtime belongs to the thread that uses its Mp (Mp is single-threaded).
  */
@@ -61,6 +65,7 @@ public final class Shmem implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final int KIND_MALLOC = 1;
     private static final int KIND_FREE = 2;
+    private static final int KIND_CALLOC = 3;
 
     private final Mp mp;
     private final MemorySegment heapMemory;
@@ -167,12 +172,7 @@ public final class Shmem implements AutoCloseable {
         if (bytes < 1) {
             throw new IllegalArgumentException("bytes must be >= 1, got " + bytes);
         }
-        long at = bytes > heapSize() ? -1 : heap.allocate(bytes);
-        if (at < 0) {
-            throw new IllegalStateException("the symmetric heap has no free range of " + bytes + " bytes: its largest is "
-                    + heap.largestFree() + " of " + heapSize() + " (set a larger heap at init)");
-        }
-        return heapMemory.asSlice(at, bytes);
+        return allocate(bytes);
     }
 
     /**
@@ -183,11 +183,15 @@ public final class Shmem implements AutoCloseable {
      * @param size  the bytes of one element, {@code >= 1}
      * @return this PE's block, zero-filled
      * @throws IllegalArgumentException if count or size is not positive or their product overflows, or the PEs
-     *                                  disagree (see {@link #malloc})
+     *                                  disagree (every PE throws, naming calloc, the PEs and their count and size;
+     *                                  nothing is allocated)
      * @throws IllegalStateException    see {@link #malloc}
      */
     public MemorySegment calloc(long count, long size) {
         requireOpen();
+        // Agreed as calloc, not malloc: a mismatch names the call the program made, and calloc's extra barrier
+        // below would not match a malloc on another PE.
+        agree(KIND_CALLOC, "calloc", count, size);
         long bytes;
         try {
             bytes = count < 1 || size < 1 ? -1 : Math.multiplyExact(count, size);
@@ -195,11 +199,10 @@ public final class Shmem implements AutoCloseable {
             bytes = -1;
         }
         if (bytes < 0) {
-            agree(KIND_MALLOC, "calloc", -1, 0);
             throw new IllegalArgumentException("count and size must be >= 1 and their product a long, got " + count
                     + " x " + size);
         }
-        MemorySegment m = malloc(bytes);
+        MemorySegment m = allocate(bytes);
         m.fill((byte) 0);
         // No PE may put into the block before every PE has zeroed its own.
         mp.barrier();
@@ -631,8 +634,9 @@ public final class Shmem implements AutoCloseable {
      * @param pe    the PE that owns the word
      * @return the word's value before the add
      * @throws NullPointerException     if dest is null
-     * @throws IllegalArgumentException if dest is not 8-byte aligned, the PE is out of range or the word is not in a
-     *                                  live block (nothing changes)
+     * @throws IllegalArgumentException if dest is shorter than 8 bytes or not 8-byte aligned, the PE is out of range
+     *                                  or the word is not in a live block (checked before anything is sent; nothing
+     *                                  changes)
      * @throws MpException              if the operation or the job failed
      */
     public long atomicFetchAdd(MemorySegment dest, long value, int pe) {
@@ -750,8 +754,9 @@ public final class Shmem implements AutoCloseable {
      * @param pe    the PE that owns the word
      * @return the word's value before the add
      * @throws NullPointerException     if dest is null
-     * @throws IllegalArgumentException if dest is not 4-byte aligned, the PE is out of range or the word is not in a
-     *                                  live block (nothing changes)
+     * @throws IllegalArgumentException if dest is shorter than 4 bytes or not 4-byte aligned, the PE is out of range
+     *                                  or the word is not in a live block (checked before anything is sent; nothing
+     *                                  changes)
      * @throws MpException              if an operation or the job failed
      */
     public int atomicFetchAddInt(MemorySegment dest, int value, int pe) {
@@ -1088,9 +1093,16 @@ public final class Shmem implements AutoCloseable {
 
     /**
      * Completes this PE's operations and waits for every PE (OpenSHMEM's {@code shmem_barrier_all}): after it, every
-     * PE's puts issued before it are visible everywhere.
+     * PE's puts issued before it are visible everywhere. The wait is the Mp's barrier, run by its bootstrap.
      *
-     * @throws MpException if an operation failed or the job failed
+     * @throws MpException                                   if an operation in flight failed, or the job failed
+     *                                                       while one was completed (the barrier is then not
+     *                                                       entered)
+     * @throws dev.gdasync.libmp.bootstrap.BootstrapException if the barrier itself fails: the job failed (a PE
+     *                                                       aborted or its process is gone), the bootstrap was
+     *                                                       closed, or its timeout passed
+     * @throws IllegalStateException                         if this runtime or its Mp is closed, or a KI launch is
+     *                                                       prepared
      */
     public void barrierAll() {
         quietAll();
@@ -1099,6 +1111,9 @@ public final class Shmem implements AutoCloseable {
 
     /**
      * Waits for every PE without completing operations in flight (OpenSHMEM's {@code shmem_sync_all}).
+     *
+     * @throws dev.gdasync.libmp.bootstrap.BootstrapException see {@link #barrierAll}
+     * @throws IllegalStateException                         see {@link #barrierAll}
      */
     public void syncAll() {
         requireOpen();
@@ -1294,6 +1309,16 @@ public final class Shmem implements AutoCloseable {
 
     // ---- internals ----
 
+    /** Takes a block of {@code bytes >= 1} from the heap, after the agreement: the same offset on every PE. */
+    private MemorySegment allocate(long bytes) {
+        long at = heap.allocate(bytes);
+        if (at < 0) {
+            throw new IllegalStateException("the symmetric heap has no free range of " + bytes + " bytes: its largest is "
+                    + heap.largestFree() + " of " + heapSize() + " (set a larger heap at init)");
+        }
+        return heapMemory.asSlice(at, bytes);
+    }
+
     /** Completes the default context's operations and every other context's; the first failure is thrown. */
     private void quietAll() {
         requireOpen();
@@ -1406,7 +1431,9 @@ public final class Shmem implements AutoCloseable {
         Objects.requireNonNull(word, "dest must not be null");
         requireOpen();
         requireAligned(word, 4, "the atomic word");
-        return target(word, 4, pe, "the atomic word");
+        long offset = target(word, 4, pe, "the atomic word");
+        requireLength(word, 4, "32-bit");
+        return offset;
     }
 
     /** Data, then the signal, through one queue: every check first, so that bad input sends nothing. */
@@ -1596,7 +1623,20 @@ public final class Shmem implements AutoCloseable {
         Objects.requireNonNull(word, "dest must not be null");
         requireOpen();
         requireAligned(word, 8, "the atomic word");
-        return target(word, 8, pe, "the atomic word");
+        long offset = target(word, 8, pe, "the atomic word");
+        requireLength(word, 8, "64-bit");
+        return offset;
+    }
+
+    /**
+     * Refuses a word segment shorter than its operand: the operation would change bytes past the segment's end (the
+     * block around it may still hold them, so the block check alone does not see it).
+     */
+    private static void requireLength(MemorySegment word, int bytes, String width) {
+        if (word.byteSize() < bytes) {
+            throw new IllegalArgumentException("the atomic word " + describe(word) + " is shorter than the " + bytes
+                    + " bytes of a " + width + " word: pass a segment of at least " + bytes + " bytes");
+        }
     }
 
     /**
@@ -1662,22 +1702,26 @@ public final class Shmem implements AutoCloseable {
             long pb = heapMemory.get(JAVA_LONG, at + 24);
             if (pCall != call || pKind != kind || pa != a || pb != b) {
                 throw new IllegalArgumentException("collective " + what + " #" + call + ": PE " + p + " called "
-                        + kindName(pKind) + " #" + pCall + " with " + argument(pKind, pa) + ", PE " + me + " called "
-                        + what + " with " + argument(kind, a) + ": every PE makes the same collective calls with the "
+                        + kindName(pKind) + " #" + pCall + " with " + argument(pKind, pa, pb) + ", PE " + me + " called "
+                        + what + " with " + argument(kind, a, b) + ": every PE makes the same collective calls with the "
                         + "same arguments; nothing was changed");
             }
         }
     }
 
     private static String kindName(long kind) {
-        return kind == KIND_MALLOC ? "malloc" : kind == KIND_FREE ? "free" : "call kind " + kind;
+        return kind == KIND_MALLOC ? "malloc" : kind == KIND_CALLOC ? "calloc" : kind == KIND_FREE ? "free"
+                : "call kind " + kind;
     }
 
-    private static String argument(long kind, long a) {
+    private static String argument(long kind, long a, long b) {
         if (kind == KIND_FREE) {
             return a < 0 ? "no live block" : "the block at heap offset " + a;
         }
-        return a < 0 ? "an invalid length" : a + " bytes";
+        if (kind == KIND_CALLOC) {
+            return a + " elements of " + b + " bytes";
+        }
+        return a < 1 ? "an invalid length (" + a + ")" : a + " bytes";
     }
 
     private void requireAligned(MemorySegment m, int alignment, String what) {

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -30,15 +31,27 @@ final class SymmetricHeap {
         }
     }
 
-    /** @return the offset of a new block of {@code bytes}, or -1 if no free range is large enough */
+    /**
+     * First fit: the free range with the lowest offset that holds {@code bytes} rounded up to {@link #ALIGNMENT} gives
+     * its start; what it has beyond that stays free.
+     *
+     * @param bytes the length asked, {@code >= 1}
+     * @return the offset of a new block of {@code bytes}, or -1 if no free range is large enough
+     */
     long allocate(long bytes) {
+        if (bytes < 1 || bytes > limit - base) {
+            return -1;
+        }
         long rounded = roundUp(bytes);
         for (Map.Entry<Long, Long> e : free.entrySet()) {
-            if (e.getValue() >= rounded) {
-                long at = e.getKey();
+            // Copy key and length before removing: TreeMap deletes a node with two children by moving its successor's
+            // key and value into it, so the entry would then describe the next free range.
+            long at = e.getKey();
+            long length = e.getValue();
+            if (length >= rounded) {
                 free.remove(at);
-                if (e.getValue() > rounded) {
-                    free.put(at + rounded, e.getValue() - rounded);
+                if (length > rounded) {
+                    free.put(at + rounded, length - rounded);
                 }
                 live.put(at, bytes);
                 return at;
@@ -53,9 +66,16 @@ final class SymmetricHeap {
         return len == null ? -1 : len;
     }
 
-    /** Frees the live block at {@code offset} (the caller checked it with {@link #liveLength}). */
+    /**
+     * Frees the live block at {@code offset} (the caller checked it with {@link #liveLength}) and merges its range with
+     * the free ranges that touch it, before and after, so that free ranges never touch each other.
+     */
     void release(long offset) {
-        long len = roundUp(live.remove(offset));
+        Long asked = live.remove(offset);
+        if (asked == null) {
+            throw new IllegalArgumentException("no live block starts at heap offset " + offset);
+        }
+        long len = roundUp(asked);
         long start = offset;
         Map.Entry<Long, Long> before = free.floorEntry(offset);
         if (before != null && before.getKey() + before.getValue() == offset) {
@@ -89,6 +109,11 @@ final class SymmetricHeap {
             m = Math.max(m, v);
         }
         return m;
+    }
+
+    /** @return a copy of the free ranges, offset to length, in offset order (for checks and tests) */
+    SortedMap<Long, Long> freeRanges() {
+        return new TreeMap<>(free);
     }
 
     /** @return the number of live blocks */
