@@ -289,7 +289,7 @@ public final class Communicator {
         if (blockBytes < 0) {
             throw new IllegalArgumentException("blockBytes must be >= 0, got " + blockBytes);
         }
-        long need = Math.multiplyExact(blockBytes, size());
+        long need = CollBuffers.product("ialltoall", "blockBytes", blockBytes, size(), "ranks");
         requireBytes("send", send, need, "size × blockBytes");
         requireBytes("recv", recv, need, "size × blockBytes");
         if (channel != null) {
@@ -349,7 +349,8 @@ public final class Communicator {
     public CollRequest iallgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg) {
         checkBuffers(send, sendReg, recv, recvReg);
         long block = send.byteSize();
-        requireBytes("recv", recv, Math.multiplyExact(block, size()), "size × send.byteSize()");
+        requireBytes("recv", recv, CollBuffers.product("iallgather", "send.byteSize()", block, size(), "ranks"),
+                "size × send.byteSize()");
         if (channel != null) {
             return posted(channel().allgather(send, sendReg.rkey(), recv, recvReg.rkey()));
         }
@@ -668,7 +669,7 @@ public final class Communicator {
      */
     public void reduceScatter(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                               long recvCount, DataType type, ReduceOp op) {
-        long total = Math.multiplyExact(recvCount, (long) size());
+        long total = CollBuffers.product("reduceScatter", "recvCount", recvCount, size(), "ranks");
         long block = CollBuffers.requireCall("reduceScatter", send, sendReg, recv, recvReg, recvCount, type, op, total,
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, (long) rank * block, "send + rank · recvCount");
@@ -694,7 +695,7 @@ public final class Communicator {
      */
     public void allgather(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                           long sendCount, DataType type) {
-        long total = Math.multiplyExact(sendCount, (long) size());
+        long total = CollBuffers.product("allgather", "sendCount", sendCount, size(), "ranks");
         long block = CollBuffers.requireCall("allgather", send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM,
                 sendCount, total);
         CollBuffers.requireInPlaceAt(recv, send, block, (long) rank * block, "recv + rank · sendCount");
@@ -740,7 +741,7 @@ public final class Communicator {
      */
     public void alltoall(MemorySegment send, MpRegistration sendReg, MemorySegment recv, MpRegistration recvReg,
                          long count, DataType type) {
-        long total = Math.multiplyExact(count, (long) size());
+        long total = CollBuffers.product("alltoall", "count", count, size(), "ranks");
         CollBuffers.requireCall("alltoall", send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         alltoall(send, sendReg, recv, recvReg, count * type.bytes());
     }

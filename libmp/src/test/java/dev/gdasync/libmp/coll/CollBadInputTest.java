@@ -2,6 +2,8 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.reduce.DataType;
+import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +56,19 @@ class CollBadInputTest {
             long[] wrongSelf = me == 0 ? new long[] {4, 8} : new long[] {8, 4};
             refused(() -> world.ialltoallv(send, sr, two, displ, recv, rr, wrongSelf, displ),
                     IllegalArgumentException.class, "sendCounts[" + me + "] = 8 but recvCounts[" + me + "] = 4");
+            // Counts near the overflow edge: the library's own message, not an ArithmeticException.
+            long half = Long.MAX_VALUE / 2;
+            refused(() -> world.allreduce(send, sr, recv, rr, half, DataType.INT64, ReduceOp.SUM),
+                    IllegalArgumentException.class, "allreduce: send's elements " + half + " × 8 (INT64 bytes each) is"
+                            + " past the largest long");
+            refused(() -> world.alltoall(send, sr, recv, rr, half + 1, DataType.INT32), IllegalArgumentException.class,
+                    "alltoall: count " + (half + 1) + " × 2 (ranks) is past the largest long");
+            refused(() -> world.allgather(send, sr, recv, rr, half + 1, DataType.INT32), IllegalArgumentException.class,
+                    "allgather: sendCount " + (half + 1) + " × 2 (ranks) is past the largest long");
+            refused(() -> world.reduceScatter(send, sr, recv, rr, half + 1, DataType.INT32, ReduceOp.SUM),
+                    IllegalArgumentException.class, "reduceScatter: recvCount " + (half + 1) + " × 2 (ranks) is past");
+            refused(() -> world.ialltoall(send, sr, recv, rr, half + 1), IllegalArgumentException.class,
+                    "ialltoall: blockBytes " + (half + 1) + " × 2 (ranks) is past the largest long");
             mp.deregister(sr);
             refused(() -> world.ibcast(send, sr, 0), IllegalArgumentException.class, "reg MpRegistration{");
             for (long i = 0; i < 64; i++) {

@@ -100,7 +100,7 @@ final class Dispatcher implements AutoCloseable {
     Optional<MscclProgram> allgather(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                      MemorySegment recv, MpRegistration recvReg, long sendCount, DataType type,
                                      Trigger how) {
-        long total = Math.multiplyExact(sendCount, (long) comm.size());
+        long total = CollBuffers.product("allgather", "sendCount", sendCount, comm.size(), "ranks");
         long block = check("allgather", comm, send, sendReg, recv, recvReg, sendCount, type, ReduceOp.SUM, sendCount,
                 total);
         CollBuffers.requireInPlaceAt(recv, send, block, comm.rank() * block, "recv + rank · sendCount");
@@ -119,7 +119,7 @@ final class Dispatcher implements AutoCloseable {
     Optional<MscclProgram> alltoall(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                     MemorySegment recv, MpRegistration recvReg, long count, DataType type,
                                     Trigger how) {
-        long total = Math.multiplyExact(count, (long) comm.size());
+        long total = CollBuffers.product("alltoall", "count", count, comm.size(), "ranks");
         check("alltoall", comm, send, sendReg, recv, recvReg, count, type, ReduceOp.SUM, total, total);
         CollBuffers.requireSameOrDisjoint(send, recv, total * type.bytes());
         boolean inPlace = send.address() == recv.address();
@@ -137,7 +137,7 @@ final class Dispatcher implements AutoCloseable {
     Optional<MscclProgram> reduceScatter(Communicator comm, MemorySegment send, MpRegistration sendReg,
                                          MemorySegment recv, MpRegistration recvReg, long recvCount, DataType type,
                                          ReduceOp op, Trigger how) {
-        long total = Math.multiplyExact(recvCount, (long) comm.size());
+        long total = CollBuffers.product("reduceScatter", "recvCount", recvCount, comm.size(), "ranks");
         long block = check("reduceScatter", comm, send, sendReg, recv, recvReg, recvCount, type, op, total,
                 recvCount);
         CollBuffers.requireInPlaceAt(send, recv, block, comm.rank() * block, "send + rank · recvCount");

@@ -45,7 +45,28 @@ public final class CollBuffers {
         CollBuffers.requireElems(what, "recv", recv, recvElems, type);
         RegisteredBuffers.requireInside("send", send, "sendReg", sendReg);
         RegisteredBuffers.requireInside("recv", recv, "recvReg", recvReg);
-        return Math.multiplyExact(count, (long) type.bytes());
+        return product(what, "count", count, type.bytes(), type + " bytes each");
+    }
+
+    /**
+     * A count times a factor (ranks, element bytes), refused with the call's own message when it passes a long: a
+     * count near the overflow edge is bad input, not an {@link ArithmeticException} from inside the library.
+     *
+     * @param what       the call, for the message
+     * @param countName  the count's parameter name
+     * @param count      the count
+     * @param factor     what it is multiplied by
+     * @param factorName what the factor is, for the message
+     * @return the product
+     * @throws IllegalArgumentException if it does not fit in a long
+     */
+    public static long product(String what, String countName, long count, long factor, String factorName) {
+        try {
+            return Math.multiplyExact(count, factor);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + ": " + countName + " " + count + " × " + factor + " (" + factorName
+                    + ") is past the largest long: no buffer holds that much");
+        }
     }
 
     /**
@@ -57,7 +78,7 @@ public final class CollBuffers {
      * @throws IllegalArgumentException if it is smaller
      */
     public static void requireElems(String what, String name, MemorySegment buf, long elems, DataType type) {
-        long need = Math.multiplyExact(elems, (long) type.bytes());
+        long need = product(what, name + "'s elements", elems, type.bytes(), type + " bytes each");
         if (buf.byteSize() < need) {
             throw new IllegalArgumentException(what + ": " + name + " holds " + buf.byteSize() + " bytes but needs "
                     + elems + " " + type + " = " + need + " bytes");
