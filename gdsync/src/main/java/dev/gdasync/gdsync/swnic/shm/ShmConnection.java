@@ -282,8 +282,14 @@ final class ShmConnection implements Connection {
     }
 
     /**
-     * The one-sided fast path: a WRITE (without immediate), READ or atomic between one host buffer here and host
-     * memory of the peer, done by the posting thread, as {@link #execute} would do it on the agent: the same checks
+     * The largest WRITE or READ the posting thread executes itself: a larger one is left to the agent, so that a
+     * non-blocking put or get of megabytes returns at once and the copy overlaps what the caller does next.
+     */
+    static final int ONE_SIDED_DIRECT_MAX = 64 * 1024;
+
+    /**
+     * The one-sided fast path: a WRITE (without immediate) or READ of at most {@link #ONE_SIDED_DIRECT_MAX} bytes, or an
+     * atomic, between one host buffer here and host memory of the peer, done by the posting thread, as {@link #execute} would do it on the agent: the same checks
      * first, and anything they would refuse (or device memory, several buffers, a peer not verified) declined
      * untouched, for the send queue path to run and refuse exactly as before. A put's data is visible before
      * anything the thread does next (a flag put, a wait's store); the peer's sleepers are woken for it.
@@ -291,7 +297,7 @@ final class ShmConnection implements Connection {
     private boolean oneSidedDirect(long index, SendWorkRequest wr, int length) {
         Opcode op = wr.opcode();
         ScatterGatherList sgl = wr.sgl();
-        if (sgl.count() != 1 || !peerVerified || peer.unusable() != null) {
+        if (length > ONE_SIDED_DIRECT_MAX || sgl.count() != 1 || !peerVerified || peer.unusable() != null) {
             return false;
         }
         boolean atomic = op == Opcode.ATOMIC_FETCH_ADD || op == Opcode.ATOMIC_CMP_SWAP;
