@@ -35,6 +35,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
+// Why this file is long: one CUDA stream's whole contract lives here (posting with the order checks, batching memops
+// into driver calls, host tasks, events, the monitor agent and the bounded synchronize), all on the stream's own
+// state; the translation and the address map are already their own classes.
 /**
  * A CUDA stream that triggers network work and waits for it by itself: memops become CUDA stream memory
  * operations, host tasks become host functions, events become CUDA events.

@@ -21,6 +21,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 
+// Why this file is long: it is the public face of every collective (MPI's and NCCL's forms, blocking and not), each a
+// checked entry that hands over to the shared-memory channel or the message path, which live in their own classes.
 /**
  * An ordered group of an Mp's ranks with a context id of its own (MPI's communicator). Ranks of a communicator are
  * numbered 0 … size − 1; {@link #worldRank} and {@link #rankOf} translate. The members must post this communicator's

@@ -35,6 +35,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+// Why this file is long: every verbs object the device makes (protection domain, registrations, completion queues,
+// queue pairs, dma-bufs) has its create, checked destroy and ordered release here, each with its own errno text.
 /**
  * A ConnectX NIC through rdma-core: verbs make the objects (protection domain, registrations, completion queues, RC
  * queue pairs), and mlx5 direct verbs ({@code mlx5dv_init_obj}) say where libmlx5 put the queues, which the provider

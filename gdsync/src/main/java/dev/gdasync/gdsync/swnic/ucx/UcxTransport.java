@@ -47,6 +47,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
+// Why this file is long: the UCP worker's turn, the progress thread and the endpoints' life cycle are one piece of
+// single-threaded state; the message handlers and the FFM calls are already in their own classes.
 /**
  * A software NIC's UCX side: one UCP worker, its address (which the NIC's endpoint descriptors carry), one UCP
  * endpoint per peer NIC, and the progress thread. The worker's active messages are handled by {@link UcxTarget}
