@@ -68,7 +68,7 @@ public final class Hpgmg {
             List<HpgmgCommand.Mode> libmp = modes.stream().filter(m -> m != HpgmgCommand.Mode.MPJ).toList();
             if (!libmp.isEmpty()) {
                 try (Mp mp = Mp.init(boot, MpConfig.defaults())) {
-                    summary.addAll(runLibmp(mp, libmp, o, size, rank == 0 ? out : null));
+                    summary.addAll(runLibmp(mp, boot, libmp, o, size, rank == 0 ? out : null));
                 }
             }
             if (rank == 0) {
@@ -105,8 +105,8 @@ public final class Hpgmg {
         out.println("===== Benchmark setup ==========================================================");
     }
 
-    static List<String> runLibmp(Mp mp, List<HpgmgCommand.Mode> modes, HpgmgCommand o, ProblemSize size,
-                                 PrintStream out) {
+    static List<String> runLibmp(Mp mp, EnvBootstrap boot, List<HpgmgCommand.Mode> modes, HpgmgCommand o,
+                                 ProblemSize size, PrintStream out) {
         List<Run> runs = new ArrayList<>();
         Operators ops = new HostOperators();
         try {
@@ -127,7 +127,9 @@ public final class Hpgmg {
                 runs.add(new Run(t.mode(), t, mg, new ArrayList<>()));
                 mg.build(size.boxesIn(), size.boxDim());
             }
-            return Bench.run(runs, o, out);
+            // Rank 0's warm-up decision travels through the bootstrap: outside the timed solves, and the same
+            // channel for every mode.
+            return Bench.run(runs, o, out, mine -> boot.allGather(new byte[]{(byte) (mine ? 1 : 0)}).getFirst()[0] == 1);
         } finally {
             for (Run r : runs) {
                 r.transport().close();

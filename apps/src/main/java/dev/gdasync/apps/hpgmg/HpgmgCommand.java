@@ -31,6 +31,11 @@ final class HpgmgCommand implements CommandLines.Checked {
     @Option(names = "--solves", paramLabel = "N", description = "timed solves per level and mode, after as many warm-up solves (default: ${DEFAULT-VALUE})")
     int solves = 10;
 
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "go on warming up (after the --solves warm-up "
+            + "solves) for at least S seconds and until the solves stop getting faster (at most 4 S), so the JIT has "
+            + "compiled every mode's path before the timed solves; 0: exactly --solves warm-up solves (default: ${DEFAULT-VALUE})")
+    double warmupSeconds = 5;
+
     @Option(names = "--levels", paramLabel = "N", description = "how many of upstream's three problem sizes (h, 2h, 4h) to run (default: ${DEFAULT-VALUE})")
     int levels = 3;
 
@@ -79,6 +84,9 @@ final class HpgmgCommand implements CommandLines.Checked {
         }
         if (solves < 1) {
             throw new IllegalArgumentException("--solves must be at least 1, got " + solves);
+        }
+        if (!(warmupSeconds >= 0 && warmupSeconds <= 3600)) {
+            throw new IllegalArgumentException("--warmup-seconds must be between 0 and 3600, got " + warmupSeconds);
         }
         if (levels < 1 || levels > 3) {
             throw new IllegalArgumentException("--levels must be 1, 2 or 3, got " + levels);

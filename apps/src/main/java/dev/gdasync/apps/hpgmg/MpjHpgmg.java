@@ -35,7 +35,11 @@ public final class MpjHpgmg {
             MultiGrid mg = new MultiGrid(t, new HostOperators(), out);
             mg.build(size.boxesIn(), size.boxDim());
             List<Hpgmg.Run> runs = List.of(new Hpgmg.Run("mpj", t, mg, new ArrayList<>()));
-            List<String> rows = Bench.run(runs, o, out);
+            List<String> rows = Bench.run(runs, o, out, goOn -> {
+                int[] v = {goOn ? 1 : 0};
+                MPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);
+                return v[0] == 1;
+            });
             if (out != null) {
                 for (String r : rows) {
                     out.println(RESULT + " " + r);

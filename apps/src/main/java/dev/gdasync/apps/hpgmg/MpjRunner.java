@@ -78,7 +78,8 @@ final class MpjRunner {
         List<String> cmd = new ArrayList<>(List.of(java, "-jar", Path.of(home, "lib", "starter.jar").toString(),
                 "-np", Integer.toString(ranks), "-dev", "multicore", "-cp", System.getProperty("java.class.path"),
                 MpjHpgmg.class.getName(), Integer.toString(o.log2Box), Integer.toString(o.boxesPerRank),
-                "--solves", Integer.toString(o.solves), "--levels", Integer.toString(o.levels)));
+                "--solves", Integer.toString(o.solves), "--warmup-seconds", Double.toString(o.warmupSeconds),
+                "--levels", Integer.toString(o.levels)));
         if (o.quiet) {
             cmd.add("--quiet");
         }

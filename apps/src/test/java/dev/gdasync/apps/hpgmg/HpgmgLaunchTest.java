@@ -144,7 +144,7 @@ class HpgmgLaunchTest {
     private List<double[]> solve(int ranks, int log2Box, int boxesPerRank, String modes) throws Exception {
         Path csv = dir.resolve("hpgmg-" + ranks + ".csv");
         try (Job job = new Job("-np", String.valueOf(ranks), "hpgmg", String.valueOf(log2Box), String.valueOf(boxesPerRank),
-                "--mode", modes, "--levels", "1", "--solves", "1", "--quiet", "--csv", csv.toString())) {
+                "--mode", modes, "--levels", "1", "--solves", "1", "--warmup-seconds", "0", "--quiet", "--csv", csv.toString())) {
             assertEquals(0, job.awaitExit(), job.all());
             List<double[]> norms = new ArrayList<>();
             List<String> seen = new ArrayList<>();
