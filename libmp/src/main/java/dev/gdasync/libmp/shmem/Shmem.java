@@ -1643,7 +1643,7 @@ public final class Shmem implements AutoCloseable {
      * Refuses an element segment of p or g shorter than the element: the call would write or read bytes past the
      * segment's end (the block around it may still hold them, so the block check alone does not see it).
      */
-    private static void requireElement(MemorySegment m, int bytes, String what) {
+    static void requireElement(MemorySegment m, int bytes, String what) {
         if (m.byteSize() < bytes) {
             throw new IllegalArgumentException(what + " " + describe(m) + " is shorter than its " + bytes
                     + "-byte element: pass a segment of at least " + bytes + " bytes");
