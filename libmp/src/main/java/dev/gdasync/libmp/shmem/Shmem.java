@@ -18,6 +18,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+// Why this file is long: it is the whole OpenSHMEM-style API of one PE (allocation, RMA, atomics, signals, waits,
+// stream forms), each call a checked entry over the staging queue, the heap and the KI preparation in their own classes.
 /**
  * One PE's OpenSHMEM-style runtime over an {@link Mp} (OpenSHMEM 1.5's host API; seed 000's model): a PE is a rank.
  *
@@ -455,10 +457,11 @@ public final class Shmem implements AutoCloseable {
      * @param value the value
      * @param pe    the target PE
      * @throws NullPointerException     if dest is null
-     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     * @throws IllegalArgumentException if dest is shorter than 8 bytes or not 8-byte aligned, or see {@link #put}
      */
     public void pLong(MemorySegment dest, long value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
+        requireElement(dest, 8, "dest");
         requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(new long[] {value}), pe);
     }
@@ -470,10 +473,11 @@ public final class Shmem implements AutoCloseable {
      * @param value the value
      * @param pe    the target PE
      * @throws NullPointerException     if dest is null
-     * @throws IllegalArgumentException if dest is not 4-byte aligned, or see {@link #put}
+     * @throws IllegalArgumentException if dest is shorter than 4 bytes or not 4-byte aligned, or see {@link #put}
      */
     public void pInt(MemorySegment dest, int value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
+        requireElement(dest, 4, "dest");
         requireAligned(dest, 4, "dest");
         putBytes(dest, MemorySegment.ofArray(new int[] {value}), pe);
     }
@@ -485,10 +489,11 @@ public final class Shmem implements AutoCloseable {
      * @param value the value
      * @param pe    the target PE
      * @throws NullPointerException     if dest is null
-     * @throws IllegalArgumentException if dest is not 8-byte aligned, or see {@link #put}
+     * @throws IllegalArgumentException if dest is shorter than 8 bytes or not 8-byte aligned, or see {@link #put}
      */
     public void pDouble(MemorySegment dest, double value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
+        requireElement(dest, 8, "dest");
         requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(new double[] {value}), pe);
     }
@@ -585,9 +590,11 @@ public final class Shmem implements AutoCloseable {
      * @param pe     the source PE
      * @return the element
      * @throws NullPointerException     if source is null
-     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     * @throws IllegalArgumentException if source is shorter than 8 bytes or not 8-byte aligned, or see {@link #get}
      */
     public long gLong(MemorySegment source, int pe) {
+        Objects.requireNonNull(source, "source must not be null");
+        requireElement(source, 8, "source");
         long[] v = new long[1];
         get(v, source, pe);
         return v[0];
@@ -600,9 +607,11 @@ public final class Shmem implements AutoCloseable {
      * @param pe     the source PE
      * @return the element
      * @throws NullPointerException     if source is null
-     * @throws IllegalArgumentException if source is not 4-byte aligned, or see {@link #get}
+     * @throws IllegalArgumentException if source is shorter than 4 bytes or not 4-byte aligned, or see {@link #get}
      */
     public int gInt(MemorySegment source, int pe) {
+        Objects.requireNonNull(source, "source must not be null");
+        requireElement(source, 4, "source");
         int[] v = new int[1];
         get(v, source, pe);
         return v[0];
@@ -615,9 +624,11 @@ public final class Shmem implements AutoCloseable {
      * @param pe     the source PE
      * @return the element
      * @throws NullPointerException     if source is null
-     * @throws IllegalArgumentException if source is not 8-byte aligned, or see {@link #get}
+     * @throws IllegalArgumentException if source is shorter than 8 bytes or not 8-byte aligned, or see {@link #get}
      */
     public double gDouble(MemorySegment source, int pe) {
+        Objects.requireNonNull(source, "source must not be null");
+        requireElement(source, 8, "source");
         double[] v = new double[1];
         get(v, source, pe);
         return v[0];
@@ -1626,6 +1637,17 @@ public final class Shmem implements AutoCloseable {
         long offset = target(word, 8, pe, "the atomic word");
         requireLength(word, 8, "64-bit");
         return offset;
+    }
+
+    /**
+     * Refuses an element segment of p or g shorter than the element: the call would write or read bytes past the
+     * segment's end (the block around it may still hold them, so the block check alone does not see it).
+     */
+    static void requireElement(MemorySegment m, int bytes, String what) {
+        if (m.byteSize() < bytes) {
+            throw new IllegalArgumentException(what + " " + describe(m) + " is shorter than its " + bytes
+                    + "-byte element: pass a segment of at least " + bytes + " bytes");
+        }
     }
 
     /**

@@ -26,10 +26,14 @@ final class AllgatherTask extends FillTask {
         if (block == 0) {
             return ShmArea.PATH_NONE;
         }
-        if (send.address() != recv.address() + me * block) {
+        return block <= ch.slotBytes() ? publishCopy(send, block) : publishKeys(send, sendKey, null, 0);
+    }
+
+    @Override
+    void copyOwn() {
+        if (block > 0 && send.address() != recv.address() + me * block) {
             MemorySegment.copy(send, 0, recv, me * block, block);
         }
-        return block <= ch.slotBytes() ? publishCopy(send, block) : publishKeys(send, sendKey, null, 0);
     }
 
     @Override

@@ -28,8 +28,14 @@ final class AlltoallTask extends FillTask {
         if (block == 0) {
             return ShmArea.PATH_NONE;
         }
-        MemorySegment.copy(send, me * block, recv, me * block, block);
         return total <= ch.slotBytes() ? publishCopy(send, total) : publishKeys(send, sendKey, null, 0);
+    }
+
+    @Override
+    void copyOwn() {
+        if (block > 0) {
+            MemorySegment.copy(send, me * block, recv, me * block, block);
+        }
     }
 
     @Override

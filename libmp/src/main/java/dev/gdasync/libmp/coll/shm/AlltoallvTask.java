@@ -35,28 +35,32 @@ final class AlltoallvTask extends FillTask {
 
     @Override
     int publishData() {
-        MemorySegment.copy(send, sendDispls[me], recv, recvDispls[me], recvCounts[me]);
         MemorySegment slot = ch.own.slot(seq);
         long table = Fill.ENTRY * n;
         long total = 0;
         for (int m = 0; m < n; m++) {
-            total += m == me ? 0 : sendCounts[m];
+            total += sendCounts[m]; // this rank's own block too, for a helper that fills it
         }
         mapped = table + total > ch.slotBytes();
         long at = table;
         for (int m = 0; m < n; m++) {
-            long count = m == me ? 0 : sendCounts[m];
+            long count = sendCounts[m];
             long e = Fill.ENTRY * m;
             slot.set(ValueLayout.JAVA_LONG, e, mapped ? sendDispls[m] : at);
             slot.set(ValueLayout.JAVA_LONG, e + 8, count);
             slot.set(ValueLayout.JAVA_LONG, e + 16, recvDispls[m]);
-            slot.set(ValueLayout.JAVA_LONG, e + 24, m == me ? 0 : recvCounts[m]);
+            slot.set(ValueLayout.JAVA_LONG, e + 24, recvCounts[m]);
             if (!mapped && count > 0) {
                 MemorySegment.copy(send, sendDispls[m], slot, at, count);
                 at += count;
             }
         }
         return mapped ? publishKeys(send, sendKey, null, 0) : ShmArea.PATH_SLOT;
+    }
+
+    @Override
+    void copyOwn() {
+        MemorySegment.copy(send, sendDispls[me], recv, recvDispls[me], recvCounts[me]);
     }
 
     @Override

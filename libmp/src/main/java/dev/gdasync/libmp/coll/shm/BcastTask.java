@@ -22,6 +22,11 @@ final class BcastTask extends FillTask {
     }
 
     @Override
+    void copyOwn() {
+        // the root's buffer is its own block; the others have none
+    }
+
+    @Override
     int publishData() {
         if (me != root || bytes == 0) {
             return ShmArea.PATH_NONE;

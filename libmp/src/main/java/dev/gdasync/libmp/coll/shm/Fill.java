@@ -5,10 +5,11 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Fills one member's receive buffer for one collective of the copying kinds (bcast, allgather, alltoall,
- * alltoallv) from what the other members published: their inline bytes, slots, or buffers mapped through their keys.
- * Everything it needs is in the areas (the member's own block was copied when it posted), so either the member
- * itself or a helper acting for it (the offload engine's collective proxy) can run it; whoever claimed the fill runs
- * it, then the done word is set. A {@code check} run copies nothing and only says whether a fill would find every
+ * alltoallv) from what the members published: their inline bytes, slots, or buffers mapped through their keys.
+ * Everything it needs is in the areas, the member's own block included (a member that fills its own buffer copies
+ * that block directly, once every member's call agreed; a helper copies it from what the member published), so
+ * either the member itself or a helper acting for it (the offload engine's collective proxy) can run it; whoever
+ * claimed the fill runs it, then the done word is set. A {@code check} run copies nothing and only says whether a fill would find every
  * source and agree on every size (a helper fills only then, leaving anything doubtful to the member, which reports
  * it).
  */
@@ -26,9 +27,11 @@ final class Fill {
      * @param call  the call every member agreed on
      * @param recv  member r's receive buffer (bcast: its buffer), as the filler reaches it
      * @param check copy nothing, only look
+     * @param own   fill member r's own block too, from what it published (a helper does; the member copies it itself)
      * @return null when every block was (or would be) written, else why one was not (the others still were)
      */
-    static String run(FillView v, int r, long seq, ShmCall call, MemorySegment recv, boolean check) {
+    static String run(FillView v, int r, long seq, ShmCall call, MemorySegment recv, boolean check, boolean own) {
+        int first = own ? 0 : 1;
         int n = v.size();
         long bytes = call.bytes();
         String problem = null;
@@ -39,20 +42,20 @@ final class Fill {
                 }
             }
             case ALLGATHER -> {
-                for (int k = 1; k < n && bytes > 0; k++) {
+                for (int k = first; k < n && bytes > 0; k++) {
                     int m = (r + k) % n;
                     problem = first(problem, copy(v, m, seq, bytes, 0, recv, m * bytes, bytes, check));
                 }
             }
             case ALLTOALL -> {
-                for (int k = 1; k < n && bytes > 0; k++) {
+                for (int k = first; k < n && bytes > 0; k++) {
                     int m = (r + k) % n;
                     problem = first(problem, copy(v, m, seq, n * bytes, r * bytes, recv, m * bytes, bytes, check));
                 }
             }
             case ALLTOALLV -> {
                 MemorySegment mine = v.area(r).slot(seq);
-                for (int k = 1; k < n; k++) {
+                for (int k = first; k < n; k++) {
                     int m = (r + k) % n;
                     MemorySegment theirs = v.area(m).slot(seq);
                     long from = theirs.get(ValueLayout.JAVA_LONG, ENTRY * r);

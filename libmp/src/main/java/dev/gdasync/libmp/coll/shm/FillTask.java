@@ -3,8 +3,9 @@ package dev.gdasync.libmp.coll.shm;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A collective whose work is copying (bcast, allgather, alltoall, alltoallv): this rank publishes its data and
- * copies its own block at once, then its receive buffer is filled from the others' data by {@link Fill}. On a
+ * A collective whose work is copying (bcast, allgather, alltoall, alltoallv): this rank publishes its data, and once
+ * every member's call agreed its receive buffer is filled: its own block copied directly, the others' blocks from
+ * their data by {@link Fill}. A disagreement therefore leaves the receive buffer as it was. On a
  * channel with a helper (the offload engine's collective proxy) the fill is claimed first: by this rank when it gets
  * there first (in test or wait), else by the helper, which fills the buffer while the rank computes and sets the
  * rank's done word; the rank then only waits for that word.
@@ -26,12 +27,15 @@ abstract class FillTask extends ShmTask {
     }
 
     /**
-     * Publishes this rank's data (inline, slot, or its send buffer's keys with {@link #publishKeys}) and copies its
-     * own block into its receive buffer.
+     * Publishes this rank's data (inline, slot, or its send buffer's keys with {@link #publishKeys}), its own block
+     * included, so that a helper can fill that block too. Writes nothing into the receive buffer.
      *
      * @return the path
      */
     abstract int publishData();
+
+    /** Copies this rank's own block into its receive buffer (after every member's call agreed). */
+    abstract void copyOwn();
 
     @Override
     final int publishPayload() {
@@ -55,7 +59,8 @@ abstract class FillTask extends ShmTask {
                 return doneBy(me); // the helper fills, then sets this rank's done word
             }
         }
-        String why = Fill.run(ch.view(), me, seq, call, recv, false);
+        copyOwn();
+        String why = Fill.run(ch.view(), me, seq, call, recv, false, false);
         if (why != null) {
             fail(why);
         }

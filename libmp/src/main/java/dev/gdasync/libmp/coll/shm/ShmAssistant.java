@@ -94,10 +94,10 @@ public final class ShmAssistant {
         }
         long[] keys = a.keysOf(k, true);
         MemorySegment recv = keys[2] == 0 ? null : view.map(r, keys);
-        if (recv == null || Fill.run(view, r, k, call, recv, true) != null || !a.claim(k, true)) {
+        if (recv == null || Fill.run(view, r, k, call, recv, true, true) != null || !a.claim(k, true)) {
             return false;
         }
-        Fill.run(view, r, k, call, recv, false);
+        Fill.run(view, r, k, call, recv, false, true);
         a.setDone(k);
         return true;
     }
