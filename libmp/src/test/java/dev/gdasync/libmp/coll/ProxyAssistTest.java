@@ -43,9 +43,10 @@ class ProxyAssistTest {
                     }
                 }
             });
-            // Every rank computed until its buffers were full, calling nothing: what the rank did not fill within
-            // its own post (the last to post finds everything ready) the proxy filled.
-            assertTrue(proxy.sharedMemoryFills() > 0, "fills: " + proxy.sharedMemoryFills());
+            // Every rank computed until its buffers were full, calling nothing, and a post claims no fill (not even
+            // the last one, which finds everything ready): the proxy filled every buffer, own blocks included. Per
+            // block size: an alltoall and an allgather for each of the 3 ranks, a bcast for the 2 that are not root.
+            assertEquals(3L * (n + n + (n - 1)), proxy.sharedMemoryFills(), "buffers the proxy filled");
         }
     }
 

@@ -80,6 +80,7 @@ public final class ShmChannel implements AutoCloseable {
     private boolean closed;
     /** Whether a helper (the offload engine's collective proxy) may fill the members' buffers. */
     private boolean assisted;
+    private boolean posting;
     /** Wakes the helper: rung after a non-blocking post when {@link #assisted}. */
     private Runnable bell;
 
@@ -254,7 +255,20 @@ public final class ShmChannel implements AutoCloseable {
         }
         seq = task.seq;
         pending.addLast(task);
-        progress();
+        posting = true;
+        try {
+            progress();
+        } finally {
+            posting = false;
+        }
+    }
+
+    /**
+     * @return whether the channel is moving its tasks inside a post: on a channel with a helper a rank then claims no
+     *         fill (the helper fills while the rank computes; the rank claims what is left when it tests or waits)
+     */
+    boolean posting() {
+        return posting;
     }
 
     // ---- the collectives: each makes the next task, queues it and moves the queue ----
