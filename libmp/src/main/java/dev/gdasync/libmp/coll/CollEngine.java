@@ -3,30 +3,39 @@ package dev.gdasync.libmp.coll;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
+import dev.gdasync.libmp.coll.shm.ShmCall;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The host progress engine of one {@link Mp}: every collective message travels as a header (context, collective
- * number, part, length) from the engine's control memory followed, when the length is not zero, by the payload
+ * The host progress engine of one {@link Mp}: every collective message travels as a header (context, step number,
+ * part, length, and the user's call: its number, collective, root, size, type, operator) from the engine's control
+ * memory followed, when the length is not zero, by the payload
  * straight from the caller's registered buffer. Mp matches per peer in FIFO order and has no tags, so the header
  * is what keeps two communicators' (or two collectives') traffic apart: a receiver keeps at most one header
  * receive posted per peer, reads it, then posts the payload's receive into the buffer the header names, or into
  * a staging buffer when this rank has not posted that collective yet (the unexpected queue).
+ *
+ * <p>A receiver compares the call in every header with its own: a message of another call (another collective,
+ * root, size, type or operator) fails the receiving call at once, naming both, and its payload is drained so the
+ * stream stays in step. A call whose ranks disagree in a way that leaves each waiting for the other is found by the
+ * communicator's wait, which reads the peer's {@link CallBoard} entry and then {@link #abandon}s the op.
  *
  * <p>A header receive is posted for a peer only while an active collective still expects a message from it, so
  * when no collective is active the engine holds no receive and the Mp's point-to-point traffic is the caller's.
  * Runs on the thread that drives the Mp; nothing here is thread-safe.
  */
 final class CollEngine implements Engine {
-    static final int HEADER_BYTES = 24;
+    static final int HEADER_BYTES = 40;
     private static final int SEND_SLOTS = 256;
     /** Requests left in Mp's pool for the caller's own traffic. */
     private static final int REQUEST_RESERVE = 4;
@@ -41,6 +50,10 @@ final class CollEngine implements Engine {
     private final ArrayDeque<Outgoing> sendQueue = new ArrayDeque<>();
     private final List<Outgoing> inFlight = new ArrayList<>();
     private final Map<Staged.Key, Staged> unexpected = new HashMap<>();
+    /** Ops given up on before every message arrived: a late message of theirs is drained and dropped. */
+    private final Set<Long> abandoned = new HashSet<>();
+    /** The board where this rank posts its calls for peers to read; null until {@link #openBoard}. */
+    private CallBoard board;
     private String broken;
     private Throwable brokenCause;
 
@@ -62,6 +75,12 @@ final class CollEngine implements Engine {
         }
 
         final long bytes;
+        /** The sender's call (number and signature), compared when a collective claims the message. */
+        int number;
+        int kind;
+        ShmCall call;
+        /** Received only to keep the stream in step: dropped on arrival. */
+        boolean drop;
         MemorySegment memory;
         MpRegistration reg;
         boolean arrived;
@@ -178,8 +197,14 @@ final class CollEngine implements Engine {
             h.set(ValueLayout.JAVA_INT, 0, o.op.context);
             h.set(ValueLayout.JAVA_INT, 4, o.op.seq);
             h.set(ValueLayout.JAVA_INT, 8, o.send.part);
-            h.set(ValueLayout.JAVA_INT, 12, 0);
+            h.set(ValueLayout.JAVA_INT, 12, o.op.number);
             h.set(ValueLayout.JAVA_LONG, 16, o.send.buf.byteSize());
+            ShmCall c = o.op.call;
+            h.set(ValueLayout.JAVA_LONG, 24, c == null ? 0 : c.bytes());
+            h.set(ValueLayout.JAVA_INT, 32, c == null ? -1 : c.root());
+            h.set(ValueLayout.JAVA_BYTE, 36, (byte) (c == null ? 0 : c.kind().ordinal() + 1));
+            h.set(ValueLayout.JAVA_BYTE, 37, (byte) (c == null ? 0 : c.type()));
+            h.set(ValueLayout.JAVA_BYTE, 38, (byte) (c == null ? 0 : c.op()));
             inFlight.add(o);
             o.header = mp.isend(h, o.send.peer, ctrlReg);
             if (o.send.buf.byteSize() > 0) {
@@ -200,7 +225,7 @@ final class CollEngine implements Engine {
             if (o.header == null && o.payload == null) {
                 it.remove();
                 freeSlots.add(o.slot);
-                o.op.sendDone();
+                o.op.sendDone(o.send);
                 retire(o.op);
             }
         }
@@ -214,9 +239,7 @@ final class CollEngine implements Engine {
         }
         if (p.header != null && p.payloads.isEmpty() && mp.test(p.header)) {
             p.header = null;
-            MemorySegment h = header(SEND_SLOTS + peer);
-            route(peer, h.get(ValueLayout.JAVA_INT, 0), h.get(ValueLayout.JAVA_INT, 4), h.get(ValueLayout.JAVA_INT, 8),
-                    h.get(ValueLayout.JAVA_LONG, 16));
+            route(peer, header(SEND_SLOTS + peer));
         }
         if (p.header == null && p.need > 0 && mp.requestsAvailable() >= 2 + REQUEST_RESERVE) {
             p.header = mp.irecv(header(SEND_SLOTS + peer), peer, ctrlReg);
@@ -224,20 +247,48 @@ final class CollEngine implements Engine {
     }
 
     /** A header arrived: post the payload's receive where it belongs. */
-    private void route(int peer, int context, int seq, int part, long bytes) {
+    private void route(int peer, MemorySegment h) {
+        int context = h.get(ValueLayout.JAVA_INT, 0);
+        int seq = h.get(ValueLayout.JAVA_INT, 4);
+        int part = h.get(ValueLayout.JAVA_INT, 8);
+        int number = h.get(ValueLayout.JAVA_INT, 12);
+        long bytes = h.get(ValueLayout.JAVA_LONG, 16);
+        int kind = h.get(ValueLayout.JAVA_BYTE, 36);
         CollOp op = active.get(key(context, seq));
         CollOp.Recv r = op == null ? null : op.recvFrom(peer, part);
+        if (op != null && !op.agrees(number, kind, h.get(ValueLayout.JAVA_INT, 32), h.get(ValueLayout.JAVA_LONG, 24),
+                h.get(ValueLayout.JAVA_BYTE, 37), h.get(ValueLayout.JAVA_BYTE, 38))) {
+            op.fail(op.disagreement(peer, number, callIn(h)), null);
+            if (r != null) {
+                r.matched = true;
+                in[peer].need--;
+                Staged refused = new Staged(bytes);
+                refused.drop = true;
+                stage(peer, refused, op, r);
+            } else {
+                drop(peer, bytes);
+            }
+            return;
+        }
+        if (op == null && abandoned.contains(key(context, seq))) {
+            drop(peer, bytes);
+            return;
+        }
         if (op != null && r == null) {
             throw new IllegalStateException("rank " + peer + " sent part " + part + " of " + op
                     + " which rank " + me + " does not expect: the ranks disagree on the collective");
         }
         if (r == null) {
             Staged s = new Staged(bytes);
+            s.number = number;
+            s.kind = kind;
+            s.call = callIn(h);
             unexpected.put(new Staged.Key(peer, context, seq, part), s);
             stage(peer, s, null, null);
             return;
         }
         in[peer].need--;
+        r.matched = true;
         if (bytes != r.buf.byteSize()) {
             op.fail(mismatch(op, peer, bytes, r), null);
             stage(peer, new Staged(bytes), op, r);
@@ -247,6 +298,24 @@ final class CollEngine implements Engine {
         } else {
             in[peer].payloads.add(new Payload(mp.irecv(r.buf, peer, r.reg), op, r, null));
         }
+    }
+
+    /** @return the call a header carries, or null for a message of a call without one */
+    private static ShmCall callIn(MemorySegment h) {
+        int kind = h.get(ValueLayout.JAVA_BYTE, 36);
+        ShmCall.Kind[] kinds = ShmCall.Kind.values();
+        if (kind <= 0 || kind > kinds.length) {
+            return null;
+        }
+        return new ShmCall(kinds[kind - 1], h.get(ValueLayout.JAVA_INT, 32), h.get(ValueLayout.JAVA_LONG, 24),
+                h.get(ValueLayout.JAVA_BYTE, 37), h.get(ValueLayout.JAVA_BYTE, 38));
+    }
+
+    /** Receives a payload nobody wants (a refused or abandoned call's), so the peer's stream stays in step. */
+    private void drop(int peer, long bytes) {
+        Staged s = new Staged(bytes);
+        s.drop = true;
+        stage(peer, s, null, null);
     }
 
     private String mismatch(CollOp op, int peer, long bytes, CollOp.Recv r) {
@@ -281,6 +350,8 @@ final class CollEngine implements Engine {
         p.staged().arrived = true;
         if (p.staged().claim != null) {
             finishClaim(p.staged());
+        } else if (p.staged().drop) {
+            freeStaged(p.staged());
         }
     }
 
@@ -288,7 +359,12 @@ final class CollEngine implements Engine {
     private void claim(CollOp op, CollOp.Recv r, Staged s) {
         s.claimOp = op;
         s.claim = r;
-        if (s.bytes != r.buf.byteSize()) {
+        r.matched = true;
+        if (!op.agrees(s.number, s.kind, s.call == null ? -1 : s.call.root(), s.call == null ? 0 : s.call.bytes(),
+                s.call == null ? 0 : s.call.type(), s.call == null ? 0 : s.call.op())) {
+            op.fail(op.disagreement(r.peer, s.number, s.call), null);
+            s.drop = true;
+        } else if (s.bytes != r.buf.byteSize()) {
             op.fail(mismatch(op, r.peer, s.bytes, r), null);
         }
         if (s.arrived) {
@@ -299,20 +375,27 @@ final class CollEngine implements Engine {
     private void finishClaim(Staged s) {
         CollOp op = s.claimOp;
         CollOp.Recv r = s.claim;
-        if (s.bytes == r.buf.byteSize() && s.bytes > 0) {
+        if (!s.drop && s.bytes == r.buf.byteSize() && s.bytes > 0) {
             MemorySegment.copy(s.memory, 0, r.buf, 0, s.bytes);
         }
+        freeStaged(s);
+        op.recvDone(r);
+        released(op, r);
+    }
+
+    private void freeStaged(Staged s) {
         if (s.memory != null) {
             mp.deregister(s.reg);
             mp.free(s.memory);
             s.memory = null;
         }
-        op.recvDone(r);
-        released(op, r);
     }
 
     /** A receive finished: queue the sends waiting for it, retire the op if it is done. */
     private void released(CollOp op, CollOp.Recv r) {
+        if (op.abandoned()) {
+            return;
+        }
         int index = op.recvs.indexOf(r);
         for (CollOp.Send s : op.sends) {
             if (!s.queued && s.afterRecv == index) {
@@ -327,6 +410,39 @@ final class CollEngine implements Engine {
         if (op.isFinished()) {
             active.remove(key(op.context, op.seq));
         }
+    }
+
+    /**
+     * Gives up on an active op whose peers will never complete it (they called another collective): its queued sends
+     * are dropped, its receives no longer count as needed, and a late message of it is drained and dropped.
+     */
+    @Override
+    public void abandon(CollOp op, String why) {
+        if (active.remove(key(op.context, op.seq)) == null) {
+            return;
+        }
+        abandoned.add(key(op.context, op.seq));
+        for (CollOp.Recv r : op.recvs) {
+            if (!r.done && !r.matched) {
+                in[r.peer].need--;
+            }
+        }
+        sendQueue.removeIf(o -> o.op == op);
+        op.abandon(why, null);
+    }
+
+    /** Opens this rank's {@link CallBoard}; collective over the Mp's ranks. */
+    @Override
+    public void openBoard() {
+        if (board == null) {
+            board = new CallBoard(mp);
+        }
+    }
+
+    /** @return the board of the ranks' calls, or null when the message path is not in use */
+    @Override
+    public CallBoard board() {
+        return board;
     }
 
     /** A transfer failed: the message streams are out of step, so every active collective fails now. */
@@ -346,6 +462,10 @@ final class CollEngine implements Engine {
             op.abandon(op + " was abandoned: its Collectives closed", null);
         }
         active.clear();
+        if (board != null) {
+            board.close();
+            board = null;
+        }
         if (ctrlReg.isValid()) {
             mp.deregister(ctrlReg);
             mp.free(ctrl);

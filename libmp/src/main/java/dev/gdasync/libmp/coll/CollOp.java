@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.coll.shm.ShmCall;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ final class CollOp {
         /** The receive that must finish first, or -1. */
         final int afterRecv;
         boolean queued;
+        boolean done;
 
         Send(int peer, int part, MemorySegment buf, MpRegistration reg, int afterRecv) {
             this.peer = peer;
@@ -40,6 +42,8 @@ final class CollOp {
         final MemorySegment buf;
         final MpRegistration reg;
         boolean done;
+        /** Its header arrived (or was claimed from the unexpected ones): the engine no longer counts it as needed. */
+        boolean matched;
 
         Recv(int peer, int part, MemorySegment buf, MpRegistration reg) {
             this.peer = peer;
@@ -52,6 +56,12 @@ final class CollOp {
     final String name;
     final int context;
     final int seq;
+    /** The number of the user's call this op is (a step of) on its communicator, or -1 (the offload engine). */
+    final int number;
+    /** The user's call, which every message of it carries; null for set-up, exchanges, groups and the offload engine. */
+    final ShmCall call;
+    /** The communicator, to name ranks as the user numbers them; null for the offload engine's ops. */
+    private final Communicator comm;
     final List<Send> sends = new ArrayList<>();
     final List<Recv> recvs = new ArrayList<>();
     private final Map<Long, Recv> recvByPeerPart = new HashMap<>();
@@ -60,11 +70,24 @@ final class CollOp {
     private String failure;
     private Throwable cause;
     private boolean released;
+    private boolean abandoned;
 
     CollOp(String name, int context, int seq) {
+        this(name, context, seq, -1, null, null);
+    }
+
+    /**
+     * @param number the user's call's number on the communicator
+     * @param call   the user's call, or null where the ranks' calls are not compared
+     * @param comm   the communicator
+     */
+    CollOp(String name, int context, int seq, int number, ShmCall call, Communicator comm) {
         this.name = name;
         this.context = context;
         this.seq = seq;
+        this.number = number;
+        this.call = call;
+        this.comm = comm;
     }
 
     /** Adds a send (world rank of the peer). */
@@ -87,14 +110,60 @@ final class CollOp {
     }
 
     void recvDone(Recv r) {
-        if (!r.done) {
+        if (!r.done && !abandoned) {
             r.done = true;
             recvsLeft--;
         }
     }
 
-    void sendDone() {
-        sendsLeft--;
+    void sendDone(Send s) {
+        if (!s.done && !abandoned) {
+            s.done = true;
+            sendsLeft--;
+        }
+    }
+
+    /**
+     * @return whether a peer's message of call {@code theirNumber} (its collective code, 0 for none, then root, size,
+     *         type and operator) is of this op's call
+     */
+    boolean agrees(int theirNumber, int kind, int root, long bytes, int type, int op) {
+        if (call == null) {
+            return kind == 0 && theirNumber == number;
+        }
+        return theirNumber == number && kind == call.kind().ordinal() + 1 && root == call.root()
+                && bytes == call.bytes() && type == call.type() && op == call.op();
+    }
+
+    /** @return the message of a disagreement with {@code worldPeer}, which called {@code theirs} as its #number */
+    String disagreement(int worldPeer, int theirNumber, ShmCall theirs) {
+        return this + ": " + who(worldPeer) + " called " + (theirs == null ? "an exchange or a group"
+                : CallNames.INSTANCE.describe(theirs)) + " as its #" + theirNumber + ": the ranks disagree";
+    }
+
+    /** @return the communicator whose call this is, or null (set-up, the offload engine) */
+    Communicator comm() {
+        return comm;
+    }
+
+    /** @return a peer (a world rank) as messages name it: its rank here, and its world rank where that differs */
+    String who(int worldPeer) {
+        int r = comm == null ? worldPeer : comm.rankOf(worldPeer);
+        return "rank " + r + (r != worldPeer ? " (world rank " + worldPeer + ")" : "");
+    }
+
+    /**
+     * @return the world ranks whose message this op still waits for and to which it has no send left (a one-sided
+     *         read of such a peer does not queue behind a send waiting for the peer's receive)
+     */
+    List<Integer> readablePeers() {
+        List<Integer> peers = new ArrayList<>();
+        for (Recv r : recvs) {
+            if (!r.done && !peers.contains(r.peer) && sends.stream().noneMatch(s -> s.peer == r.peer && !s.done)) {
+                peers.add(r.peer);
+            }
+        }
+        return peers;
     }
 
     /** Records the first failure; the op still drains its transfers so the peers' message streams stay in step. */
@@ -110,6 +179,12 @@ final class CollOp {
         fail(why, t);
         sendsLeft = 0;
         recvsLeft = 0;
+        abandoned = true;
+    }
+
+    /** @return whether it was given up on: its late transfers change nothing and start nothing */
+    boolean abandoned() {
+        return abandoned;
     }
 
     /** The proxy finished this rank's part of the collective (offload engine), with or without an error. */
@@ -147,6 +222,10 @@ final class CollOp {
 
     @Override
     public String toString() {
+        if (comm != null) {
+            return (call == null ? name : CallNames.INSTANCE.describe(call)) + " (#" + number + " on communicator "
+                    + context + ", rank " + comm.rank() + " of " + comm.size() + ")";
+        }
         return name + " #" + seq + " on communicator " + context;
     }
 }

@@ -111,6 +111,10 @@ public final class Collectives implements AutoCloseable {
     private static Collectives withChannel(Collectives c) {
         try {
             c.world.openChannel();
+            if (!c.world.sharedMemory() && c.world.size() > 1) {
+                // The message path: every rank posts its calls where a stalled peer can read them.
+                c.engine.openBoard();
+            }
         } catch (RuntimeException e) {
             c.close();
             throw e;

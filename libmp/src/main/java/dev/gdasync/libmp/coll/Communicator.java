@@ -40,11 +40,25 @@ public final class Communicator {
     /** The peer of a one-sided {@link #isendrecv}: no message in that direction (MPI's {@code MPI_PROC_NULL}). */
     public static final int PROC_NULL = -2;
 
+    /** Bits of a message-path step number that count the steps of one call (the rest is the call's number). */
+    private static final int STEP_BITS = 12;
+    /** How long a wait on the message path goes without finishing before it reads its peers' posted calls. */
+    private static final long STALL_NANOS = 250_000_000L;
+
     private final Collectives owner;
     private final int context;
     private final int[] worldRanks;
     private final int rank;
+    /** The offload engine's collective numbers (one per schedule). */
     private int nextSeq;
+    /** The number of the next call the user makes on the message path. */
+    private int nextCall;
+    /** The message path's call in progress whose steps are collectives of their own (a reduction), or -1. */
+    private int inCall = -1;
+    private ShmCall callSig;
+    private int callStep;
+    /** When the call in progress times out (System.nanoTime): one timeout for all its steps. */
+    private long callDeadline;
     /** The numbers of the set-up's exchanges: -1, -2. */
     private int setupSeq;
     private HostLayout layout;
@@ -303,7 +317,8 @@ public final class Communicator {
             counts[i] = blockBytes;
             displs[i] = i * blockBytes;
         }
-        return post("ialltoall", send, sendReg, counts, displs, recv, recvReg, counts, displs);
+        return post("ialltoall", new ShmCall(ShmCall.Kind.ALLTOALL, -1, blockBytes, 0, 0), send, sendReg, counts, displs,
+                recv, recvReg, counts, displs);
     }
 
     /**
@@ -334,7 +349,7 @@ public final class Communicator {
             return posted(channel().alltoallv(send, sendReg.rkey(), sendCounts.clone(), sendDispls.clone(), recv,
                     recvReg.rkey(), recvCounts.clone(), recvDispls.clone()));
         }
-        return post("ialltoallv", send, sendReg, sendCounts.clone(), sendDispls.clone(), recv, recvReg,
+        return post("ialltoallv", new ShmCall(ShmCall.Kind.ALLTOALLV, -1, 0, 0, 0), send, sendReg, sendCounts.clone(), sendDispls.clone(), recv, recvReg,
                 recvCounts.clone(), recvDispls.clone());
     }
 
@@ -356,7 +371,7 @@ public final class Communicator {
         if (channel != null) {
             return posted(channel().allgather(send, sendReg.rkey(), recv, recvReg.rkey()));
         }
-        CollOp op = newOp("iallgather");
+        CollOp op = newOp("iallgather", new ShmCall(ShmCall.Kind.ALLGATHER, -1, block, 0, 0));
         HostLayout layout = hierarchy();
         if (layout != null) {
             MemorySegment.copy(send, 0, recv, rank * block, block);
@@ -391,7 +406,7 @@ public final class Communicator {
         if (channel != null) {
             return posted(channel().barrier());
         }
-        CollOp op = newOp("ibarrier");
+        CollOp op = newOp("ibarrier", new ShmCall(ShmCall.Kind.BARRIER, -1, 0, 0, 0));
         MemorySegment none = MemorySegment.NULL;
         for (int k = 1; k < size(); k++) {
             op.send(worldRanks[(rank + k) % size()], 0, none, null, -1);
@@ -422,7 +437,7 @@ public final class Communicator {
         if (channel != null) {
             return posted(channel().bcast(buf, reg.rkey(), root));
         }
-        CollOp op = newOp("ibcast");
+        CollOp op = newOp("ibcast", new ShmCall(ShmCall.Kind.BCAST, root, buf.byteSize(), 0, 0));
         int n = size();
         HostLayout layout = hierarchy();
         if (layout != null) {
@@ -502,7 +517,7 @@ public final class Communicator {
         if (selfSend) {
             requireBytes("recv", recv, send.byteSize(), "send.byteSize()");
         }
-        CollOp op = newOp("isendrecv");
+        CollOp op = newOp("isendrecv", null);
         if (selfSend) {
             MemorySegment.copy(send, 0, recv, 0, send.byteSize());
         } else {
@@ -614,7 +629,8 @@ public final class Communicator {
         if (send.address() != recv.address()) {
             MemorySegment.copy(send, 0, recv, 0, bytes);
         }
-        pairwise().allreduce(recv.asSlice(0, bytes), recvReg, count, type, op);
+        runCall(new ShmCall(ShmCall.Kind.ALLREDUCE, -1, bytes, CallNames.code(type), CallNames.code(op)),
+                () -> pairwise().allreduce(recv.asSlice(0, bytes), recvReg, count, type, op));
     }
 
     /**
@@ -652,7 +668,8 @@ public final class Communicator {
                     ReduceCombiners.of(type, op)));
             return;
         }
-        pairwise().reduce(send, sendReg, recv, recvReg, count, type, op, root);
+        runCall(new ShmCall(ShmCall.Kind.REDUCE, root, count * type.bytes(), CallNames.code(type), CallNames.code(op)),
+                () -> pairwise().reduce(send, sendReg, recv, recvReg, count, type, op, root));
     }
 
     /**
@@ -680,7 +697,8 @@ public final class Communicator {
                     recvCount, type.bytes(), CallNames.code(type), CallNames.code(op), -1, ReduceCombiners.of(type, op)));
             return;
         }
-        pairwise().reduceScatter(send, recv, recvCount, type, op);
+        runCall(new ShmCall(ShmCall.Kind.REDUCE_SCATTER, -1, block, CallNames.code(type), CallNames.code(op)),
+                () -> pairwise().reduceScatter(send, recv, recvCount, type, op));
     }
 
     /**
@@ -710,7 +728,8 @@ public final class Communicator {
         if (mine.address() != send.address()) {
             MemorySegment.copy(send, 0, mine, 0, block);
         }
-        pairwise().allgather(out, recvReg, sendCount, type);
+        runCall(new ShmCall(ShmCall.Kind.ALLGATHER, -1, block, 0, 0),
+                () -> pairwise().allgather(out, recvReg, sendCount, type));
     }
 
     /**
@@ -804,7 +823,7 @@ public final class Communicator {
 
     /** Posts a filled group (called by {@link Group#groupCall}). */
     CollRequest callGroup(List<Group.Step> steps) {
-        CollOp op = newOp("group");
+        CollOp op = newOp("group", null);
         int[] sendsTo = new int[size()];
         int[] recvsFrom = new int[size()];
         int[] recvIndex = new int[steps.size()];
@@ -875,19 +894,69 @@ public final class Communicator {
             return;
         }
         CollOp op = requireOwn(request);
-        long timeout = owner.mp().config().waitTimeout().toNanos();
         long start = System.nanoTime();
+        // A step of a call in progress (a reduction's exchange) waits until the call's deadline, not a timeout of its own.
+        long deadline = op.number >= 0 && op.number == inCall ? callDeadline
+                : start + owner.mp().config().waitTimeout().toNanos();
+        long look = start + STALL_NANOS;
         int idle = 0;
         while (!test(request)) {
-            if (System.nanoTime() - start > timeout) {
-                throw new CollectiveException(op + " on rank " + owner.mp().rank() + " did not finish within "
-                        + owner.mp().config().waitTimeout() + ": a peer has not posted it or does not progress", null);
+            long now = System.nanoTime();
+            if (now - deadline > 0) {
+                throw new CollectiveException(timedOut(op), null);
+            }
+            if (now - look > 0 && op.comm() != null) {
+                look = now + STALL_NANOS;
+                String why = disagreement(op);
+                if (why != null) {
+                    owner.engine().abandon(op, why);
+                }
+                continue;
             }
             // The message path's sends may wait for the NIC's agent thread: give it the core after a short spin.
             if (++idle > 64) {
                 Thread.yield();
             }
         }
+    }
+
+    /**
+     * Reads the posted calls of the peers an op waits for (the message path, after a stall): a peer that called
+     * another collective as this call's number never completes it.
+     *
+     * @return the disagreement's message, or null if every peer called the same or has not called it yet
+     */
+    private String disagreement(CollOp op) {
+        CallBoard board = owner.engine().board();
+        if (board == null) {
+            return null;
+        }
+        for (int peer : op.readablePeers()) {
+            CallBoard.Look seen = board.look(peer, context, op.number);
+            if (seen.present() && !Objects.equals(seen.call(), op.call)) {
+                return op.disagreement(peer, op.number, seen.call());
+            }
+        }
+        return null;
+    }
+
+    /** @return the message of a message-path op that timed out, naming a peer that has not called it if one has not */
+    private String timedOut(CollOp op) {
+        String why = "a peer has not posted it or does not progress";
+        CallBoard board = owner.engine().board();
+        if (board != null && op.comm() != null) {
+            for (int peer : op.readablePeers()) {
+                CallBoard.Look seen = board.look(peer, context, op.number);
+                if (seen.known() && seen.latest() < op.number) {
+                    why = op.who(peer) + " has not called it: " + (seen.latest() < 0 ? "it has called no collective on "
+                            + "communicator " + context + " yet" : "its latest collective on communicator " + context
+                            + " is #" + seen.latest());
+                    break;
+                }
+            }
+        }
+        return op + (op.comm() == null ? " on rank " + owner.mp().rank() : "") + " did not finish within "
+                + owner.mp().config().waitTimeout() + ": " + why;
     }
 
     private boolean testShm(ShmTask task) {
@@ -982,21 +1051,76 @@ public final class Communicator {
         return layout.spansHosts() ? layout : null;
     }
 
-    private CollOp newOp(String name) {
+    /**
+     * @param call the user's call, which the message path's headers carry and its peers compare, or null for a call
+     *             the ranks make differently by design (an exchange, a group)
+     * @return the op of the user's next call, or of the next step of the call in progress (its number and signature)
+     */
+    private CollOp newOp(String name, ShmCall call) {
         owner.engine().requireHealthy();
-        return new CollOp(name, context, nextSeq);
+        if (owner.offloaded()) {
+            return new CollOp(name, context, nextSeq);
+        }
+        if (inCall >= 0) {
+            if (callStep >= (1 << STEP_BITS) - 2) {
+                throw new IllegalStateException(this + ": a call of more than " + ((1 << STEP_BITS) - 2) + " steps");
+            }
+            return new CollOp(name, context, (inCall << STEP_BITS) | callStep, inCall, callSig, this);
+        }
+        return new CollOp(name, context, nextCall << STEP_BITS, nextCall, call, this);
     }
 
     private CollRequest start(CollOp op) {
-        owner.engine().start(op);
-        nextSeq++;
+        Engine engine = owner.engine();
+        if (owner.offloaded()) {
+            engine.start(op);
+            nextSeq++;
+        } else if (inCall >= 0) {
+            engine.start(op);
+            callStep++;
+        } else {
+            post(engine, op.number, op.call);
+            engine.start(op);
+            nextCall++;
+        }
         return new CollRequest(context, op);
     }
 
-    private CollRequest post(String name, MemorySegment send, MpRegistration sendReg, long[] sendCounts,
+    private void post(Engine engine, int number, ShmCall call) {
+        CallBoard board = engine.board();
+        if (board != null) {
+            board.post(context, number, call);
+        }
+    }
+
+    /**
+     * Runs a call of the message path made of steps that are collectives of their own (the reductions' exchanges):
+     * every step carries the call's number and signature, and all of them share one timeout. The offload engine runs
+     * the steps as collectives of their own.
+     */
+    private void runCall(ShmCall call, Runnable steps) {
+        if (owner.offloaded()) {
+            steps.run();
+            return;
+        }
+        owner.engine().requireHealthy();
+        inCall = nextCall++;
+        callSig = call;
+        callStep = 0;
+        callDeadline = System.nanoTime() + owner.mp().config().waitTimeout().toNanos();
+        post(owner.engine(), inCall, call);
+        try {
+            steps.run();
+        } finally {
+            inCall = -1;
+            callSig = null;
+        }
+    }
+
+    private CollRequest post(String name, ShmCall call, MemorySegment send, MpRegistration sendReg, long[] sendCounts,
                              long[] sendDispls, MemorySegment recv, MpRegistration recvReg, long[] recvCounts,
                              long[] recvDispls) {
-        CollOp op = newOp(name);
+        CollOp op = newOp(name, call);
         // Scatter-destination order: rank r addresses r + 1, r + 2, ... first, so no rank is every sender's first.
         for (int k = 0; k < size(); k++) {
             int i = (rank + k) % size();

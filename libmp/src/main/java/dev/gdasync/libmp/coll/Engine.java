@@ -56,4 +56,18 @@ interface Engine {
 
     /** Frees the engine; active collectives are abandoned. */
     void close();
+
+    /** Opens the board where the message path's ranks post their calls; collective over the Mp's ranks. */
+    default void openBoard() {
+    }
+
+    /** @return the board of the ranks' calls on the message path, or null (the offload engine; no message path) */
+    default CallBoard board() {
+        return null;
+    }
+
+    /** Gives up on an active op whose peers called another collective and will never complete it. */
+    default void abandon(CollOp op, String why) {
+        op.abandon(why, null);
+    }
 }
