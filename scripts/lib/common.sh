@@ -267,7 +267,7 @@ build_apps() {
         return 0
     fi
     echo "gdasync: building (first use or sources changed)..." >&2
-    run_maven -q -pl apps -am package -Dmaven.test.skip=true -DskipTests || die "the build failed"
+    run_maven -q -pl apps -am package -Dmaven.test.skip=true -DskipTests -Dgdasync.javadoc.skip=true || die "the build failed"
 }
 
 # The class path of the apps and their dependencies.
