@@ -230,6 +230,25 @@ ensure_cpeers() {
     echo "gdasync: ${missing[*]} not installed and cannot be installed here: the ping-pong's ompi and ucx modes and their tests will say so and skip" >&2
 }
 
+# Slurm (Debian's slurm-wlm: slurmctld, slurmd, srun, sbatch) and munge, for scripts/slurm-cluster, the test cluster
+# whose nodes are network namespaces (docs/getting-started.md §6). Installs them when missing (as root); returns 1
+# when they are missing and cannot be installed.
+ensure_slurm() {
+    if command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v srun >/dev/null 2>&1 \
+        && command -v munged >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "gdasync: Slurm is missing; installing Debian's slurm-wlm and munge (the Slurm launch tests)" >&2
+        local apt_log
+        apt_log=$( { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; } 2>&1) \
+            || { echo "$apt_log" >&2; return 1; }
+        return 0
+    fi
+    return 1
+}
+
 setup() {
     find_jdk
     ensure_maven
@@ -248,7 +267,7 @@ build_apps() {
         return 0
     fi
     echo "gdasync: building (first use or sources changed)..." >&2
-    run_maven -q -pl apps -am package -Dmaven.test.skip=true -DskipTests || die "the build failed"
+    run_maven -q -pl apps -am package -Dmaven.test.skip=true -DskipTests -Dgdasync.javadoc.skip=true || die "the build failed"
 }
 
 # The class path of the apps and their dependencies.

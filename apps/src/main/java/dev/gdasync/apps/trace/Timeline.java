@@ -79,13 +79,21 @@ final class Timeline {
     }
 
     /**
-     * @param events    the events, by start time
+     * The timeline of a window: its spans that overlap the window and its instants whose moment (their start) lies in
+     * it.
+     *
+     * @param events    the events, by start time (those overlapping the window, or more)
      * @param fromNanos the window's start, in nanoseconds since the epoch
      * @param toNanos   its end
      * @return the timeline
      */
     static Timeline of(List<TimelineEvent> events, long fromNanos, long toNanos) {
         Objects.requireNonNull(events, "events must not be null");
+        // An instant is drawn at its start, so it belongs to the window when its start does, whatever its end: a
+        // CompletionWritten begins before the CQE's write and commits after, and one begun just before the window's
+        // start and committed inside it overlaps the window without its moment being in it.
+        events = events.stream().filter(e -> shapeOf(e) == Shape.SPAN
+                || (e.startNanos() >= fromNanos && e.startNanos() <= toNanos)).toList();
         Map<String, Track> byThread = new LinkedHashMap<>();
         List<Item> items = new ArrayList<>();
         // Tracks numbered by rank, then by first appearance in the window.

@@ -63,6 +63,26 @@ class TimelineTest {
     }
 
     @Test
+    void anInstantBelongsToTheWindowOfItsMomentNotOfItsCommit() {
+        // A CQE's written event begins before the write and commits after it: begun 23 us before the window's start and
+        // committed inside the window (a preempted thread), it overlaps the window, yet its moment is outside it.
+        List<TimelineEvent> e = new ArrayList<>();
+        e.add(event(0, "CompletionWritten", 11, "nic", -23_399, 30_000, "provider", "swnic", "queuePair", 1,
+                "queuePairToken", TOKEN_A, "queue", "send", "index", 1198L, "opcode", "SEND", "status", "SUCCESS",
+                "bytes", 8, "wrId", 1L));
+        e.add(event(0, "CompletionWritten", 11, "nic", 100, 50, "provider", "swnic", "queuePair", 1,
+                "queuePairToken", TOKEN_A, "queue", "send", "index", 1199L, "opcode", "SEND", "status", "SUCCESS",
+                "bytes", 8, "wrId", 2L));
+        e.add(event(0, "WorkRequest", 11, "nic", -500, 1000, "queuePair", 1, "queuePairToken", TOKEN_A, "sequence", 5L,
+                "opcode", "SEND", "bytes", 8, "transport", "shm", "outcome", "DONE"));
+        Timeline t = Timeline.of(e, T0, T0 + 2000);
+        List<String> kept = t.items().stream().map(i -> i.event().shortType() + " #"
+                + i.event().number(i.event().shortType().equals("WorkRequest") ? "sequence" : "index", -1)).sorted().toList();
+        assertEquals(List.of("CompletionWritten #1199", "WorkRequest #5"), kept,
+                "the instant of the window and the span that overlaps it; not the instant begun before it");
+    }
+
+    @Test
     void tracksAreThreadsOfRanksAndFlowsTieADoorbellToItsWorkAndASendToTheReceiversWait() {
         Timeline t = Timeline.of(exchange(), T0, T0 + 2000);
         assertEquals(List.of("stream-0", "main", "stream-1", "main"), t.tracks().stream().map(Timeline.Track::name).toList());

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The getting-started guide's programs ({@code docs/examples/getting-started}), as a user gets them running: compiled
  * against the jars-only launcher and nothing else, then run by it ({@code java -jar libmp-VERSION-launcher.jar}), by
  * the launcher as {@code scripts/mprun} runs it (the project's class path), and with the environment {@code srun}
- * and {@code mpirun} give their tasks. The guide and the README must show the example files verbatim.
+ * and {@code mpirun} give their tasks. The guide and docs/features.md must show the example files verbatim.
  */
 @Timeout(300)
 class GettingStartedTest {
@@ -134,9 +134,9 @@ class GettingStartedTest {
         assertEquals(List.of("HelloExchange", "GdsyncExchange"), shown, "the guide shows both examples whole");
         List<String> xml = blocks(guide, "xml");
         assertEquals(Files.readString(example.resolve("pom.xml")), xml.getFirst(), "the guide shows the example's pom.xml as it is");
-        String readme = Files.readString(root.resolve("README.md"));
-        assertEquals(Files.readString(example.resolve("src/main/java/demo/GdsyncExchange.java")), blocks(readme, "java").getFirst(),
-                "the README's example is the compiled GdsyncExchange.java");
+        String features = Files.readString(root.resolve("docs/features.md"));
+        assertEquals(Files.readString(example.resolve("src/main/java/demo/GdsyncExchange.java")), blocks(features, "java").getFirst(),
+                "docs/features.md's example is the compiled GdsyncExchange.java");
     }
 
     @Test
