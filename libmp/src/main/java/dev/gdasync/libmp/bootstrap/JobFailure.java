@@ -25,6 +25,19 @@ final class JobFailure {
      * @return whether this was the first failure
      */
     boolean fail(String why) {
+        return fail(why, null);
+    }
+
+    /**
+     * Records a failure, runs {@code first}, then tells the listeners, once. Rank 0 tells the other ranks first: a
+     * listener may end this process (the application's wait fails and it exits), and a member that then saw rank 0's
+     * connection close before the news would blame rank 0 instead of the rank that failed.
+     *
+     * @param why   the reason
+     * @param first what to do before the listeners hear (null: nothing)
+     * @return whether this was the first failure
+     */
+    boolean fail(String why, Runnable first) {
         List<Consumer<String>> toTell;
         synchronized (this) {
             if (reason != null) {
@@ -32,6 +45,9 @@ final class JobFailure {
             }
             reason = why;
             toTell = new ArrayList<>(listeners);
+        }
+        if (first != null) {
+            first.run();
         }
         for (Consumer<String> l : toTell) {
             tell(l, why);

@@ -160,9 +160,12 @@ final class RootHub implements Hub {
 
     /** Fails the job once: every member gets an ABORT with the reason, then this rank's listeners run. */
     private void failJob(String reason) {
-        if (closed || !failure.fail(reason)) {
-            return;
+        if (!closed) {
+            failure.fail(reason, () -> abortMembers(reason));
         }
+    }
+
+    private void abortMembers(String reason) {
         for (int r = 1; r < members.length; r++) {
             Admitted m = members[r];
             try {
