@@ -191,8 +191,15 @@ public final class KilledMidCall {
     public static Map<String, List<Outcome>> killVictim(Class<?> main, List<String> cases) throws InterruptedException {
         String tag = "kill" + ProcessHandle.current().pid() + "x" + (System.nanoTime() % 100_000);
         List<String> caseArgs = new ArrayList<>();
+        // Every case's rank 0 binds its own port while the others run: two cases given the same free port (random
+        // picks, 14 of them in 12 000 ports) would fail one with "Address already in use".
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
         for (String c : cases) {
-            caseArgs.add(c + "=" + RendezvousPorts.pick(InetAddress.getLoopbackAddress()));
+            int port;
+            do {
+                port = RendezvousPorts.pick(InetAddress.getLoopbackAddress());
+            } while (!taken.add(port));
+            caseArgs.add(c + "=" + port);
         }
         List<ChildProcess> ranks = new ArrayList<>();
         try {
