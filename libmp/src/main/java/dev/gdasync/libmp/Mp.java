@@ -1,5 +1,9 @@
 package dev.gdasync.libmp;
 
+// Why this file is long: Mp is LibMP's whole public API (mp_init to mp_finalize: two-sided, one-sided, atomics, words,
+// streams, descriptor queues, KI exports) with its Javadoc; the request state, the peer links, the pool and the waits
+// are their own classes.
+
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.concurrent.CpuShare;
@@ -42,9 +46,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
-// Why this file is long: Mp is LibMP's whole public API (mp_init to mp_finalize: two-sided, one-sided, atomics, words,
-// streams, descriptor queues, KI exports) with its Javadoc; the request state, the peer links, the pool and the waits
-// are their own classes.
 /**
  * LibMP in Java: point-to-point and one-sided communication between the ranks of a job, driven by the
  * CPU ({@link #isend}, {@link #irecv}, {@link #wait}), by a stream ({@link #isendOnStream},

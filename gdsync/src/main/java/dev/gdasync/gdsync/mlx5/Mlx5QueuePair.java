@@ -1,5 +1,8 @@
 package dev.gdasync.gdsync.mlx5;
 
+// Why this file is long: it is the mlx5 queue pair's verbs surface (prepare, post, ring, receive, reap, fail) over one
+// set of WQE and counter fields; splitting it would pass that state between classes on every hot call.
+
 import dev.gdasync.gdsync.memop.Doorbell;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
@@ -39,8 +42,6 @@ import static dev.gdasync.gdsync.mlx5.Mlx5Layouts.SEND_WQE_BB;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-// Why this file is long: it is the mlx5 queue pair's verbs surface (prepare, post, ring, receive, reap, fail) over one
-// set of WQE and counter fields; splitting it would pass that state between classes on every hot call.
 /**
  * An RC queue pair of the mlx5 provider. The CPU writes each send as an mlx5 WQE into the send queue when it is
  * prepared; ringing it is LibGDSync's pair of stores, whoever makes them (the CPU, a stream, a kernel): the new

@@ -1,5 +1,8 @@
 package dev.gdasync.gdsync.swnic.core;
 
+// Why this file is long: the software NIC's queue pair owns the send queue, its execution lock and the fast path
+// that runs a CPU post straight from its work request; the two paths share fields that must change together.
+
 import dev.gdasync.gdsync.memop.Doorbell;
 import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemopBatch;
@@ -46,8 +49,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-// Why this file is long: the software NIC's queue pair owns the send queue, its execution lock and the fast path
-// that runs a CPU post straight from its work request; the two paths share fields that must change together.
 /**
  * A queue pair of the software NIC, in a shared-memory file: send queue, receive queue, both completion queues,
  * doorbell record and doorbell. Its {@link Connection} (made at {@link #connect} by the transport that reaches the

@@ -1,5 +1,8 @@
 package dev.gdasync.gdsync.swnic.ucx;
 
+// Why this file is long: the UCP worker's turn, the progress thread and the endpoints' life cycle are one piece of
+// single-threaded state; the message handlers and the FFM calls are already in their own classes.
+
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
@@ -47,8 +50,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
-// Why this file is long: the UCP worker's turn, the progress thread and the endpoints' life cycle are one piece of
-// single-threaded state; the message handlers and the FFM calls are already in their own classes.
 /**
  * A software NIC's UCX side: one UCP worker, its address (which the NIC's endpoint descriptors carry), one UCP
  * endpoint per peer NIC, and the progress thread. The worker's active messages are handled by {@link UcxTarget}
