@@ -39,6 +39,7 @@ final class Bench {
         final long start;
         private final long minimum;
         private final long maximum;
+        /** When the current block of rounds began; set at the first {@link #goOn}. */
         private long blockStart;
         private int rounds;
         private long previousBlock = Long.MAX_VALUE;
@@ -47,7 +48,6 @@ final class Bench {
             this.start = now;
             this.minimum = (long) (seconds * 1e9);
             this.maximum = 4 * minimum;
-            this.blockStart = now;
         }
 
         /** Called after each round past the first {@code --solves}: whether to run another. */

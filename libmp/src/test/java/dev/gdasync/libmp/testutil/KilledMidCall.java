@@ -9,10 +9,12 @@ import dev.gdasync.libmp.bootstrap.RendezvousPorts;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -193,7 +195,7 @@ public final class KilledMidCall {
         List<String> caseArgs = new ArrayList<>();
         // Every case's rank 0 binds its own port while the others run: two cases given the same free port (random
         // picks, 14 of them in 12 000 ports) would fail one with "Address already in use".
-        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        Set<Integer> taken = new HashSet<>();
         for (String c : cases) {
             int port;
             do {
