@@ -25,6 +25,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static dev.gdasync.gdsync.swnic.NicPair.awaitOne;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -106,12 +108,19 @@ public class TrafficCountersTest {
         assertTrue(b.toString().contains("1 stream waits (not timed: -Dgdasync.counters.waitTime=true)"), b.toString());
     }
 
-    /** A stream waits for a receive posted 20 ms before the message is sent. */
+    /**
+     * A stream waits for a receive; the message is sent only once the stream has reached the wait and had
+     * 20 ms to look (on a loaded machine the stream's thread could otherwise start after the message landed,
+     * and the wait would rightly count 0 ns).
+     */
     private void oneStreamWait() throws InterruptedException {
         try (HostStream stream = HostStream.create("counted")) {
             p.qb.postRecv(new RecvWorkRequest().sge(p.mb, 0, 64));
             WaitRequest arrived = p.qb.prepareWaitCq(p.qb.recvCq());
+            CountDownLatch reached = new CountDownLatch(1);
+            stream.launch(reached::countDown);
             stream.post(List.of(new Descriptor.Wait(arrived)));
+            assertTrue(reached.await(30, TimeUnit.SECONDS), "the stream never ran its task");
             Thread.sleep(20);
             p.qa.postSend(new SendWorkRequest().sge(p.ma, 0, 8));
             stream.synchronize();
