@@ -19,6 +19,10 @@ import java.lang.invoke.VarHandle;
  *
  * <p>An entry is written number-last between two copies of the number (the first one invalidated while the fields
  * change), so a reader that sees both copies equal saw a whole entry. Driven by the thread that drives the Mp.
+ *
+ * <p>Where the NIC maps a peer's memory here (the software NIC on one host), a look is a few direct loads: it does
+ * not queue behind this rank's own sends to that peer, which wait for the peer's receive and hold back a one-sided
+ * get on the same queue pair. So a rank waiting only on its sends (a root) can still look at such a peer.
  */
 final class CallBoard implements AutoCloseable {
     /** Communicator rows; a context id past them shares a row, and a look that finds another context gives up. */
@@ -33,6 +37,8 @@ final class CallBoard implements AutoCloseable {
     private final MpWindow window;
     private final MemorySegment scratch;
     private final MpRegistration scratchReg;
+    /** Each peer's board mapped here, once looked up; {@link MemorySegment#NULL} where the NIC cannot map it. */
+    private final MemorySegment[] mapped;
 
     /**
      * What a look at a peer's row found.
@@ -59,6 +65,30 @@ final class CallBoard implements AutoCloseable {
         this.window = mp.windowCreate(area);
         this.scratch = mp.allocate(ROW);
         this.scratchReg = mp.register(scratch);
+        this.mapped = new MemorySegment[mp.size()];
+    }
+
+    /**
+     * @return whether a look at {@code peer} is direct loads (its board is mapped here), so it does not wait behind
+     *         this rank's pending sends to it
+     */
+    boolean readsDirectly(int peer) {
+        return mappedBoard(peer) != null;
+    }
+
+    private MemorySegment mappedBoard(int peer) {
+        MemorySegment m = mapped[peer];
+        if (m == null) {
+            MemorySegment there = null;
+            try {
+                there = window.peerMemory(peer);
+            } catch (RuntimeException e) {
+                // the window is gone or the link failed: looks go through gets, whose own checks report it
+            }
+            m = there == null || there.byteSize() < (long) ROWS * ROW ? MemorySegment.NULL : there;
+            mapped[peer] = m;
+        }
+        return m == MemorySegment.NULL ? null : m;
     }
 
     /** Posts this rank's call {@code number} on communicator {@code context}. */
@@ -87,11 +117,23 @@ final class CallBoard implements AutoCloseable {
      */
     Look look(int peer, int context, int number) {
         int rowIndex = Math.floorMod(context, ROWS);
-        try {
-            MpRequest get = mp.iget(scratch, scratchReg, peer, (long) rowIndex * ROW, window);
-            mp.wait(get);
-        } catch (RuntimeException e) {
-            return Look.UNKNOWN; // the peer closed its collectives, or its link failed: the wait's own checks report it
+        long at = 16 + (long) Math.floorMod(number, RING) * ENTRY;
+        MemorySegment there = peer == mp.rank() ? null : mappedBoard(peer);
+        if (there != null) {
+            // A direct copy, then the entry's first number again: unchanged means no rewrite began during the copy.
+            VarHandle.acquireFence();
+            MemorySegment.copy(there, (long) rowIndex * ROW, scratch, 0, ROW);
+            VarHandle.loadLoadFence();
+            if (there.get(ValueLayout.JAVA_INT, (long) rowIndex * ROW + at) != scratch.get(ValueLayout.JAVA_INT, at)) {
+                scratch.set(ValueLayout.JAVA_INT, at, -1);
+            }
+        } else {
+            try {
+                MpRequest get = mp.iget(scratch, scratchReg, peer, (long) rowIndex * ROW, window);
+                mp.wait(get);
+            } catch (RuntimeException e) {
+                return Look.UNKNOWN; // the peer closed its collectives, or its link failed: the wait's checks report it
+            }
         }
         int rowContext = scratch.get(ValueLayout.JAVA_INT, 0);
         int latest = scratch.get(ValueLayout.JAVA_INT, 4);
@@ -101,7 +143,6 @@ final class CallBoard implements AutoCloseable {
         if (rowContext != context) {
             return Look.UNKNOWN;
         }
-        long at = 16 + (long) Math.floorMod(number, RING) * ENTRY;
         int first = scratch.get(ValueLayout.JAVA_INT, at);
         int last = scratch.get(ValueLayout.JAVA_INT, at + 24);
         if (first != number || last != number) {

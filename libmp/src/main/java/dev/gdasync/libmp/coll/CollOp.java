@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 /**
  * One collective's schedule on one rank: the messages it sends and receives, each send optionally gated on the
@@ -153,14 +154,33 @@ final class CollOp {
     }
 
     /**
-     * @return the world ranks whose message this op still waits for and to which it has no send left (a one-sided
-     *         read of such a peer does not queue behind a send waiting for the peer's receive)
+     * @param direct whether a look at a peer is direct loads, which no pending send holds back
+     * @return the world ranks this op still waits for whose call board can be read now: a peer it awaits a message
+     *         from and has no send left to (a one-sided read of it does not queue behind a send waiting for the peer's
+     *         receive), and any peer it awaits, send or receive, whose board is read directly
      */
-    List<Integer> readablePeers() {
+    List<Integer> readablePeers(IntPredicate direct) {
         List<Integer> peers = new ArrayList<>();
         for (Recv r : recvs) {
-            if (!r.done && !peers.contains(r.peer) && sends.stream().noneMatch(s -> s.peer == r.peer && !s.done)) {
+            if (!r.done && !peers.contains(r.peer) && (direct.test(r.peer)
+                    || sends.stream().noneMatch(s -> s.peer == r.peer && !s.done))) {
                 peers.add(r.peer);
+            }
+        }
+        for (Send s : sends) {
+            if (!s.done && !peers.contains(s.peer) && direct.test(s.peer)) {
+                peers.add(s.peer);
+            }
+        }
+        return peers;
+    }
+
+    /** @return the world ranks this op sent to, each once (a finished op's receivers, to compare their calls) */
+    List<Integer> sentTo() {
+        List<Integer> peers = new ArrayList<>();
+        for (Send s : sends) {
+            if (!peers.contains(s.peer)) {
+                peers.add(s.peer);
             }
         }
         return peers;

@@ -876,7 +876,35 @@ public final class Communicator {
         if (op.failure() != null) {
             throw new CollectiveException(op.failure(), op.cause());
         }
+        String receiverDisagrees = receiverDisagreement(op);
+        if (receiverDisagrees != null) {
+            throw new CollectiveException(receiverDisagrees, null);
+        }
         return true;
+    }
+
+    /**
+     * Compares a finished message-path op's call with the calls of the peers it sent to whose boards read directly
+     * (a few loads each): a receiver that called something else drained the messages and failed, and its sender
+     * (a root whose sends all completed) must fail too. The receivers posted their calls before their receives, so
+     * a completed send means the entry is there.
+     *
+     * @return the disagreement's message, or null if every such receiver called the same
+     */
+    private String receiverDisagreement(CollOp op) {
+        CallBoard board = owner.engine().board();
+        if (board == null || op.comm() == null || op.number < 0) {
+            return null;
+        }
+        for (int peer : op.sentTo()) {
+            if (board.readsDirectly(peer)) {
+                CallBoard.Look seen = board.look(peer, context, op.number);
+                if (seen.present() && !Objects.equals(seen.call(), op.call)) {
+                    return op.disagreement(peer, op.number, seen.call());
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -931,7 +959,7 @@ public final class Communicator {
         if (board == null) {
             return null;
         }
-        for (int peer : op.readablePeers()) {
+        for (int peer : op.readablePeers(board::readsDirectly)) {
             CallBoard.Look seen = board.look(peer, context, op.number);
             if (seen.present() && !Objects.equals(seen.call(), op.call)) {
                 return op.disagreement(peer, op.number, seen.call());
@@ -945,7 +973,7 @@ public final class Communicator {
         String why = "a peer has not posted it or does not progress";
         CallBoard board = owner.engine().board();
         if (board != null && op.comm() != null) {
-            for (int peer : op.readablePeers()) {
+            for (int peer : op.readablePeers(board::readsDirectly)) {
                 CallBoard.Look seen = board.look(peer, context, op.number);
                 if (seen.known() && seen.latest() < op.number) {
                     why = op.who(peer) + " has not called it: " + (seen.latest() < 0 ? "it has called no collective on "

@@ -105,6 +105,13 @@ class MessagePathMisuseTest {
                             w.bcast(recv, recvReg, 0);
                         }
                     });
+            // Each rank its own root: both only send, and each looks at the other's board past its stuck send.
+            refused("bcast of 512 bytes from root " + me, "bcast of 512 bytes from root " + (1 - me),
+                    () -> w.bcast(me == 0 ? send : recv, me == 0 ? sendReg : recvReg, me));
+            // The root's sends complete (the receiver drains them), so the root compares the receiver's call after.
+            refused("bcast of " + (me == 0 ? 512 : 256) + " bytes from root 0",
+                    "bcast of " + (me == 0 ? 256 : 512) + " bytes from root 0",
+                    () -> w.bcast(me == 0 ? send : recv.asSlice(0, 256), me == 0 ? sendReg : recvReg, 0));
             refused(me == 0 ? "reduceScatter of 256 bytes per rank (INT64 SUM)" : "allreduce of 512 bytes (INT64 SUM)",
                     me == 0 ? "allreduce of 512 bytes (INT64 SUM)" : "reduceScatter of 256 bytes per rank (INT64 SUM)",
                     () -> {
