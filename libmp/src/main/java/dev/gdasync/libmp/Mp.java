@@ -840,18 +840,39 @@ public final class Mp implements AutoCloseable {
      * @param buffer memory from {@link #allocate} (the segment or a slice of it, at least one byte) that peers may
      *               put into and get from
      * @return the window
-     * @throws NullPointerException     if the buffer is null
-     * @throws IllegalArgumentException if the buffer cannot be registered (see {@link #register(MemorySegment)});
-     *                                  this rank then takes no part in the collective
-     * @throws IllegalStateException    if this Mp is closed
+     * @throws NullPointerException     if the buffer is null (this rank then takes no part in the collective)
+     * @throws IllegalArgumentException if the buffer cannot be registered (see {@link #register(MemorySegment)}): this
+     *                                  rank still takes part, publishing that it has no window, so every rank fails
+     * @throws IllegalStateException    if this Mp is closed (this rank then takes no part); if the NIC's registration
+     *                                  table is full (this rank takes part, as above)
+     * @throws WindowRefusedException   on the other ranks, if a rank could not register its buffer (naming it); no
+     *                                  window then exists anywhere
      */
     public MpWindow windowCreate(MemorySegment buffer) {
         Objects.requireNonNull(buffer, "buffer must not be null");
         requireOpen();
-        MpRegistration reg = register(buffer);
+        MpRegistration reg = null;
+        RuntimeException refused = null;
+        try {
+            reg = register(buffer);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            refused = e;
+        }
+        // A rank whose registration failed still takes part, with size -1, so that no rank waits for it in vain.
         ByteBuffer mine = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN)
-                .putLong(buffer.address()).putLong(reg.rkey()).putLong(buffer.byteSize());
-        List<byte[]> all = bootstrap.allGather(mine.array());
+                .putLong(buffer.address()).putLong(reg == null ? 0 : reg.rkey()).putLong(reg == null ? -1 : buffer.byteSize());
+        List<byte[]> all;
+        try {
+            all = bootstrap.allGather(mine.array());
+        } catch (RuntimeException e) {
+            if (reg != null) {
+                deregister(reg);
+            }
+            throw e;
+        }
+        if (refused != null) {
+            throw refused;
+        }
         int n = size();
         long[] addr = new long[n];
         long[] rkey = new long[n];
@@ -861,6 +882,12 @@ public final class Mp implements AutoCloseable {
             addr[p] = b.getLong();
             rkey[p] = b.getLong();
             size[p] = b.getLong();
+        }
+        for (int p = 0; p < n; p++) {
+            if (size[p] < 0) {
+                deregister(reg);
+                throw new WindowRefusedException(p);
+            }
         }
         return new MpWindow(this, reg, buffer, addr, rkey, size);
     }

@@ -4,6 +4,7 @@ import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
 import dev.gdasync.libmp.MpWindow;
+import dev.gdasync.libmp.WindowRefusedException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -65,7 +66,11 @@ final class CreateAgreement {
      */
     void agree(String name, GaType type, Distribution distribution) {
         if (window == null) {
-            window = mp.windowCreate(areas);
+            try {
+                window = mp.windowCreate(areas);
+            } catch (WindowRefusedException e) {
+                throw GlobalArrays.refusedWindow(name, e); // every rank failed alike: the next create tries again
+            }
         }
         long call = ++calls;
         int me = mp.rank();

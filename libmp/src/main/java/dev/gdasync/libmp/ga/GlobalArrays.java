@@ -6,6 +6,7 @@ import dev.gdasync.libmp.MpException;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
 import dev.gdasync.libmp.MpWindow;
+import dev.gdasync.libmp.WindowRefusedException;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -103,7 +104,8 @@ public final class GlobalArrays implements AutoCloseable {
      * through a window of the runtime, as {@code Shmem.malloc} compares sizes, and check that every rank's block has a
      * byte size a long can hold; a refusal is the same on every rank, allocates nothing, leaves nothing in flight and
      * keeps the ranks in step, so the next create works. After the allocation the ranks compare the window sizes they
-     * published: if a rank could not allocate its block, every rank frees what it made and throws.
+     * published: if a rank could not allocate its block or register its window, every rank frees what it made and
+     * throws.
      *
      * @param name         a name for messages, the same on every rank
      * @param type         the element type
@@ -114,8 +116,8 @@ public final class GlobalArrays implements AutoCloseable {
      *                                  calls and what differs), the name is blank, the distribution is for another
      *                                  number of ranks, or a rank's block has more bytes than a long holds
      * @throws IllegalStateException    if the runtime is closed (this rank then takes no part); on the other ranks, if a
-     *                                  rank could not allocate its block (that rank throws what {@link Mp#allocate}
-     *                                  threw)
+     *                                  rank could not allocate its block or register its window (that rank throws
+     *                                  what {@link Mp#allocate} or {@link Mp#windowCreate} threw)
      * @throws MpException              if the job failed
      */
     public GlobalArray create(String name, GaType type, Distribution distribution) {
@@ -141,7 +143,22 @@ public final class GlobalArrays implements AutoCloseable {
         }
         // A rank without memory publishes a 1-byte window, a size no block has (each is a multiple of 8 bytes), so
         // that every rank learns of the failure from the window sizes and backs out with it.
-        MpWindow window = mp.windowCreate(memory != null ? memory : scratch.asSlice(0, 1));
+        MpWindow window;
+        try {
+            window = mp.windowCreate(memory != null ? memory : scratch.asSlice(0, 1));
+        } catch (RuntimeException e) {
+            // A rank could not register its window (every rank learns it from the window's exchange): back out.
+            if (memory != null) {
+                mp.free(memory);
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            if (e instanceof WindowRefusedException w) {
+                throw refusedWindow(name, w);
+            }
+            throw e;
+        }
         for (int p = 0; p < size(); p++) {
             if (window.size(p) != windowBytes[p]) {
                 mp.windowDestroy(window);
@@ -159,6 +176,12 @@ public final class GlobalArrays implements AutoCloseable {
         GlobalArray a = new GlobalArray(this, name, type, distribution, memory, window);
         arrays.add(a);
         return a;
+    }
+
+    /** @return the error of a create whose window (the block's, or the agreement's) a rank could not register */
+    static IllegalStateException refusedWindow(String name, WindowRefusedException e) {
+        return new IllegalStateException("GlobalArrays.create of array '" + name + "': rank " + e.rank()
+                + " could not register its window (its own exception says why); nothing was created", e);
     }
 
     /**

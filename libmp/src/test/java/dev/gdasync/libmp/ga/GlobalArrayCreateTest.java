@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.ga;
 
+import dev.gdasync.libmp.MpRegistration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
@@ -11,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -124,6 +126,50 @@ class GlobalArrayCreateTest {
             assertEquals(before, files(base), "rank 0 freed its block again");
             putGetAndAccumulatePeersLastElement(ga);
         });
+    }
+
+    @Test
+    void aRankThatCannotRegisterItsWindowFailsEveryRanksCreate() throws Exception {
+        GaRanks.run(2, base, ga -> {
+            // The first create also makes the agreement's window: once with the table full, once after it.
+            refusedWhileRank1IsFull(ga, "first");
+            ga.create("first", GaType.LONG, Distribution.even(2, 8)).destroy();
+            refusedWhileRank1IsFull(ga, "unregistered");
+        });
+    }
+
+    /** Rank 1 fills its NIC's registration table, both ranks' create fails at once, rank 1 empties it again. */
+    private void refusedWhileRank1IsFull(GlobalArrays ga, String name) throws IOException {
+        ga.sync();
+        List<Path> before = files(base);
+        ga.sync(); // every rank listed the files before any allocates
+        List<MpRegistration> fillers = new ArrayList<>();
+        MemorySegment small = ga.mp().allocate(8);
+        if (ga.rank() == 1) {
+            // Fill this rank's NIC registration table, so that its block's window cannot be registered.
+            try {
+                while (true) {
+                    fillers.add(ga.mp().register(small));
+                }
+            } catch (IllegalStateException full) {
+                assertTrue(full.getMessage().contains("is full"), full.getMessage());
+            }
+        }
+        Distribution even = Distribution.even(2, 64);
+        if (ga.rank() == 0) {
+            refused(IllegalStateException.class, "GlobalArrays.create of array '" + name + "': rank 1 could not "
+                    + "register its window (its own exception says why); nothing was created",
+                    () -> ga.create(name, GaType.DOUBLE, even));
+        } else {
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> ga.create(name, GaType.DOUBLE, even));
+            assertTrue(e.getMessage().contains("is full"), e.getMessage());
+            fillers.forEach(r -> ga.mp().deregister(r));
+        }
+        ga.mp().free(small);
+        ga.sync();
+        assertEquals(before, files(base), "both ranks freed their blocks again");
+        putGetAndAccumulatePeersLastElement(ga);
     }
 
     @Test
