@@ -841,21 +841,25 @@ public final class Mp implements AutoCloseable {
      *               put into and get from
      * @return the window
      * @throws NullPointerException     if the buffer is null (this rank then takes no part in the collective)
-     * @throws IllegalArgumentException if the buffer cannot be registered (see {@link #register(MemorySegment)}): this
-     *                                  rank still takes part, publishing that it has no window, so every rank fails
+     * @throws IllegalArgumentException if the buffer cannot be registered (see {@link #register(MemorySegment)}); this
+     *                                  rank then takes no part in the collective
      * @throws IllegalStateException    if this Mp is closed (this rank then takes no part); if the NIC's registration
-     *                                  table is full (this rank takes part, as above)
+     *                                  table is full: this rank still takes part, publishing that it has no window,
+     *                                  so every rank fails
      * @throws WindowRefusedException   on the other ranks, if a rank could not register its buffer (naming it); no
      *                                  window then exists anywhere
      */
     public MpWindow windowCreate(MemorySegment buffer) {
         Objects.requireNonNull(buffer, "buffer must not be null");
         requireOpen();
+        // Bad input is refused here, before the exchange, like every call's (this rank takes no part); a registration
+        // the NIC cannot make (its table full) is not the caller's input: this rank then takes part, saying so.
         MpRegistration reg = null;
         RuntimeException refused = null;
         try {
             reg = register(buffer);
-        } catch (IllegalArgumentException | IllegalStateException e) {
+        } catch (IllegalStateException e) {
+            requireOpen();
             refused = e;
         }
         // A rank whose registration failed still takes part, with size -1, so that no rank waits for it in vain.
