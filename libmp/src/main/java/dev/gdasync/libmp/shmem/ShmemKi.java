@@ -6,6 +6,7 @@ import dev.gdasync.gdsync.ki.KiTableExecutor;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.libmp.JobFailureSubscription;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
@@ -205,8 +206,9 @@ public final class ShmemKi implements AutoCloseable {
             KiTable.Status status = table.status();
             String jobFailure = mp.failure();
             if (first == null && status.code() == KiTableLayout.STATUS_ABORTED) {
-                first = new MpException("PE " + shmem.myPe() + ": the shmem kernel was aborted: the job failed: "
-                        + jobFailure, null, dev.gdasync.gdsync.nic.ErrorDetail.JOB_FAILED);
+                first = new MpException("PE " + shmem.myPe() + ": the shmem kernel was aborted: "
+                        + (jobFailure != null ? "the job failed: " + jobFailure : "its table's status says so (the host)"),
+                        null, jobFailure != null ? ErrorDetail.JOB_FAILED : null);
             } else if (first == null && !status.isOk()) {
                 first = new MpException("PE " + shmem.myPe() + ": the shmem kernel failed: " + table.describe(status.kind(),
                         status.index()) + " (code " + status.code() + ")", null, null);
