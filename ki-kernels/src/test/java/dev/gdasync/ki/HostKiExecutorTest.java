@@ -409,6 +409,10 @@ class HostKiExecutorTest {
         assertNotNull(e.status());
         assertEquals(KiTableLayout.STATUS_ABORTED, e.status().code());
         assertFalse(reply.isExecuted(), "the responder never replied");
+        // An abort that comes before the launch starts is not cleared by it: the launch ends at its first wait.
+        KiException before = assertThrows(KiException.class,
+                () -> eb.pingPong(table, 1, false, 0, Duration.ofHours(1).toNanos()).join(JOIN));
+        assertEquals(KiTableLayout.STATUS_ABORTED, before.status().code());
         table.clearStatus();
         eb.sendTemplates(table, List.of()).join(JOIN);
     }

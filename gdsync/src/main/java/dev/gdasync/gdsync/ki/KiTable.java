@@ -230,7 +230,24 @@ public final class KiTable {
         return true;
     }
 
-    /** Clears the status fields before a new launch over the same table. */
+    /**
+     * What an executor does as it starts a launch over the table: clears an earlier launch's failure, but keeps a
+     * host abort ({@link #abort()}), recorded or being recorded, so that an abort that came between preparing a
+     * launch and starting it ends the launch at its first wait rather than being lost. Nothing else writes the
+     * status while no launch runs over the table, but the host's abort may come at any moment.
+     */
+    public void clearStatusForLaunch() {
+        int code = statusCode();
+        if (code == KiTableLayout.STATUS_OK || code == KiTableLayout.STATUS_ABORTED
+                || code == KiTableLayout.STATUS_CLAIMED) {
+            return;
+        }
+        KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
+        KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, 0);
+        KiTableLayout.H_STATUS_CODE.compareAndSet(segment, 0L, code, KiTableLayout.STATUS_OK);
+    }
+
+    /** Clears the status fields before a new launch over the same table, a host abort's too. */
     public void clearStatus() {
         KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
         KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, 0);

@@ -179,8 +179,14 @@ class KiTableTest {
             assertEquals(KiTableLayout.STATUS_ABORTED, t.segment().get(ValueLayout.JAVA_INT, 52), "status_code at 52");
             assertEquals(new KiTable.Status(KiTableLayout.STATUS_ABORTED, KiTableLayout.KIND_NONE, 0), t.status());
             assertEquals("no entry (the host, or the kernel's own state)", t.describe(KiTableLayout.KIND_NONE, 0));
+            t.clearStatusForLaunch();
+            assertEquals(KiTableLayout.STATUS_ABORTED, t.statusCode(), "an abort before the launch stands for it");
             t.clearStatus();
             assertEquals(KiTableLayout.STATUS_OK, t.statusCode());
+            assertTrue(t.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, 0));
+            t.clearStatusForLaunch();
+            assertEquals(new KiTable.Status(KiTableLayout.STATUS_OK, KiTableLayout.KIND_NONE, 0), t.status(),
+                    "an earlier launch's failure is cleared for the next");
             assertTrue(t.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, 0));
             assertFalse(t.abort(), "the kernel's own failure is kept: it ends the launch as well");
             assertEquals(KiTableLayout.STATUS_TIMEOUT, t.statusCode());
