@@ -234,8 +234,8 @@ public final class HostStream implements Stream {
                 execute(item, waitIdler);
             } catch (WaitAbortedException e) {
                 // close() abandoned a wait (the stream is closed, not failed), or abort() failed the stream.
-                Throwable aborted = failure;
-                discard(item, aborted != null ? aborted : new IllegalStateException("stream '" + name + "' was closed", e));
+                Throwable why = failure;
+                discard(item, why != null ? why : new IllegalStateException("stream '" + name + "' was closed", e));
             } catch (Throwable t) {
                 if (FAILURE.compareAndSet(HostStream.this, null, t)) {
                     FailureEvent.record("stream '" + name + "'", null, String.valueOf(t));

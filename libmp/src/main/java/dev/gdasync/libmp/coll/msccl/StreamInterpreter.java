@@ -99,12 +99,11 @@ final class StreamInterpreter implements AutoCloseable {
     }
 
     /** A stream just made: aborted at once if the job failed already (the listener may have run before it). */
-    private HostStream started(HostStream s) {
+    private void started(HostStream s) {
         String failed = jobFailure;
         if (failed != null) {
             abort(s, failed);
         }
-        return s;
     }
 
     /** @return the first failure of one of its streams, or null */
