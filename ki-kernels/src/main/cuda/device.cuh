@@ -41,6 +41,13 @@
 #define GDS_KI_INVALID 22
 /** status_code while a failure is being recorded (claimed by compare-and-swap from GDS_KI_OK). */
 #define GDS_KI_STATUS_CLAIMED (-1)
+/**
+ * status_code recorded by the HOST (kind GDS_KI_KIND_NONE, index 0, by the same claim) to abort a running launch:
+ * the job failed (a peer's process is gone). Every wait given the table watches the code and returns it.
+ */
+#define GDS_KI_ABORTED 33
+/** At most this many polls of its word between two loads of the table's status_code by a wait. */
+#define GDS_KI_ABORT_POLLS 16
 
 /** Status kinds: which entry failed. */
 #define GDS_KI_KIND_NONE 0u
@@ -449,12 +456,21 @@ __device__ __forceinline__ bool condition_holds(uint32_t x, uint32_t v, uint32_t
 }
 
 /**
- * Spins on the 32-bit word at addr until cond holds against value, for at most timeout_ns nanoseconds of
- * the global timer. Never an endless spin.
- *
- * @return GDS_KI_OK, GDS_KI_TIMEOUT, or GDS_KI_INVALID for an unknown condition
+ * Whether the host aborted the launch of a table: its status_code is GDS_KI_ABORTED. A load from the table's
+ * memory (host-mapped on a GPU: a trip over the bus), so waits make it once every GDS_KI_ABORT_POLLS polls.
  */
-__device__ __forceinline__ int wait_word(const void *addr, uint32_t value, uint32_t cond, uint64_t timeout_ns) {
+__device__ __forceinline__ bool aborted(const gds_ki_table_header *table) {
+    return table != nullptr && *reinterpret_cast<const volatile int32_t *>(&table->status_code) == GDS_KI_ABORTED;
+}
+
+/**
+ * Spins on the 32-bit word at addr until cond holds against value, for at most timeout_ns nanoseconds of
+ * the global timer, or until the host aborts the launch of table (when one is given). Never an endless spin.
+ *
+ * @return GDS_KI_OK, GDS_KI_TIMEOUT, GDS_KI_ABORTED, or GDS_KI_INVALID for an unknown condition
+ */
+__device__ __forceinline__ int wait_word(const void *addr, uint32_t value, uint32_t cond, uint64_t timeout_ns,
+                                         const gds_ki_table_header *table = nullptr) {
     if (cond > GDS_KI_COND_NOR) {
         return GDS_KI_INVALID;
     }
@@ -462,9 +478,12 @@ __device__ __forceinline__ int wait_word(const void *addr, uint32_t value, uint3
         return GDS_KI_OK;
     }
     uint64_t start = now_ns();
-    for (;;) {
+    for (uint32_t polls = 1;; polls++) {
         if (condition_holds(load_relaxed_sys(addr), value, cond)) {
             return GDS_KI_OK;
+        }
+        if (polls % GDS_KI_ABORT_POLLS == 0 && aborted(table)) {
+            return GDS_KI_ABORTED;
         }
         if (now_ns() - start >= timeout_ns) {
             return GDS_KI_TIMEOUT;
@@ -472,9 +491,13 @@ __device__ __forceinline__ int wait_word(const void *addr, uint32_t value, uint3
     }
 }
 
-/** Waits on a wait entry's word, then fences so that later loads see what the completion covers. */
-__device__ __forceinline__ int wait(const gds_ki_wait *e, uint64_t timeout_ns) {
-    int rc = wait_word(reinterpret_cast<const void *>(e->word_addr), e->value, e->cond, timeout_ns);
+/**
+ * Waits on a wait entry's word (watching table for the host's abort, when given), then fences so that later loads
+ * see what the completion covers.
+ */
+__device__ __forceinline__ int wait(const gds_ki_wait *e, uint64_t timeout_ns,
+                                    const gds_ki_table_header *table = nullptr) {
+    int rc = wait_word(reinterpret_cast<const void *>(e->word_addr), e->value, e->cond, timeout_ns, table);
     __threadfence_system();
     return rc;
 }
@@ -647,7 +670,7 @@ __device__ void exchange(const gds_ki_table_header *table, gds_ki_exchange_ctl *
             const uint32_t waits = table->wait_count;
             for (uint32_t j = 0; j < waits; j++) {
                 const gds_ki_wait *e = wait_entry(table, j);
-                int rc = wait(e, timeout_ns);
+                int rc = wait(e, timeout_ns, table);
                 if (rc != GDS_KI_OK) {
                     report(table, rc, GDS_KI_KIND_WAIT, j);
                     store_release_sys(&ctl->arrived, GDS_KI_ARRIVED_FAILED);
@@ -676,7 +699,7 @@ __device__ void exchange(const gds_ki_table_header *table, gds_ki_exchange_ctl *
             __syncthreads();        /* the whole step is packed before thread 0 rings it */
             uint32_t failed = 0;
             if (leader) {
-                int rc = wait_word(&ctl->next_send, i, GDS_KI_COND_EQ, bound);
+                int rc = wait_word(&ctl->next_send, i, GDS_KI_COND_EQ, bound, table);
                 if (rc != GDS_KI_OK) {
                     report(table, rc, GDS_KI_KIND_SEND, i);
                     failed = 1;
@@ -700,7 +723,7 @@ __device__ void exchange(const gds_ki_table_header *table, gds_ki_exchange_ctl *
         if (leader) {
             const uint64_t bound = saturating_mul(timeout_ns, uint64_t(table->wait_count) + 1);
             /* arrived != 0: OK (1) or FAILED (2) */
-            int rc = wait_word(&ctl->arrived, GDS_KI_ARRIVED_OK | GDS_KI_ARRIVED_FAILED, GDS_KI_COND_AND, bound);
+            int rc = wait_word(&ctl->arrived, GDS_KI_ARRIVED_OK | GDS_KI_ARRIVED_FAILED, GDS_KI_COND_AND, bound, table);
             if (rc != GDS_KI_OK) {
                 report(table, rc, GDS_KI_KIND_BARRIER, 0);
                 arrived = GDS_KI_ARRIVED_FAILED;

@@ -26,7 +26,7 @@ extern "C" __global__ void gds_ki_pingpong(const gds_ki_table_header *table, uin
         if (initiator) {
             gds_ki::send(gds_ki::send_entry(table, i));
         }
-        int rc = gds_ki::wait(w, timeout_ns);
+        int rc = gds_ki::wait(w, timeout_ns, table);
         if (rc != GDS_KI_OK) {
             gds_ki::report(table, rc, GDS_KI_KIND_WAIT, i);
             return;

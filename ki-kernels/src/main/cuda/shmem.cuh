@@ -25,8 +25,9 @@
  * are ordered after every earlier put to it. Where a PE's heap is not mapped (state.pes[pe].mapped == 0) they
  * fail with GDS_KI_INVALID.
  *
- * Every wait is bounded by state.timeout_ns; a failure is recorded in the table's status (first one wins) and
- * the call returns its code. Each block calls gds_shmem::block_exit last; the last block to arrive rings the unused
+ * Every wait is bounded by state.timeout_ns and watches the table's status_code: once the host recorded
+ * GDS_KI_ABORTED there (the job failed) the wait returns that code. A failure is recorded in the table's status
+ * (first one wins) and the call returns its code. Each block calls gds_shmem::block_exit last; the last block to arrive rings the unused
  * slots as empty writes (the CPU's later posts on those queue pairs come after them) and releases every
  * completion to the CPU.
  */
@@ -167,7 +168,7 @@ __device__ __forceinline__ bool in_heap(const ctx &c, const void *addr, uint64_t
 
 /** Waits for slot j's completion (bounded); no release (exit releases). */
 __device__ __forceinline__ int wait_slot(const ctx &c, uint32_t j) {
-    int rc = gds_ki::wait(gds_ki::wait_entry(table(c), j), c.s->timeout_ns);
+    int rc = gds_ki::wait(gds_ki::wait_entry(table(c), j), c.s->timeout_ns, table(c));
     return rc == GDS_KI_OK ? rc : fail(c, rc, GDS_KI_KIND_WAIT, j);
 }
 
@@ -190,7 +191,7 @@ __device__ __forceinline__ int send(const ctx &c, uint32_t pe, uint64_t laddr, u
         laddr = c.s->staging_nic + 8ull * j;
         lkey = c.s->staging_lkey;
     }
-    int rc = gds_ki::wait_word(&p->turn, t, GDS_KI_COND_EQ, c.s->timeout_ns);
+    int rc = gds_ki::wait_word(&p->turn, t, GDS_KI_COND_EQ, c.s->timeout_ns, table(c));
     if (rc != GDS_KI_OK) {
         return fail(c, rc, GDS_KI_KIND_SEND, j);
     }
@@ -381,7 +382,7 @@ __device__ __forceinline__ bool compare(int64_t x, uint32_t cmp, int64_t v) {
     }
 }
 
-/** shmem_uint64_wait_until on a word of this PE's heap, bounded; the value seen in *seen. */
+/** shmem_uint64_wait_until on a word of this PE's heap, bounded (and ended by the host's abort); the value seen in *seen. */
 __device__ __forceinline__ int wait_until(const ctx &c, const uint64_t *ivar, uint32_t cmp, uint64_t value,
                                           uint64_t *seen) {
     uint64_t off;
@@ -391,7 +392,10 @@ __device__ __forceinline__ int wait_until(const ctx &c, const uint64_t *ivar, ui
     const volatile uint64_t *w = ivar;
     uint64_t x = *w;
     uint64_t start = gds_ki::now_ns();
-    while (!compare(int64_t(x), cmp, int64_t(value))) {
+    for (uint32_t polls = 1; !compare(int64_t(x), cmp, int64_t(value)); polls++) {
+        if (polls % GDS_KI_ABORT_POLLS == 0 && gds_ki::aborted(table(c))) {
+            return GDS_KI_ABORTED; /* recorded by the host */
+        }
         if (gds_ki::now_ns() - start >= c.s->timeout_ns) {
             /* index: the heap word's offset in 8-byte words, past every entry of the table */
             return fail(c, GDS_KI_TIMEOUT, GDS_KI_KIND_WAIT, table(c)->wait_count + uint32_t(off / 8));
@@ -434,7 +438,7 @@ __device__ __forceinline__ int block_exit(const ctx &c) {
         p->turn = p->count;
         for (uint32_t t = 0; t < p->count; t++) {
             const gds_ki_wait *e = gds_ki::wait_entry(table(c), p->first + t);
-            int rc = gds_ki::wait(e, c.s->timeout_ns);
+            int rc = gds_ki::wait(e, c.s->timeout_ns, table(c));
             if (rc != GDS_KI_OK) {
                 result = fail(c, rc, GDS_KI_KIND_WAIT, p->first + t);
                 break;

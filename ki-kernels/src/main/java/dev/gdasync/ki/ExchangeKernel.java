@@ -83,7 +83,7 @@ final class ExchangeKernel implements HostKernel {
     private void receive(BlockContext ctx) {
         for (int j = 0; j < table.waitCount(); j++) {
             KiTable.WaitEntry w = HostKernels.waitEntry(table, j);
-            int rc = w == null ? KiDevice.INVALID : KiDevice.waitEntry(w, timeoutNs, ctx.idler);
+            int rc = w == null ? KiDevice.INVALID : KiDevice.waitEntry(w, timeoutNs, ctx.idler, table);
             if (rc != KiDevice.OK) {
                 if (w != null) {
                     table.report(rc, KiTableLayout.KIND_WAIT, j);
@@ -102,7 +102,7 @@ final class ExchangeKernel implements HostKernel {
         for (int i = p; i < table.sendCount(); i += n) {
             work.pack(i);
             // Rings in table order across blocks: a doorbell record is cumulative.
-            if (KiDevice.waitWord(nextSend, i, WaitCondition.EQ, bound, ctx.idler) != KiDevice.OK) {
+            if (KiDevice.waitWord(nextSend, i, WaitCondition.EQ, bound, ctx.idler, table) != KiDevice.OK) {
                 table.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_SEND, i);
                 return;
             }
@@ -113,7 +113,7 @@ final class ExchangeKernel implements HostKernel {
 
     private void unpack(int u, BlockContext ctx) {
         long bound = timeoutNs * (table.waitCount() + 1L);
-        if (KiDevice.waitWord(arrived, 1, WaitCondition.GEQ, bound, ctx.idler) != KiDevice.OK) {
+        if (KiDevice.waitWord(arrived, 1, WaitCondition.GEQ, bound, ctx.idler, table) != KiDevice.OK) {
             table.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_BARRIER, 0);
             return;
         }

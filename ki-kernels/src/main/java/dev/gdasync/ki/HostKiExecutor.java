@@ -187,7 +187,7 @@ public final class HostKiExecutor implements KiExecutor {
         if (closing) {
             throw new IllegalStateException("the host KI executor " + name + " is closed");
         }
-        kernel.table().clearStatus();
+        kernel.table().clearStatusForLaunch();
         HostLaunch launch = new HostLaunch(kernel, name());
         queue.add(launch);
         dispatcher.wake();

@@ -24,6 +24,8 @@ public final class KiDevice {
     public static final int TIMEOUT = KiTableLayout.STATUS_TIMEOUT;
     /** Wait result: the entry cannot be used (an unknown condition). */
     public static final int INVALID = KiTableLayout.STATUS_INVALID;
+    /** Wait result: the host aborted the launch ({@link KiTable#abort()}) while the word did not satisfy it. */
+    public static final int ABORTED = KiTableLayout.STATUS_ABORTED;
 
     // Every byte of the process, addressed by raw address: the table holds addresses, not segments.
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -105,32 +107,65 @@ public final class KiDevice {
      * @return {@link #OK} or {@link #TIMEOUT}
      */
     public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler) {
+        return waitWord(address, value, condition, timeoutNs, idler, null);
+    }
+
+    /**
+     * Waits until the 32-bit word at an address satisfies a condition, the timeout passes, or the host aborts the
+     * launch of a table (device.cuh's {@code wait_word} with its table).
+     *
+     * @param address   the word
+     * @param value     the operand
+     * @param condition the condition
+     * @param timeoutNs the bound
+     * @param idler     how this thread idles between loads
+     * @param table     the launch's table, whose status code is watched; null: none
+     * @return {@link #OK}, {@link #TIMEOUT} or {@link #ABORTED}
+     */
+    public static int waitWord(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler,
+                               KiTable table) {
         KiBlockWaitEvent event = new KiBlockWaitEvent();
         event.begin();
-        int rc = await(address, value, condition, timeoutNs, idler);
+        int rc = await(address, value, condition, timeoutNs, idler, table);
         if (event.shouldCommit()) {
             event.address = address;
             event.value = value;
             event.condition = condition.name();
-            event.result = rc == OK ? "OK" : "TIMEOUT";
+            event.result = rc == OK ? "OK" : rc == ABORTED ? "ABORTED" : "TIMEOUT";
             event.commit();
         }
         return rc;
     }
 
-    private static int await(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler) {
+    private static int await(long address, int value, WaitCondition condition, long timeoutNs, IdleStrategy idler,
+                             KiTable table) {
         idler.reset();
         if (condition.test((int) INT.getAcquire(ALL, address), value)) {
             return OK;
         }
         long deadline = System.nanoTime() + timeoutNs;
+        int polls = 0;
         while (!condition.test((int) INT.getAcquire(ALL, address), value)) {
+            if (++polls % KiTableLayout.ABORT_POLLS == 0 && aborted(table)) {
+                return ABORTED;
+            }
             if (System.nanoTime() - deadline > 0) {
                 return TIMEOUT;
             }
             idler.idle();
         }
         return OK;
+    }
+
+    /**
+     * Whether the host aborted a launch: its table's status code is {@link #ABORTED} (device.cuh's
+     * {@code aborted}). What a wait loop of a kernel polls between looks at its own word.
+     *
+     * @param table the launch's table; null: never
+     * @return whether it was aborted
+     */
+    public static boolean aborted(KiTable table) {
+        return table != null && table.statusCode() == ABORTED;
     }
 
     /**
@@ -142,7 +177,20 @@ public final class KiDevice {
      * @return {@link #OK} or {@link #TIMEOUT}
      */
     public static int waitEntry(KiTable.WaitEntry e, long timeoutNs, IdleStrategy idler) {
-        int rc = waitWord(e.wordAddress(), e.value(), e.condition(), timeoutNs, idler);
+        return waitEntry(e, timeoutNs, idler, null);
+    }
+
+    /**
+     * Waits on a wait entry's word, watching its table for the host's abort.
+     *
+     * @param e         the wait entry
+     * @param timeoutNs the bound
+     * @param idler     how this thread idles between loads
+     * @param table     the entry's table; null: not watched
+     * @return {@link #OK}, {@link #TIMEOUT} or {@link #ABORTED}
+     */
+    public static int waitEntry(KiTable.WaitEntry e, long timeoutNs, IdleStrategy idler, KiTable table) {
+        int rc = waitWord(e.wordAddress(), e.value(), e.condition(), timeoutNs, idler, table);
         VarHandle.fullFence();
         return rc;
     }

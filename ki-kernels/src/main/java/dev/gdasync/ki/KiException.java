@@ -5,8 +5,8 @@ import dev.gdasync.gdsync.ki.KiTableLayout;
 
 /**
  * A KI kernel (on a GPU or on the host executor) ended with a failure: it recorded the first failed
- * descriptor in its table's status fields (a wait that timed out, an entry it could not use), or it
- * could not be launched or did not end.
+ * descriptor in its table's status fields (a wait that timed out, an entry it could not use), the host aborted
+ * it through those fields, or it could not be launched or did not end.
  */
 public final class KiException extends RuntimeException {
     private final transient KiTable.Status status;
@@ -39,6 +39,9 @@ public final class KiException extends RuntimeException {
      * @return the exception, naming the descriptor
      */
     public static KiException of(String executor, String kernel, KiTable table, KiTable.Status status) {
+        if (status.code() == KiTableLayout.STATUS_ABORTED) {
+            return new KiException(kernel + " on " + executor + " was aborted by the host (the job failed)", status);
+        }
         String what = switch (status.code()) {
             case KiTableLayout.STATUS_TIMEOUT -> "timed out waiting on";
             case KiTableLayout.STATUS_INVALID -> "could not use";

@@ -47,7 +47,7 @@ final class PingPongKernel implements HostKernel {
             if (w == null) {
                 return;
             }
-            int rc = KiDevice.waitEntry(w, timeoutNs, ctx.idler);
+            int rc = KiDevice.waitEntry(w, timeoutNs, ctx.idler, table);
             if (rc != KiDevice.OK) {
                 table.report(rc, KiTableLayout.KIND_WAIT, i);
                 return;

@@ -14,7 +14,8 @@ import java.lang.invoke.VarHandle;
  * thread, doing what a kernel thread does with the same state and the same table: a put takes the next slot
  * toward the PE (a ticket), patches the slot's templated send with the local and remote address, keys and length,
  * and rings it in ticket order; get, the atomics and ADD signals go directly to the PE's heap mapped in this process
- * after a quiet toward that PE; every wait is bounded by the state's timeout.
+ * after a quiet toward that PE; every wait is bounded by the state's timeout and ends early, with
+ * {@link KiTableLayout#STATUS_ABORTED}, once the host aborted the launch in the table's status ({@link KiTable#abort()}).
  *
  * <p>Where the CUDA functions return a code, these throw a {@link KiException} after recording the failure in the
  * table's status, as the device does (the first failure wins): a launch's {@code join} then reports it. Symmetric
@@ -325,7 +326,8 @@ public final class ShmemDevice {
     }
 
     /**
-     * {@code shmem_uint64_wait_until} on a word of this PE's heap, bounded by the state's timeout.
+     * {@code shmem_uint64_wait_until} on a word of this PE's heap, bounded by the state's timeout; it ends at once
+     * (a {@link KiException}) when the host aborts the launch ({@link KiTable#abort()}: the job failed).
      *
      * @param ivar  a symmetric 8-byte word
      * @param cmp   {@link #CMP_EQ} ... {@link #CMP_LE}
@@ -341,7 +343,12 @@ public final class ShmemDevice {
         ctx.idler.reset();
         long x = (long) LONG.getAcquire(ALL, at);
         long deadline = System.nanoTime() + timeoutNs;
+        int polls = 0;
         while (!holds(x, cmp, value)) {
+            if (++polls % KiTableLayout.ABORT_POLLS == 0 && KiDevice.aborted(table)) {
+                throw fail(KiTableLayout.STATUS_ABORTED, KiTableLayout.KIND_WAIT, table.waitCount() + (int) (off / 8),
+                        "the heap word at offset " + off + " to be " + CMP_NAMES[cmp] + " " + value + " (it is " + x + ")");
+            }
             if (System.nanoTime() - deadline > 0) {
                 throw fail(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, table.waitCount() + (int) (off / 8),
                         "the heap word at offset " + off + " to be " + CMP_NAMES[cmp] + " " + value + " (it is " + x
@@ -404,8 +411,9 @@ public final class ShmemDevice {
             INT.setRelease(ALL, p + ShmemKiLayout.P_TURN, count);
             for (int t = 0; t < count; t++) {
                 KiTable.WaitEntry e = table.waitEntry(first + t);
-                if (KiDevice.waitEntry(e, timeoutNs, ctx.idler) != KiDevice.OK) {
-                    table.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, first + t);
+                int rc = KiDevice.waitEntry(e, timeoutNs, ctx.idler, table);
+                if (rc != KiDevice.OK) {
+                    table.report(rc, KiTableLayout.KIND_WAIT, first + t); // an abort is recorded already
                     break;
                 }
                 KiDevice.signal(e);
@@ -431,8 +439,9 @@ public final class ShmemDevice {
             laddr = stagingNic + 8L * j;
             lkey = stagingLkey;
         }
-        if (KiDevice.waitWord(p + ShmemKiLayout.P_TURN, t, WaitCondition.EQ, timeoutNs, ctx.idler) != KiDevice.OK) {
-            throw fail(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_SEND, j,
+        int rc = KiDevice.waitWord(p + ShmemKiLayout.P_TURN, t, WaitCondition.EQ, timeoutNs, ctx.idler, table);
+        if (rc != KiDevice.OK) {
+            throw fail(rc, KiTableLayout.KIND_SEND, j,
                     "slot " + j + "'s turn to ring toward PE " + pe + " (an earlier ticket was never rung)");
         }
         ctx.sendTemplate(table.template(j), new KiTemplateArgs(laddr, length, lkey, u64(p + ShmemKiLayout.P_HEAP_NIC) + roff,
@@ -443,8 +452,9 @@ public final class ShmemDevice {
 
     private void quietPe(int pe) {
         int l = (int) INT.get(ALL, lastWord(pe));
-        if (l != 0 && KiDevice.waitEntry(table.waitEntry(l - 1), timeoutNs, ctx.idler) != KiDevice.OK) {
-            throw fail(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, l - 1,
+        int rc = l == 0 ? KiDevice.OK : KiDevice.waitEntry(table.waitEntry(l - 1), timeoutNs, ctx.idler, table);
+        if (rc != KiDevice.OK) {
+            throw fail(rc, KiTableLayout.KIND_WAIT, l - 1,
                     "the completion of slot " + (l - 1) + " toward PE " + pe + " within " + timeoutNs + " ns");
         }
     }
@@ -483,8 +493,12 @@ public final class ShmemDevice {
 
     /** Records the failure (the first one wins) and makes the exception that ends the block. */
     private KiException fail(int code, int kind, int index, String expected) {
-        table.report(code, kind, index);
-        String what = code == KiTableLayout.STATUS_TIMEOUT ? "timed out waiting for " : "invalid call: expected ";
+        table.report(code, kind, index); // an abort: recorded by the host already, so this does nothing
+        String what = switch (code) {
+            case KiTableLayout.STATUS_TIMEOUT -> "timed out waiting for ";
+            case KiTableLayout.STATUS_ABORTED -> "aborted by the host (the job failed) while waiting for ";
+            default -> "invalid call: expected ";
+        };
         return new KiException("shmem KI block " + block + " of PE " + myPe + ": " + what + expected, table.status());
     }
 

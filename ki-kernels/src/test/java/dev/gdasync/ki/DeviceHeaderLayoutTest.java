@@ -121,6 +121,8 @@ class DeviceHeaderLayoutTest {
         expected.put("GDS_KI_TIMEOUT", (long) KiTableLayout.STATUS_TIMEOUT);
         expected.put("GDS_KI_INVALID", (long) KiTableLayout.STATUS_INVALID);
         expected.put("GDS_KI_STATUS_CLAIMED", (long) KiTableLayout.STATUS_CLAIMED);
+        expected.put("GDS_KI_ABORTED", (long) KiTableLayout.STATUS_ABORTED);
+        expected.put("GDS_KI_ABORT_POLLS", (long) KiTableLayout.ABORT_POLLS);
         expected.put("GDS_KI_KIND_NONE", (long) KiTableLayout.KIND_NONE);
         expected.put("GDS_KI_KIND_SEND", (long) KiTableLayout.KIND_SEND);
         expected.put("GDS_KI_KIND_WAIT", (long) KiTableLayout.KIND_WAIT);

@@ -1,7 +1,9 @@
 package dev.gdasync.ki;
 
+import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
+import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.Opcode;
 import dev.gdasync.gdsync.nic.QpState;
@@ -9,6 +11,8 @@ import dev.gdasync.gdsync.nic.RecvWorkRequest;
 import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.nic.WaitRequest;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -385,6 +389,55 @@ class HostKiExecutorTest {
         assertFalse(reply.isExecuted(), "the responder never replied");
         // The executor is still good for the next launch.
         eb.sendTemplates(table, List.of()).join(JOIN);
+    }
+
+    @Test
+    void theHostsAbortEndsAWaitLongBeforeItsTimeout() {
+        HostKiExecutor eb = executor("b", link.b, true);
+        link.b.qp.postRecv(new RecvWorkRequest().sge(link.b.mr, 0, 8));
+        WaitRequest w = link.b.qp.prepareWaitCq(link.b.qp.recvCq());
+        SendRequest reply = link.b.qp.prepareSend(new SendWorkRequest().sge(link.b.mr, 64, 8));
+        KiTable.Builder b = KiTable.builder(eb);
+        b.addSend(reply);
+        b.addWait(w);
+        KiTable table = b.writeTo(tableMemory(b));
+        // A wait far longer than the join's bound: only the abort ends it in time.
+        KiLaunch l = eb.pingPong(table, 1, false, 0, Duration.ofHours(1).toNanos());
+        assertTrue(table.abort());
+        KiException e = assertThrows(KiException.class, () -> l.join(JOIN));
+        assertEquals("ping-pong on host was aborted by the host (the job failed)", e.getMessage());
+        assertNotNull(e.status());
+        assertEquals(KiTableLayout.STATUS_ABORTED, e.status().code());
+        assertFalse(reply.isExecuted(), "the responder never replied");
+        // An abort that comes before the launch starts is not cleared by it: the launch ends at its first wait.
+        KiException before = assertThrows(KiException.class,
+                () -> eb.pingPong(table, 1, false, 0, Duration.ofHours(1).toNanos()).join(JOIN));
+        assertEquals(KiTableLayout.STATUS_ABORTED, before.status().code());
+        table.clearStatus();
+        eb.sendTemplates(table, List.of()).join(JOIN);
+    }
+
+    @Test
+    void aWaitGivenItsTableEndsWithAbortedOnceTheHostAborts() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment word = arena.allocate(4, 4);
+            link.b.qp.postRecv(new RecvWorkRequest().sge(link.b.mr, 0, 8));
+            KiTable.Builder b = KiTable.builder(DeviceAddressMap.HOST);
+            b.addWait(link.b.qp.prepareWaitCq(link.b.qp.recvCq()));
+            KiTable table = b.writeTo(arena.allocate(b.byteSize(), 8));
+            IdleStrategy idler = new YieldingIdleStrategy();
+            assertEquals(KiDevice.TIMEOUT, KiDevice.waitWord(word.address(), 1,
+                    WaitCondition.EQ, 0, idler, table), "not aborted: its timeout ends it");
+            table.abort();
+            assertEquals(KiDevice.ABORTED, KiDevice.waitWord(word.address(), 1,
+                    WaitCondition.EQ, Duration.ofHours(1).toNanos(), idler, table));
+            assertEquals(KiDevice.TIMEOUT, KiDevice.waitWord(word.address(), 1,
+                    WaitCondition.EQ, 0, idler, null), "no table: not watched");
+            word.set(ValueLayout.JAVA_INT, 0, 1);
+            assertEquals(KiDevice.OK, KiDevice.waitWord(word.address(), 1,
+                    WaitCondition.EQ, Duration.ofHours(1).toNanos(), idler, table),
+                    "a word that holds wins over the abort");
+        }
     }
 
     @Test

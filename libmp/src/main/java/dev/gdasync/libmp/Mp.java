@@ -93,6 +93,8 @@ public final class Mp implements AutoCloseable {
     private volatile long jobFailedAt;
     /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
     private final WaitProgress wordWaitProgress = this::progressWordWait;
+    /** What the upper layers run when the job fails ({@link #onJobFailure}). */
+    private final JobFailureListeners failureListeners = new JobFailureListeners();
 
     private Mp(Bootstrap bootstrap, MpConfig config) {
         this.bootstrap = bootstrap;
@@ -129,6 +131,29 @@ public final class Mp implements AutoCloseable {
                 l.qp.abort(ErrorDetail.JOB_FAILED);
             }
         }
+        failureListeners.failed(reason);
+    }
+
+    /**
+     * Registers what to run when the job fails (a rank's process gone, a rank that aborted, rank 0 gone): how an
+     * upper layer whose waits look only at words in memory (a kernel's waits on the KI executor, a host stream's)
+     * ends them at once rather than by their timeout. The listener runs once, with {@link #failure()}'s reason: on
+     * a thread of the bootstrap after every queue pair was failed, or at once on this thread if the job failed
+     * already. It must be quick and must not block (it runs on the thread that watches the job); it may be called
+     * after {@link #close()}, until it is unregistered. Any thread.
+     *
+     * @param listener what to run; an exception it throws is printed to standard error and otherwise ignored
+     * @return the registration: close it when the wait it guards cannot block any more
+     * @throws NullPointerException if the listener is null
+     */
+    public JobFailureSubscription onJobFailure(java.util.function.Consumer<String> listener) {
+        Objects.requireNonNull(listener, "listener must not be null");
+        return failureListeners.add(listener);
+    }
+
+    /** @return job-failure listeners registered and not closed (for tests) */
+    int jobFailureListeners() {
+        return failureListeners.size();
     }
 
     /**

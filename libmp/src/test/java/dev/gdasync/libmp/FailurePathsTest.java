@@ -18,8 +18,10 @@ import java.util.concurrent.TimeUnit;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * What a rank sees when something goes wrong: a refused post leaves nothing behind, an abort fails every rank's
@@ -118,6 +120,42 @@ class FailurePathsTest {
             assertEquals(ErrorDetail.JOB_FAILED, later.detail());
             assertTrue(later.getMessage().contains("rank 0 aborted the job"), later.getMessage());
             // close() leaves without a barrier: the other rank may be gone already.
+        });
+    }
+
+    /**
+     * Mp.onJobFailure: a listener runs once per rank with the job's failure (on the bootstrap's thread for the rank
+     * that learns of it, on the aborting thread for the rank that aborts), an unregistered one never, and one
+     * registered after the failure at once on the registering thread.
+     */
+    @Test
+    void jobFailureListenersRunOnceAndUnregisteredOnesNever() throws Exception {
+        CountDownLatch registered = new CountDownLatch(2);
+        Ranks.run(2, base, mp -> {
+            java.util.concurrent.CompletableFuture<String> heard = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            JobFailureSubscription kept = mp.onJobFailure(reason -> {
+                runs.incrementAndGet();
+                heard.complete(reason);
+            });
+            JobFailureSubscription dropped = mp.onJobFailure(reason -> fail("an unregistered listener ran: " + reason));
+            dropped.close();
+            dropped.close(); // twice: nothing
+            assertEquals(1, mp.jobFailureListeners());
+            registered.countDown();
+            await(registered);
+            if (mp.rank() == 0) {
+                mp.abort("stop listening");
+            }
+            String reason = heard.get(30, TimeUnit.SECONDS);
+            assertTrue(reason.contains("rank 0 aborted the job: stop listening"), reason);
+            Thread me = Thread.currentThread();
+            java.util.concurrent.atomic.AtomicReference<Thread> ranOn = new java.util.concurrent.atomic.AtomicReference<>();
+            mp.onJobFailure(r -> ranOn.set(Thread.currentThread())).close();
+            assertSame(me, ranOn.get(), "registered after the failure: run at once, on this thread");
+            kept.close();
+            assertEquals(1, runs.get(), "a listener runs once");
+            assertEquals(0, mp.jobFailureListeners());
         });
     }
 

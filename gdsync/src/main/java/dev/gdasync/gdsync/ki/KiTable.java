@@ -185,11 +185,33 @@ public final class KiTable {
     }
 
     /**
+     * The status code alone, as a wait loop polls it (no allocation): {@link KiTableLayout#STATUS_OK}, a failure's
+     * code, or {@link KiTableLayout#STATUS_CLAIMED} while one is being recorded.
+     *
+     * @return the header's status code, read with volatile semantics
+     */
+    public int statusCode() {
+        return (int) KiTableLayout.H_STATUS_CODE.getVolatile(segment, 0L);
+    }
+
+    /**
+     * Aborts a running launch from the host: records {@link KiTableLayout#STATUS_ABORTED} (kind
+     * {@link KiTableLayout#KIND_NONE}, index 0) unless a failure is recorded already. Every wait of the executor's
+     * device API watches the code and ends with it, so its blocks end soon (docs/ki.md, "Host abort"). Any thread.
+     *
+     * @return whether this call recorded the abort (false: an earlier failure is kept, and ends the launch as well)
+     */
+    public boolean abort() {
+        return report(KiTableLayout.STATUS_ABORTED, KiTableLayout.KIND_NONE, 0);
+    }
+
+    /**
      * Records a failure as the table's executor does (the status protocol of {@code docs/ki.md}): claims the
      * status word with a compare-and-swap from OK, stores kind and index, then the code. Only the first
      * failure is kept.
      *
-     * @param code  {@link KiTableLayout#STATUS_TIMEOUT} or {@link KiTableLayout#STATUS_INVALID}
+     * @param code  {@link KiTableLayout#STATUS_TIMEOUT}, {@link KiTableLayout#STATUS_INVALID} or
+     *              {@link KiTableLayout#STATUS_ABORTED}
      * @param kind  the kind of the failed entry
      * @param index its index
      * @return whether this call recorded the failure (false: an earlier one is kept)
@@ -208,7 +230,24 @@ public final class KiTable {
         return true;
     }
 
-    /** Clears the status fields before a new launch over the same table. */
+    /**
+     * What an executor does as it starts a launch over the table: clears an earlier launch's failure, but keeps a
+     * host abort ({@link #abort()}), recorded or being recorded, so that an abort that came between preparing a
+     * launch and starting it ends the launch at its first wait rather than being lost. Nothing else writes the
+     * status while no launch runs over the table, but the host's abort may come at any moment.
+     */
+    public void clearStatusForLaunch() {
+        int code = statusCode();
+        if (code == KiTableLayout.STATUS_OK || code == KiTableLayout.STATUS_ABORTED
+                || code == KiTableLayout.STATUS_CLAIMED) {
+            return;
+        }
+        KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
+        KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, 0);
+        KiTableLayout.H_STATUS_CODE.compareAndSet(segment, 0L, code, KiTableLayout.STATUS_OK);
+    }
+
+    /** Clears the status fields before a new launch over the same table, a host abort's too. */
     public void clearStatus() {
         KiTableLayout.H_STATUS_KIND.setVolatile(segment, 0L, KiTableLayout.KIND_NONE);
         KiTableLayout.H_STATUS_INDEX.setVolatile(segment, 0L, 0);
@@ -235,6 +274,7 @@ public final class KiTable {
             case KiTableLayout.KIND_WAIT -> "wait entry " + index;
             case KiTableLayout.KIND_TEMPLATE -> "template entry " + index;
             case KiTableLayout.KIND_BARRIER -> "the exchange template's barrier";
+            case KiTableLayout.KIND_NONE -> "no entry (the host, or the kernel's own state)";
             default -> "entry " + index + " of unknown kind " + kind;
         };
         return names != null && index >= 0 && index < names.size() ? what + " (" + Builder.name(names.get(index)) + ")" : what;
@@ -307,7 +347,8 @@ public final class KiTable {
     /**
      * The executor's report.
      *
-     * @param code  {@link KiTableLayout#STATUS_OK}, {@link KiTableLayout#STATUS_TIMEOUT} or {@link KiTableLayout#STATUS_INVALID}
+     * @param code  {@link KiTableLayout#STATUS_OK}, {@link KiTableLayout#STATUS_TIMEOUT}, {@link KiTableLayout#STATUS_INVALID}
+     *              or {@link KiTableLayout#STATUS_ABORTED} (the host aborted the launch)
      * @param kind  the kind of the failed entry
      * @param index the failed entry's index
      */

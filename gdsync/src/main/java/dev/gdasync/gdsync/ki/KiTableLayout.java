@@ -24,7 +24,8 @@ import java.nio.ByteOrder;
  *                  | off_remote_addr u16 | off_rkey u16 | reserved[12]
  * </pre>
  * The status fields are written by the table's executor: the first failure (a wait that timed out, an
- * entry it could not use) with its kind and index, so the host can name the descriptor.
+ * entry it could not use) with its kind and index, so the host can name the descriptor. The host writes them too,
+ * by the same claim, to abort a running launch ({@link #STATUS_ABORTED}): the executor's waits watch the code.
  */
 public final class KiTableLayout {
     /** "GKIT" as little-endian bytes. */
@@ -51,12 +52,21 @@ public final class KiTableLayout {
     /** Status code: an entry could not be used (LibGDSync's {@code ERROR_INVALID}, EINVAL). */
     public static final int STATUS_INVALID = 22;
     /**
+     * Status code: the host aborted the launch (the job failed: a peer's process is gone, a rank aborted), recorded
+     * by the host with {@link #KIND_NONE} and index 0 through the same claim as the executor's failures. Every wait of
+     * the device API watches the status word (every {@link #ABORT_POLLS} polls of its own word at most) and ends with
+     * this code once it is set.
+     */
+    public static final int STATUS_ABORTED = 33;
+    /** At most how many polls of its word a device-side wait makes between two looks at the table's status code. */
+    public static final int ABORT_POLLS = 16;
+    /**
      * Status code while a failure is being recorded: the executor claims the status word with a
      * compare-and-swap from {@link #STATUS_OK} to this value, writes kind and index, then the real code.
      */
     public static final int STATUS_CLAIMED = -1;
 
-    /** Status kind: no failure. */
+    /** Status kind: no failure, or a failure that is no entry's (a host abort). */
     public static final int KIND_NONE = 0;
     /** Status kind: a send entry. */
     public static final int KIND_SEND = 1;

@@ -15,6 +15,8 @@ import dev.gdasync.gdsync.trace.HostTaskEvent;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,7 +28,9 @@ import java.util.function.BooleanSupplier;
  * <p>A doorbell a host stream rings is rung by a call, so the software NIC runs the send on this
  * thread at once. Waits spin, then yield, then park, and fail the stream after the policy's timeout
  * with a message naming the word. A failed stream discards what is queued, fails its events, and
- * rejects new work with the original cause. Streams are independent: each has its own thread.
+ * rejects new work with the original cause. Streams are independent: each has its own thread. A layer above
+ * can fail a stream from outside ({@link #abort}) when no one will write the words it waits for (a peer died):
+ * its wait ends at once.
  *
  * <p>The thread ({@code gdasync-stream-<name>}) is an agent ({@link AgentThread}): each duty cycle runs
  * the next queued item to completion, a wait included. Between items it idles with a
@@ -48,13 +52,24 @@ public final class HostStream implements Stream {
     private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
     private volatile boolean closing;
     private volatile Throwable failure;
-    private final BooleanSupplier aborted = this::isClosing;
+    /** Whether a wait in progress must end: the stream is closing, or it failed ({@link #abort} from outside). */
+    private final BooleanSupplier aborted = this::isClosingOrFailed;
     /** Wakes the thread parked between items; it does not park while work is queued or a close is asked. */
     private final Wakeup wakeup = new Wakeup(() -> closing || !queue.isEmpty());
     private final AgentThread agent;
 
     /** Queued by {@link #waitEvent}: the stream waits for another event. */
     private record EventWait(Event event) {
+    }
+
+    private static final VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = MethodHandles.lookup().findVarHandle(HostStream.class, "failure", Throwable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     private HostStream(String name, WaitPolicy policy) {
@@ -136,8 +151,31 @@ public final class HostStream implements Stream {
         return failure;
     }
 
-    private boolean isClosing() {
-        return closing;
+    private boolean isClosingOrFailed() {
+        return closing || failure != null;
+    }
+
+    /**
+     * Fails the stream from outside, as if the item it runs had thrown {@code why}: a wait in progress (a memop's
+     * wait, or a wait for another stream's event) ends at once, within one idle of its backoff; what is queued is
+     * discarded and its events fail with {@code why}, as do events recorded later; posts are refused with a
+     * {@link StreamFailedException}. A host task that is running is not interrupted: the stream fails once it
+     * returns. A stream that failed already or is closed is left as it is. Any thread; what a layer above calls
+     * when no one will write the words the stream waits for (the job failed: a peer's process is gone).
+     *
+     * @param why the failure, for the stream's events and refusals
+     * @return whether this call failed the stream (false: it had failed or was closed already)
+     * @throws NullPointerException if {@code why} is null
+     */
+    public boolean abort(Throwable why) {
+        Objects.requireNonNull(why, "why must not be null");
+        if (closing || !FAILURE.compareAndSet(this, null, why)) {
+            return false;
+        }
+        FailureEvent.record("stream '" + name + "'", null, "aborted: " + why);
+        wakeup.wake();
+        agent.wake(); // a park inside a wait: the wait then sees the failure
+        return true;
     }
 
     @Override
@@ -195,11 +233,11 @@ public final class HostStream implements Stream {
             try {
                 execute(item, waitIdler);
             } catch (WaitAbortedException e) {
-                // close() abandoned a wait: the stream is closed, not failed.
-                discard(item, new IllegalStateException("stream '" + name + "' was closed", e));
+                // close() abandoned a wait (the stream is closed, not failed), or abort() failed the stream.
+                Throwable why = failure;
+                discard(item, why != null ? why : new IllegalStateException("stream '" + name + "' was closed", e));
             } catch (Throwable t) {
-                if (failure == null) {
-                    failure = t;
+                if (FAILURE.compareAndSet(HostStream.this, null, t)) {
                     FailureEvent.record("stream '" + name + "'", null, String.valueOf(t));
                 }
                 discard(item, failure);
@@ -248,8 +286,8 @@ public final class HostStream implements Stream {
         long start = System.nanoTime();
         while (!event.isDone()) {
             idler.idle();
-            if (closing) {
-                throw new WaitAbortedException("stream '" + name + "' closed while waiting for " + event);
+            if (isClosingOrFailed()) {
+                throw new WaitAbortedException("stream '" + name + "' closed or aborted while waiting for " + event);
             }
             if (System.nanoTime() - start >= policy.timeoutNanos()) {
                 throw new IllegalStateException("stream '" + name + "' timed out after "

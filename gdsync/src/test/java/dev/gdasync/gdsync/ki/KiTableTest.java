@@ -27,6 +27,7 @@ import java.time.Duration;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -161,6 +162,34 @@ class KiTableTest {
             assertEquals("wait entry 0", KiTable.read(t.segment()).describe(st.kind(), st.index()));
             t.clearStatus();
             assertTrue(t.status().isOk());
+        }
+    }
+
+    @Test
+    void theHostAbortsALaunchThroughTheStatusWordUnlessAFailureIsRecordedFirst() {
+        qb.postRecv(new RecvWorkRequest().sge(mb, 0, 8));
+        KiTable.Builder builder = KiTable.builder(DeviceAddressMap.HOST);
+        builder.addWait(qb.prepareWaitCq(qb.recvCq()));
+        try (Arena arena = Arena.ofConfined()) {
+            KiTable t = builder.writeTo(arena.allocate(builder.byteSize(), 8));
+            assertTrue(t.abort(), "the first failure is recorded");
+            assertFalse(t.abort(), "a second abort keeps the first");
+            assertFalse(t.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, 0), "a later timeout too");
+            assertEquals(KiTableLayout.STATUS_ABORTED, t.statusCode());
+            assertEquals(KiTableLayout.STATUS_ABORTED, t.segment().get(ValueLayout.JAVA_INT, 52), "status_code at 52");
+            assertEquals(new KiTable.Status(KiTableLayout.STATUS_ABORTED, KiTableLayout.KIND_NONE, 0), t.status());
+            assertEquals("no entry (the host, or the kernel's own state)", t.describe(KiTableLayout.KIND_NONE, 0));
+            t.clearStatusForLaunch();
+            assertEquals(KiTableLayout.STATUS_ABORTED, t.statusCode(), "an abort before the launch stands for it");
+            t.clearStatus();
+            assertEquals(KiTableLayout.STATUS_OK, t.statusCode());
+            assertTrue(t.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, 0));
+            t.clearStatusForLaunch();
+            assertEquals(new KiTable.Status(KiTableLayout.STATUS_OK, KiTableLayout.KIND_NONE, 0), t.status(),
+                    "an earlier launch's failure is cleared for the next");
+            assertTrue(t.report(KiTableLayout.STATUS_TIMEOUT, KiTableLayout.KIND_WAIT, 0));
+            assertFalse(t.abort(), "the kernel's own failure is kept: it ends the launch as well");
+            assertEquals(KiTableLayout.STATUS_TIMEOUT, t.statusCode());
         }
     }
 

@@ -457,6 +457,51 @@ class HostStreamTest {
     }
 
     @Test
+    void abortEndsAWaitInProgressAndFailsTheStreamWithItsCause() throws Exception {
+        // A timeout far beyond the event's bound: only the abort ends the wait in time.
+        HostStream s = stream("aborted", WaitPolicy.lowLatency(Duration.ofHours(1)));
+        MemoryWord never = word32(0, "never written: its writer died");
+        CountDownLatch started = new CountDownLatch(1);
+        s.launch(started::countDown);
+        s.post(MemopBatch.of(new Memop.Wait32(never, 1, WaitCondition.EQ)));
+        AtomicBoolean after = new AtomicBoolean();
+        s.launch(() -> after.set(true));
+        Event e = s.record();
+        assertTrue(started.await(10, TimeUnit.SECONDS));
+
+        IllegalStateException why = new IllegalStateException("the job failed: rank 1's process is gone");
+        assertTrue(s.abort(why));
+        StreamFailedException ex = assertThrows(StreamFailedException.class, () -> e.synchronize(NO_HANG));
+        assertSame(why, ex.getCause());
+        assertSame(why, s.failure());
+        assertFalse(after.get(), "work queued behind the aborted wait must not run");
+        assertSame(why, assertThrows(StreamFailedException.class, s::record).getCause());
+        assertFalse(s.abort(new IllegalStateException("later")), "the first failure is kept");
+        assertSame(why, s.failure());
+        assertEquals(0, never.getAcquire32());
+    }
+
+    @Test
+    void abortEndsAWaitForAnotherStreamsEventAndIsIgnoredOnceClosed() {
+        HostStream a = stream("slow-writer", PATIENT);
+        HostStream b = stream("abort-waiter", WaitPolicy.lowLatency(Duration.ofHours(1)));
+        gate(a);
+        Event ea = a.record();
+        b.waitEvent(ea);
+        Event eb = b.record();
+        RuntimeException why = new RuntimeException("aborted from outside");
+        assertTrue(b.abort(why));
+        assertSame(why, assertThrows(StreamFailedException.class, () -> eb.synchronize(NO_HANG)).getCause());
+        assertFalse(ea.isDone(), "the other stream is not affected");
+
+        HostStream c = stream("closed-first", PATIENT);
+        c.close();
+        assertFalse(c.abort(why), "a closed stream stays closed, not failed");
+        assertNull(c.failure());
+        assertThrows(NullPointerException.class, () -> a.abort(null));
+    }
+
+    @Test
     void closeAbandonsAWaitForAnotherStreamsEvent() {
         HostStream a = stream("slow", PATIENT);
         HostStream b = stream("waiter", PATIENT);

@@ -395,6 +395,7 @@ class ArgumentChecksTest {
                 "descriptors[1] must not be null"));
         c.add(nul("HostStream.launch(Runnable)", "task", () -> stream.launch(null)));
         c.add(nul("HostStream.waitEvent(Event)", "event", () -> stream.waitEvent(null)));
+        c.add(nul("HostStream.abort(Throwable)", "why", () -> stream.abort(null)));
         c.add(bad("HostStream.post(MemopBatch)", "a closed stream", () -> closedStream.post(MemopBatch.of(op)),
                 IllegalStateException.class, "stream 'args-closed' is closed"));
         c.add(bad("HostStream.post(List)", "a closed stream", () -> closedStream.post(List.of(new Descriptor.Send(prepared))),

@@ -509,7 +509,7 @@ public final class CudaKiExecutor implements KiExecutor {
                               boolean cooperative, ScratchPool.Block scratchBlock) {
         CUevent event = new CUevent();
         CudaException.check(JCudaDriver.cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-        table.clearStatus();
+        table.clearStatusForLaunch();
         CUfunction f = functions.get(kernel);
         String call = (cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel") + "(" + args + ", grid " + grid
                 + ", block " + block + ")";

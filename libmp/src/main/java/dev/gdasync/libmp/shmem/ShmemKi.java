@@ -3,8 +3,11 @@ package dev.gdasync.libmp.shmem;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableExecutor;
+import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.nic.ErrorDetail;
+import dev.gdasync.libmp.JobFailureSubscription;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
 import dev.gdasync.libmp.MpKiExport;
@@ -29,6 +32,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>While it is prepared the runtime refuses other calls: the CPU's own posts would ring the queue pairs past
  * slots the kernel has not patched yet.
+ *
+ * <p>A peer's death: from preparation to {@link #complete()} a listener of the Mp's job failure aborts the launch
+ * through its table ({@link KiTable#abort()}: the status word's {@code GDS_KI_ABORTED}), which every wait of the
+ * device API watches, so the kernel's blocks end within moments rather than by their timeout, and
+ * {@link #complete()} reports the job's failure, naming the rank (docs/shmem.md, docs/ki.md "Host abort").
  */
 public final class ShmemKi implements AutoCloseable {
     /**
@@ -49,6 +57,8 @@ public final class ShmemKi implements AutoCloseable {
     private final KiTable table;
     private final DeviceAddressMap addresses;
     private final List<MpRequest> requests = new ArrayList<>();
+    /** Aborts the launch when the job fails; closed by {@link #complete()}. */
+    private final JobFailureSubscription abortOnJobFailure;
     private boolean completed;
 
     ShmemKi(Shmem shmem, MemorySegment heapMemory, MpWindow window, KiTableExecutor executor, int blocks, int slotsPerPe,
@@ -90,6 +100,8 @@ public final class ShmemKi implements AutoCloseable {
             this.table = export.writeTo(tableMemory);
             undo.clear(); // posted: from here complete() reaps them
             writeState(addresses, heapMemory, window, me, n, timeoutNs);
+            KiTable t = table;
+            this.abortOnJobFailure = mp.onJobFailure(reason -> t.abort());
         } catch (RuntimeException e) {
             for (int i = undo.size() - 1; i >= 0; i--) {
                 try {
@@ -172,13 +184,15 @@ public final class ShmemKi implements AutoCloseable {
      * nothing.
      *
      * @throws MpException if a slot's request failed or never completed within the wait timeout (a kernel that did
-     *                     not end its blocks), or the kernel recorded a failure in the table's status
+     *                     not end its blocks), the kernel recorded a failure in the table's status, or the job failed
+     *                     while the launch was prepared (the message gives the job's failure, naming the rank)
      */
     public void complete() {
         if (completed) {
             return;
         }
         completed = true;
+        abortOnJobFailure.close();
         RuntimeException first = null;
         try {
             for (MpRequest r : requests) {
@@ -190,7 +204,12 @@ public final class ShmemKi implements AutoCloseable {
                 }
             }
             KiTable.Status status = table.status();
-            if (first == null && !status.isOk()) {
+            String jobFailure = mp.failure();
+            if (first == null && status.code() == KiTableLayout.STATUS_ABORTED) {
+                first = new MpException("PE " + shmem.myPe() + ": the shmem kernel was aborted: "
+                        + (jobFailure != null ? "the job failed: " + jobFailure : "its table's status says so (the host)"),
+                        null, jobFailure != null ? ErrorDetail.JOB_FAILED : null);
+            } else if (first == null && !status.isOk()) {
                 first = new MpException("PE " + shmem.myPe() + ": the shmem kernel failed: " + table.describe(status.kind(),
                         status.index()) + " (code " + status.code() + ")", null, null);
             }

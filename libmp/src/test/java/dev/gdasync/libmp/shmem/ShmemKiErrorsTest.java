@@ -2,6 +2,7 @@ package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.KiLaunch;
 import dev.gdasync.ki.ShmemDevice;
 import dev.gdasync.libmp.MpException;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,6 +91,37 @@ class ShmemKiErrorsTest {
             assertEquals(2, block.getAtIndex(JAVA_LONG, 1));
             assertEquals(7, word.get(JAVA_LONG, 0));
             shmem.barrierAll();
+        });
+    }
+
+    /**
+     * The job fails (PE 0 aborts it) while PE 1's kernel waits in waitUntil with an hour's timeout: the prepared
+     * launch's job-failure listener aborts it through its table, so the wait ends, the launch fails saying so and
+     * complete() gives the job's failure, naming the rank.
+     */
+    @Test
+    void aJobFailureAbortsThePreparedLaunchsWaits() throws Exception {
+        CountDownLatch waiting = new CountDownLatch(1);
+        ShmemRanks.run(2, base, 1 << 16, shmem -> {
+            MemorySegment flag = shmem.calloc(1, 8);
+            shmem.barrierAll();
+            if (shmem.myPe() == 1) {
+                try (HostKiExecutor executor = HostKiExecutor.create("ki-abort-1")) {
+                    ShmemKi ki = shmem.kiPrepare(executor, 1, 2, Duration.ofHours(1));
+                    KiLaunch l = executor.shmem(ki.table(), ki.state(), 1, ctx -> {
+                        waiting.countDown();
+                        ctx.waitUntil(flag, ShmemDevice.CMP_EQ, 1);
+                    });
+                    KiException e = assertThrows(KiException.class, () -> l.join(Duration.ofSeconds(60)));
+                    assertTrue(e.getMessage().contains("aborted by the host (the job failed) while waiting for the heap "
+                            + "word"), e.getMessage());
+                    MpException c = assertThrows(MpException.class, ki::complete);
+                    assertTrue(c.getMessage().contains("rank 0 aborted the job: stop the kernel"), c.getMessage());
+                }
+            } else {
+                assertTrue(waiting.await(60, TimeUnit.SECONDS), "PE 1's kernel never started");
+                shmem.mp().abort("stop the kernel");
+            }
         });
     }
 }

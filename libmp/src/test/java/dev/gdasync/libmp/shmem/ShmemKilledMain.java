@@ -18,12 +18,6 @@ import java.util.Map;
 public final class ShmemKilledMain {
     /** The cases by name; each makes a 1 MiB heap and what the call waits on. */
     public static final Map<String, KilledMidCall.Setup> CASES = new LinkedHashMap<>();
-    /**
-     * The cases whose waits learn of a peer's death only by their timeout ({@link KilledMidCall#SHORT_TIMEOUT}): a
-     * kernel's wait on a heap word does not look at the job's state.
-     */
-    public static final java.util.List<String> BY_TIMEOUT = java.util.List.of("ki.waitUntil");
-
     static {
         CASES.put("barrierAll", mp -> {
             Shmem s = heap(mp);
@@ -82,12 +76,13 @@ public final class ShmemKilledMain {
             HostKiExecutor executor = HostKiExecutor.create("kill-ki-" + mp.rank(),
                     HostKiExecutor.Options.defaults().withAfterRing(mp::progressStoreRings));
             return () -> {
-                ShmemKi ki = s.kiPrepare(executor, 1, 4, KilledMidCall.SHORT_TIMEOUT);
+                // The layer's timeout, as the other cases: the job's failure aborts the kernel's wait, not its bound.
+                ShmemKi ki = s.kiPrepare(executor, 1, 4, KilledMidCall.LAYER_TIMEOUT);
                 try {
                     executor.shmem(ki.table(), ki.state(), 1, ctx -> ctx.waitUntil(flag, ShmemDevice.CMP_EQ, 1))
                             .join(Duration.ofSeconds(120));
                 } finally {
-                    ki.complete(); // throws the job's failure, or the kernel's recorded one, over the launch's
+                    ki.complete(); // throws the job's failure (the listener aborted the launch) over the launch's
                 }
             };
         });

@@ -48,12 +48,6 @@ public final class KilledMidCall {
      */
     public static final long BOUND_MS = Long.getLong("gdasync.killed.bound.ms", 5_000);
 
-    /**
-     * The timeout of the forms that do not yet learn of a peer's death (the KI forms, MSCCL on a stream): short, so
-     * that their case ends soon, and long enough for the set-up's first call on a loaded machine.
-     */
-    public static final Duration SHORT_TIMEOUT = Duration.ofSeconds(5);
-
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final byte[] SECRET = HexFormat.of().parseHex("0f1e2d3c4b5a69788796a5b4c3d2e1f0");
 
@@ -267,38 +261,5 @@ public final class KilledMidCall {
             }
         });
         assertTrue(problems.isEmpty(), String.join("\n", problems));
-    }
-
-    /**
-     * Asserts that every survivor's call of these cases failed, not before {@link #SHORT_TIMEOUT} and well before
-     * twice it, with an error containing {@code text}: the forms whose waits end by their timeout only.
-     *
-     * @param outcomes what {@link #killVictim} collected for these cases
-     * @param text     what the error must contain (its timeout's wording)
-     */
-    public static void assertTimeoutFailures(Map<String, List<Outcome>> outcomes, String text) {
-        List<String> problems = new ArrayList<>();
-        long max = 2 * SHORT_TIMEOUT.toMillis();
-        outcomes.forEach((c, per) -> {
-            for (Outcome o : per) {
-                System.out.println(c + " (ends by its timeout): " + o);
-                if (!o.failed() || o.afterMs() >= max || !o.error().contains(text)) {
-                    problems.add(c + ": rank " + o.rank() + " should fail by its " + SHORT_TIMEOUT + " timeout ('"
-                            + text + "') within " + max + " ms: " + o);
-                }
-            }
-        });
-        assertTrue(problems.isEmpty(), String.join("\n", problems));
-    }
-
-    /**
-     * @param outcomes what {@link #killVictim} collected
-     * @param cases    some case names
-     * @return the outcomes of those cases
-     */
-    public static Map<String, List<Outcome>> only(Map<String, List<Outcome>> outcomes, java.util.Collection<String> cases) {
-        Map<String, List<Outcome>> out = new LinkedHashMap<>(outcomes);
-        out.keySet().retainAll(cases);
-        return out;
     }
 }

@@ -21,7 +21,8 @@ import java.lang.foreign.ValueLayout;
  * rank's thread blocks with {@link MscclDeviceTable#encodeRank}, lets the launcher run and join the launch, and
  * completes the prepared slots. A run whose puts toward a PE do not fit one launch (half the send queue, and the
  * Mp's request pool) runs as several launches over consecutive tiles; each launch ends only when every message it
- * sent was acknowledged.
+ * sent was acknowledged. When the job fails during a launch, the prepared launch's listener aborts it through its
+ * table ({@link ShmemKi}): every block's wait ends within moments, and the run fails naming the job's failure.
  */
 final class KiInterpreter implements AutoCloseable {
     private final Mp mp;
@@ -112,8 +113,11 @@ final class KiInterpreter implements AutoCloseable {
             }
         }
         if (failure != null) {
+            // A peer's death aborted the launch (ShmemKi's listener): say so first, naming the rank.
+            String jobFailure = mp.failure();
             throw new CollectiveException("rank " + comm.rank() + " of " + comm + ": " + program + " failed on the KI "
-                    + "executor (tiles " + l.firstTile() + ".." + (l.endTile() - 1) + "): " + failure.getMessage(),
+                    + "executor (tiles " + l.firstTile() + ".." + (l.endTile() - 1) + "): "
+                    + (jobFailure == null ? "" : "the job failed: " + jobFailure + "; ") + failure.getMessage(),
                     failure);
         }
     }

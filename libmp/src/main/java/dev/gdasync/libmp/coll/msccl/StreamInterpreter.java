@@ -9,6 +9,7 @@ import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.stream.Event;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.gdsync.stream.Stream;
+import dev.gdasync.libmp.JobFailureSubscription;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
@@ -21,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -38,7 +40,10 @@ import java.util.function.Supplier;
  *
  * <p>Waits time out after {@link MscclConfig#timeout}: the stream fails with a
  * {@link dev.gdasync.gdsync.memop.WaitTimeoutException} whose word is named for the rank, thread block, step, tile
- * and what it waits for, and the caller's stream, which waits for every block's end, fails with it.
+ * and what it waits for, and the caller's stream, which waits for every block's end, fails with it. A peer's death
+ * does not wait for that: a listener of the Mp's job failure, registered for the interpreter's life, aborts every
+ * one of its streams ({@link HostStream#abort}), so their waits end at once with a {@link CollectiveException} that
+ * gives the job's failure, naming the rank, and the caller's stream fails with it (docs/msccl.md).
  */
 final class StreamInterpreter implements AutoCloseable {
     private final Mp mp;
@@ -51,8 +56,12 @@ final class StreamInterpreter implements AutoCloseable {
     private final MemorySegment counters;
     private final MemorySegment inlineSource;
     private final MpRegistration inlineReg;
-    private final List<HostStream> blockStreams = new ArrayList<>();
-    private HostStream nic;
+    /** Written by the calling thread, read by the job-failure listener's (hence copy-on-write, and volatile). */
+    private final List<HostStream> blockStreams = new CopyOnWriteArrayList<>();
+    private volatile HostStream nic;
+    /** Why the job failed, once the listener ran: a stream started later is aborted when it starts. */
+    private volatile String jobFailure;
+    private final JobFailureSubscription abortOnJobFailure;
     /**
      * Puts prepared toward each PE since the calling thread last waited for the NIC stream to ring everything: kept
      * across calls, because runs enqueued back to back share the queue pairs, whose prepared and rung puts wait for
@@ -73,6 +82,28 @@ final class StreamInterpreter implements AutoCloseable {
         this.sinceDrain = new int[mp.size()];
         this.inlineSource = mp.allocate(8);
         this.inlineReg = mp.register(inlineSource);
+        this.abortOnJobFailure = mp.onJobFailure(this::jobFailed);
+    }
+
+    /** The job failed (the bootstrap's thread): no peer will write the words the streams wait for. */
+    private void jobFailed(String reason) {
+        jobFailure = reason;
+        for (HostStream s : all()) {
+            abort(s, reason);
+        }
+    }
+
+    private void abort(HostStream s, String reason) {
+        s.abort(new CollectiveException("rank " + mp.rank() + ": the MSCCL run on stream '" + s.name()
+                + "' stopped: the job failed: " + reason, null));
+    }
+
+    /** A stream just made: aborted at once if the job failed already (the listener may have run before it). */
+    private void started(HostStream s) {
+        String failed = jobFailure;
+        if (failed != null) {
+            abort(s, failed);
+        }
     }
 
     /** @return the first failure of one of its streams, or null */
@@ -112,10 +143,13 @@ final class StreamInterpreter implements AutoCloseable {
         // Not low-latency spinning: on few CPUs the spinning streams starve the NIC's agent (docs/msccl.md).
         WaitPolicy policy = new WaitPolicy(MscclConfig.WAIT_BACKOFF, config.timeout().toNanos());
         while (blockStreams.size() < gpu.tbs().size()) {
-            blockStreams.add(HostStream.create("msccl-r" + mp.rank() + "-tb" + blockStreams.size(), policy));
+            HostStream s = HostStream.create("msccl-r" + mp.rank() + "-tb" + blockStreams.size(), policy);
+            blockStreams.add(s);
+            started(s);
         }
         if (nic == null) {
             nic = HostStream.create("msccl-r" + mp.rank() + "-nic", policy);
+            started(nic);
         }
         Event start = caller.record();
         List<Event> ends = new ArrayList<>();
@@ -304,6 +338,7 @@ final class StreamInterpreter implements AutoCloseable {
     /** Waits for what was enqueued (a failed stream ends its wait), then stops the streams. */
     @Override
     public void close() {
+        abortOnJobFailure.close();
         for (HostStream s : all()) {
             try {
                 s.synchronize();

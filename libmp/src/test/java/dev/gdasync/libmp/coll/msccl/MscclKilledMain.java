@@ -26,12 +26,6 @@ public final class MscclKilledMain {
 
     /** The cases by name. */
     public static final Map<String, KilledMidCall.Setup> CASES = new LinkedHashMap<>();
-    /**
-     * The cases whose waits learn of a peer's death only by their timeout ({@link KilledMidCall#SHORT_TIMEOUT}):
-     * the stream and KI forms wait on words in memory without looking at the job's state.
-     */
-    public static final List<String> BY_TIMEOUT = List.of("allreduceOnStream", "allreduceKi");
-
     static {
         CASES.put("allreduce", mp -> {
             Run r = new Run(mp, KilledMidCall.LAYER_TIMEOUT);
@@ -41,7 +35,7 @@ public final class MscclKilledMain {
             return call;
         });
         CASES.put("allreduceOnStream", mp -> {
-            Run r = new Run(mp, KilledMidCall.SHORT_TIMEOUT);
+            Run r = new Run(mp, KilledMidCall.LAYER_TIMEOUT);
             HostStream stream = HostStream.create("kill-msccl-" + mp.rank());
             KilledMidCall.BlockingCall call = () -> {
                 r.rt.allreduceOnStream(r.w, r.a, r.reg, r.a, r.reg, COUNT, DataType.INT32, ReduceOp.SUM, stream)
@@ -52,7 +46,7 @@ public final class MscclKilledMain {
             return call;
         });
         CASES.put("allreduceKi", mp -> {
-            Run r = new Run(mp, KilledMidCall.SHORT_TIMEOUT);
+            Run r = new Run(mp, KilledMidCall.LAYER_TIMEOUT);
             HostKiExecutor executor = KiRanks.executor(mp);
             MscclKiLauncher launcher = KiRanks.launcher(executor);
             KilledMidCall.BlockingCall call = () -> r.rt.allreduceKi(r.w, r.a, r.reg, r.a, r.reg, COUNT,
