@@ -1,0 +1,36 @@
+package dev.gdasync.libmp.mpj;
+
+import dev.gdasync.libmp.Mp;
+
+/**
+ * Where a program that runs MPJ Express over gdasync finds the gdasync side of its process.
+ */
+public final class MpjGdasync {
+    private static volatile GdasyncDevice device;
+
+    private MpjGdasync() {
+    }
+
+    static void installed(GdasyncDevice d) {
+        device = d;
+    }
+
+    /** @return whether MPJ Express runs over gdasync in this process ({@code MPI.Init} done, not yet finalized) */
+    public static boolean active() {
+        return device != null;
+    }
+
+    /**
+     * @return the Mp MPJ's messages travel over: for the one-sided calls (windows, puts, gets, atomics), which do not
+     *         touch the receives the device keeps posted
+     * @throws IllegalStateException if MPJ Express does not run over gdasync here
+     */
+    public static Mp mp() {
+        GdasyncDevice d = device;
+        if (d == null) {
+            throw new IllegalStateException("MPJ Express does not run over gdasync in this process: start it with "
+                    + "scripts/mprun --mpj and call MPI.Init first");
+        }
+        return d.mp();
+    }
+}

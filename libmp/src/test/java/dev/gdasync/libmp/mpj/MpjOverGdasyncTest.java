@@ -1,0 +1,118 @@
+package dev.gdasync.libmp.mpj;
+
+import dev.gdasync.libmp.launch.MpRun;
+import dev.gdasync.libmp.testutil.ChildProcess;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * MPJ Express programs (mpiJava 1.2 API only) over gdasync, started by the launcher with {@code --mpj} as real JVMs:
+ * every conformance case of {@link MpjConformanceMain} on 4 ranks in one job (point-to-point with wildcards and order,
+ * probes, synchronous and buffered sends, Waitany/Waitsome/Testall, persistent requests, Sendrecv, collectives,
+ * Split/Dup/Create, intercommunicators, Cartesian and graph topologies, derived datatypes, objects, self-sends, bad
+ * arguments); and a rank killed while the others are blocked in MPJ calls. Without MPJ Express the tests are skipped
+ * with the reason.
+ */
+@Timeout(180)
+class MpjOverGdasyncTest {
+    static final Duration WAIT = Duration.ofSeconds(120);
+
+    static Map<String, String> mpjEnv() {
+        String home = System.getenv("MPJ_HOME");
+        if (home == null || home.isBlank()) {
+            home = System.getProperty("gdasync.mpj.home");
+        }
+        if (home == null || !Files.isRegularFile(Path.of(home, "lib", "mpj.jar"))) {
+            String reason = "MPJ Express is not installed (no " + home + "/lib/mpj.jar): scripts/test installs it "
+                    + "(ensure_mpj in scripts/lib/common.sh)";
+            System.out.println("MpjOverGdasyncTest skipped: " + reason);
+            Assumptions.abort(reason);
+        }
+        return Map.of("MPJ_HOME", home);
+    }
+
+    /** Starts the launcher (a JVM running MpRun) with a light JIT and GC for the ranks. */
+    static ChildProcess launch(Map<String, String> env, String... args) {
+        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
+        a.addAll(List.of(args));
+        Map<String, String> e = new HashMap<>();
+        e.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
+        e.put("CLASSPATH", null);
+        e.putAll(env);
+        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), e);
+    }
+
+    @Test
+    void everyConformanceCaseOnFourRanks() {
+        Map<String, String> env = mpjEnv();
+        int ranks = 4;
+        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj",
+                MpjConformanceMain.class.getName())) {
+            int status = mprun.awaitExit(WAIT);
+            List<String> problems = new ArrayList<>();
+            for (String line : mprun.stdout()) {
+                if (line.contains("FAIL ")) {
+                    problems.add(line);
+                }
+            }
+            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertEquals(0, status, mprun.describe());
+            for (int r = 0; r < ranks; r++) {
+                for (String c : List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "persistent",
+                        "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
+                        "self", "badargs")) {
+                    String ok = "[" + r + "] OK " + c;
+                    assertTrue(mprun.stdout().contains(ok), "missing '" + ok + "': " + mprun.describe());
+                }
+                assertTrue(mprun.stdout().contains("[" + r + "] DONE rank " + r + " of " + ranks), mprun.describe());
+            }
+        }
+    }
+
+    @Test
+    void aKilledRankFailsThePendingAndLaterCallsOfTheOthersNamingIt() throws Exception {
+        Map<String, String> env = mpjEnv();
+        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "20", "--mpj", MpjVictimMain.class.getName())) {
+            List<Long> pids = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith("[" + rank + "] ready "), WAIT);
+                pids.add(Long.parseLong(line.substring(line.lastIndexOf(' ') + 1)));
+            }
+            Thread.sleep(300); // the survivors go from their "ready" line into their calls
+            long killedAt = System.nanoTime();
+            assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
+            for (int r : new int[] {0, 2}) {
+                String call = r == 0 ? "recv" : "barrier";
+                String prefix = "[" + r + "] FAILED " + call + " ";
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith(prefix) || l.startsWith("[" + rank + "] RETURNED"), WAIT);
+                assertTrue(line.startsWith(prefix), "rank " + r + "'s " + call + " must fail: " + mprun.describe());
+                String[] parts = line.substring(prefix.length()).split(" ", 2);
+                long ms = (Long.parseLong(parts[0]) - killedAt) / 1_000_000;
+                System.out.println("MpjOverGdasyncTest: rank " + r + "'s " + call + " failed " + ms + " ms after the kill: "
+                        + parts[1]);
+                assertTrue(parts[1].contains("rank 1") && parts[1].contains("XDevException"),
+                        "the error names the killed rank: " + line);
+                assertTrue(ms < dev.gdasync.libmp.testutil.KilledMidCall.BOUND_MS, "failed promptly, not by a timeout: " + ms
+                        + " ms");
+                String later = mprun.awaitLine(l -> l.startsWith("[" + rank + "] LATER-"), WAIT);
+                assertTrue(later.startsWith("[" + r + "] LATER-FAILED ") && later.contains("rank 1"),
+                        "a later call fails too, naming the killed rank: " + later);
+            }
+            assertTrue(mprun.awaitExit(WAIT) != 0, mprun.describe());
+        }
+    }
+}
