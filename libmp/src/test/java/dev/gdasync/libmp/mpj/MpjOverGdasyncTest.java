@@ -2,12 +2,10 @@ package dev.gdasync.libmp.mpj;
 
 import dev.gdasync.libmp.launch.MpRun;
 import dev.gdasync.libmp.testutil.ChildProcess;
-import org.junit.jupiter.api.Assumptions;
+import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,25 +24,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with the reason.
  */
 @Timeout(180)
-class MpjOverGdasyncTest {
-    static final Duration WAIT = Duration.ofSeconds(120);
+public class MpjOverGdasyncTest {
+    public static final Duration WAIT = Duration.ofSeconds(120);
+
+    /** Every case of {@link MpjConformanceMain}. */
+    public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
+            "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
+            "self", "badargs");
 
     static Map<String, String> mpjEnv() {
-        String home = System.getenv("MPJ_HOME");
-        if (home == null || home.isBlank()) {
-            home = System.getProperty("gdasync.mpj.home");
-        }
-        if (home == null || !Files.isRegularFile(Path.of(home, "lib", "mpj.jar"))) {
-            String reason = "MPJ Express is not installed (no " + home + "/lib/mpj.jar): scripts/test installs it "
-                    + "(ensure_mpj in scripts/lib/common.sh)";
-            System.out.println("MpjOverGdasyncTest skipped: " + reason);
-            Assumptions.abort(reason);
-        }
-        return Map.of("MPJ_HOME", home);
+        return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
     }
 
     /** Starts the launcher (a JVM running MpRun) with a light JIT and GC for the ranks. */
-    static ChildProcess launch(Map<String, String> env, String... args) {
+    public static ChildProcess launch(Map<String, String> env, String... args) {
         List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
         a.addAll(List.of(args));
         Map<String, String> e = new HashMap<>();
@@ -61,23 +54,9 @@ class MpjOverGdasyncTest {
         try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj",
                 MpjConformanceMain.class.getName())) {
             int status = mprun.awaitExit(WAIT);
-            List<String> problems = new ArrayList<>();
-            for (String line : mprun.stdout()) {
-                if (line.contains("FAIL ")) {
-                    problems.add(line);
-                }
-            }
+            List<String> problems = MpjPrograms.conformanceProblems(mprun, ranks, CASES);
             assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
             assertEquals(0, status, mprun.describe());
-            for (int r = 0; r < ranks; r++) {
-                for (String c : List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "persistent",
-                        "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
-                        "self", "badargs")) {
-                    String ok = "[" + r + "] OK " + c;
-                    assertTrue(mprun.stdout().contains(ok), "missing '" + ok + "': " + mprun.describe());
-                }
-                assertTrue(mprun.stdout().contains("[" + r + "] DONE rank " + r + " of " + ranks), mprun.describe());
-            }
         }
     }
 
