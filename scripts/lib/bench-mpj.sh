@@ -31,18 +31,25 @@ echo "gdasync: libmp host and MPJ Express's multicore device (pingpong --mode ho
 echo "gdasync: MPJ Express over gdasync (mprun --mpj MpjPingPong)..." >&2
 "$mprun" -np 2 --mpj dev.gdasync.apps.pingpong.MpjPingPong --sizes "$sizes" --iters "$iters" >"$work/gd.log" 2>&1 \
     || { cat "$work/gd.log" >&2; die "MpjPingPong over gdasync failed"; }
+# The pingpong's CSV (mode,bytes,iters,oneway_us,mbps,min_us,p50_us,p99_us,p99_9_us,max_us,run_min_us,run_max_us,
+# spread_pct), its mpj rows renamed mpj-smpdev, and MpjPingPong's result lines over gdasync in the same columns.
 {
-    echo "mode,bytes,iters,oneway_us,mbps"
+    head -n 1 "$work/pp.csv"
     tail -n +2 "$work/pp.csv" | sed 's/^mpj,/mpj-smpdev,/'
-    grep -o 'MPJ-PINGPONG-RESULT .*' "$work/gd.log" \
-        | awk '{ printf "mpj-gdasync,%d,%d,%.4f,%.2f\n", $2, $3, $4, $2 / $4 }'
+    grep -o 'MPJ-PINGPONG-RESULT .*' "$work/gd.log" | awk '{
+        printf "mpj-gdasync,%d,%d,%.4f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f\n",
+            $2, $3, $4, $2 / $4, $6, $7, $8, $9, $10, $12, $13, $14 }'
 } >"$work/all.csv"
 [ -n "$csv" ] && cp "$work/all.csv" "$csv"
-awk -F, 'NR > 1 { us[$1 "," $2] = $4; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+awk -F, 'NR > 1 { us[$1 "," $2] = $4; p50[$1 "," $2] = $7; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
     END {
-        printf "%10s %12s %12s %12s %10s %10s %12s\n", "bytes", "host us", "mpj-gd us", "mpj-smp us", "gd/host", "smp/host", "gd MB/s"
+        printf "one-way latency, mean (p50), us; ratios to libmp host's mean (p50)\n"
+        printf "%9s %18s %18s %18s %14s %14s %9s %9s\n", "bytes", "libmp host", "MPJ over gdasync", "MPJ smpdev", "gdasync/host",
+            "smpdev/host", "gd MB/s", "host MB/s"
         for (i = 0; i < n; i++) {
             b = order[i]; h = us["host," b]; g = us["mpj-gdasync," b]; s = us["mpj-smpdev," b]
-            printf "%10d %12.3f %12.3f %12.3f %10.2f %10.2f %12.1f\n", b, h, g, s, (h > 0 ? g / h : 0), (h > 0 ? s / h : 0), (g > 0 ? b / g : 0)
+            hp = p50["host," b]; gp = p50["mpj-gdasync," b]; sp = p50["mpj-smpdev," b]
+            printf "%9d %9.3f (%6.3f) %9.3f (%6.3f) %9.3f (%6.3f) %6.2f (%5.2f) %6.2f (%5.2f) %9.1f %9.1f\n", b, h, hp, g, gp, s, sp,
+                g / h, gp / hp, s / h, sp / hp, b / g, b / h
         }
     }' "$work/all.csv"

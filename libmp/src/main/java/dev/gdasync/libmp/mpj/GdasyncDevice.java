@@ -19,7 +19,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -28,9 +27,10 @@ import java.util.Set;
  * (shared memory on one host, UCX between hosts). {@link MpjMain} installs it before the program's
  * {@code MPI.Init}, which then calls {@link #init}.
  *
- * <p>Messages travel as fragments through receive slots always posted to every peer ({@link PeerChannel}); a message
- * is matched once it arrived completely, against the posted receives in their order, else it waits among the
- * unexpected messages in arrival order: per (source, tag, context) messages keep their order. A synchronous send
+ * <p>Messages travel as fragments through receive slots always posted to every peer ({@link PeerChannel}). A message
+ * is matched against the posted receives, in their order, when its header arrives (its bytes then go straight into
+ * the receive's buffer), else once it arrived completely; unmatched, it waits among the unexpected messages in arrival
+ * order. A peer's messages arrive one after the other, so per (source, tag, context) messages keep their order. A synchronous send
  * completes when the receiver matched it (the receiver acknowledges).
  *
  * <p>Threads: every call may come from any thread; the state is guarded by one lock, and MPJ's completion handlers run
@@ -54,8 +54,7 @@ public final class GdasyncDevice implements Device {
     private int size;
     private ProcessIds ids;
     private PeerChannel[] channels;
-    private final List<DeviceRequest> postedReceives = new ArrayList<>();
-    private final List<Inbound> unexpected = new ArrayList<>();
+    private final Matching matching = new Matching();
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
     private final Set<DeviceRequest> completed = new LinkedHashSet<>();
     private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -246,7 +245,7 @@ public final class GdasyncDevice implements Device {
             pending.add(r);
             if (peer == rank) {
                 Inbound m = new Inbound(rank, context, tag, type, elements, sync, 0, (int) bytes.byteSize(),
-                        dynamic == null ? 0 : dynamic.length, sync ? r : null);
+                        dynamic == null ? 0 : dynamic.length, sync ? r : null).assemble();
                 m.append(bytes, 0, (int) bytes.byteSize());
                 if (dynamic != null && dynamic.length > 0) {
                     m.append(MemorySegment.ofArray(dynamic), 0, dynamic.length);
@@ -315,38 +314,51 @@ public final class GdasyncDevice implements Device {
             requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
             pending.add(r);
             progressLocked();
-            Inbound m = takeUnexpected(peer, tag, context);
+            Inbound m = matching.takeUnexpected(peer, tag, context);
             if (m != null) {
                 fill(r, m);
             } else if (!r.done) {
-                postedReceives.add(r);
+                matching.post(r);
             }
         }
         return r;
     }
 
-    private Inbound takeUnexpected(int src, int tag, int context) {
-        for (Iterator<Inbound> it = unexpected.iterator(); it.hasNext(); ) {
-            Inbound m = it.next();
-            if (m.matches(src, tag, context)) {
-                it.remove();
-                return m;
-            }
+    /**
+     * A message's header arrived: the first posted receive that matches takes it now, its bytes written straight into
+     * the receive's buffer (unless they do not fit: then the message is assembled and the receive fails once it is
+     * complete); else it is assembled on its own.
+     */
+    private void started(Inbound m) {
+        if (matching.bind(m) == null) {
+            m.assemble();
+        } else if (m.sync) {
+            acknowledge(m);
         }
-        return null;
     }
 
-    /** A message arrived completely: the first posted receive that matches takes it, else it waits. */
-    private void deliver(Inbound m) {
-        for (Iterator<DeviceRequest> it = postedReceives.iterator(); it.hasNext(); ) {
-            DeviceRequest r = it.next();
-            if (m.matches(r.peer, r.tag, r.context)) {
-                it.remove();
-                fill(r, m);
-                return;
-            }
+    /** A message's last fragment arrived. */
+    private void arrived(Inbound m) {
+        DeviceRequest r = m.boundTo;
+        if (r == null) {
+            deliver(m);
+            return;
         }
-        unexpected.add(m);
+        MpjBuffers.received(r.buffer, m);
+        finish(r, envelope(m, r.status), null);
+    }
+
+    /**
+     * A message not taken when its header arrived is complete: the first posted receive that matches takes it, else
+     * it waits among the unexpected messages.
+     */
+    private void deliver(Inbound m) {
+        DeviceRequest r = matching.takePosted(m);
+        if (r != null) {
+            fill(r, m);
+        } else {
+            matching.park(m);
+        }
     }
 
     /** Copies a matched message into the receive's buffer and completes the receive (and acknowledges a sync send). */
@@ -373,7 +385,7 @@ public final class GdasyncDevice implements Device {
         s.tag = m.tag;
         s.numEls = m.elements;
         s.type = m.type < 0 ? null : mpjbuf.Type.getType(m.type);
-        s.countInBytes = m.staticBytes.length;
+        s.countInBytes = m.staticLength;
         return s;
     }
 
@@ -421,14 +433,10 @@ public final class GdasyncDevice implements Device {
             progressLocked();
             requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
             if (into == null) {
-                for (Inbound m : unexpected) {
-                    if (m.matches(peer, tag, context)) {
-                        return envelope(m, new Status());
-                    }
-                }
-                return null;
+                Inbound m = matching.peekUnexpected(peer, tag, context);
+                return m == null ? null : envelope(m, new Status());
             }
-            Inbound m = takeUnexpected(peer, tag, context);
+            Inbound m = matching.takeUnexpected(peer, tag, context);
             if (m == null) {
                 return null;
             }
@@ -531,7 +539,7 @@ public final class GdasyncDevice implements Device {
         try {
             for (PeerChannel c : channels) {
                 if (c != null) {
-                    c.progress(this::deliver, this::sendCopied, this::acknowledged);
+                    c.progress(this::started, this::arrived, this::sendCopied, this::acknowledged);
                 }
             }
         } catch (MpException e) {
@@ -547,7 +555,7 @@ public final class GdasyncDevice implements Device {
         for (DeviceRequest r : new ArrayList<>(pending)) {
             finish(r, r.status, failure + " (pending: " + r + ")");
         }
-        postedReceives.clear();
+        matching.clearPosted();
     }
 
     private void requireHealthy(String call) {

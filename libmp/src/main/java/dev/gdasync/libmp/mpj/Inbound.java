@@ -1,10 +1,12 @@
 package dev.gdasync.libmp.mpj;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
- * A message that arrived (or is arriving) from one rank: its envelope and its bytes, assembled fragment by fragment
- * into heap arrays. Matched against receives once complete. Guarded by the device's lock.
+ * A message that arrived (or is arriving) from one rank: its envelope and its bytes, written fragment by fragment
+ * either straight into the buffer of the receive that matched it when its header arrived ({@link #bindTo}), or into
+ * heap arrays of its own ({@link #assemble}) when no posted receive took it then. Guarded by the device's lock.
  */
 final class Inbound {
     final int source;
@@ -14,10 +16,16 @@ final class Inbound {
     final int elements;
     final boolean sync;
     final long sequence;
-    final byte[] staticBytes;
-    final byte[] dynamicBytes;
+    final int staticLength;
+    final int dynamicLength;
     /** For a message a rank sent to itself synchronously: the sender's request, completed when it is matched. */
     final DeviceRequest localSender;
+    /** The static section when the message is assembled on its own; null when bound to a receive. */
+    byte[] staticBytes;
+    byte[] dynamicBytes;
+    /** The receive that took the message when its header arrived, or null. */
+    DeviceRequest boundTo;
+    private MemorySegment staticTarget;
     private long filled;
 
     Inbound(int source, int context, int tag, int type, int elements, boolean sync, long sequence, int staticLength,
@@ -29,14 +37,34 @@ final class Inbound {
         this.elements = elements;
         this.sync = sync;
         this.sequence = sequence;
-        this.staticBytes = new byte[staticLength];
-        this.dynamicBytes = new byte[dynamicLength];
+        this.staticLength = staticLength;
+        this.dynamicLength = dynamicLength;
         this.localSender = localSender;
+    }
+
+    /** The message's bytes go into arrays of its own: it waits among the unexpected messages or is matched later. */
+    Inbound assemble() {
+        staticBytes = new byte[staticLength];
+        dynamicBytes = new byte[dynamicLength];
+        staticTarget = MemorySegment.ofArray(staticBytes);
+        return this;
+    }
+
+    /**
+     * The message's static section goes straight into a receive's buffer.
+     *
+     * @param r      the receive
+     * @param target its buffer's memory, exactly {@link #staticLength} bytes
+     */
+    void bindTo(DeviceRequest r, MemorySegment target) {
+        boundTo = r;
+        staticTarget = target;
+        dynamicBytes = new byte[dynamicLength];
     }
 
     /** @return the message's length: static and dynamic sections */
     long total() {
-        return (long) staticBytes.length + dynamicBytes.length;
+        return (long) staticLength + dynamicLength;
     }
 
     /** @return how many of its bytes are still to come */
@@ -58,15 +86,15 @@ final class Inbound {
     void append(MemorySegment from, long at, int n) {
         int done = 0;
         while (done < n) {
-            if (filled < staticBytes.length) {
-                int k = (int) Math.min(n - done, staticBytes.length - filled);
-                MemorySegment.copy(from, java.lang.foreign.ValueLayout.JAVA_BYTE, at + done, staticBytes, (int) filled, k);
+            if (filled < staticLength) {
+                int k = (int) Math.min(n - done, staticLength - filled);
+                MemorySegment.copy(from, at + done, staticTarget, filled, k);
                 done += k;
                 filled += k;
             } else {
-                int into = (int) (filled - staticBytes.length);
-                int k = Math.min(n - done, dynamicBytes.length - into);
-                MemorySegment.copy(from, java.lang.foreign.ValueLayout.JAVA_BYTE, at + done, dynamicBytes, into, k);
+                int into = (int) (filled - staticLength);
+                int k = Math.min(n - done, dynamicLength - into);
+                MemorySegment.copy(from, ValueLayout.JAVA_BYTE, at + done, dynamicBytes, into, k);
                 done += k;
                 filled += k;
             }

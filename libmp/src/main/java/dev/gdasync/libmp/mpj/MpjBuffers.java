@@ -64,7 +64,34 @@ final class MpjBuffers {
     }
 
     /**
-     * Copies a message into a receive's buffer.
+     * @param buf    a receive's buffer
+     * @param length a message's static section's length
+     * @return the buffer's memory where that section goes, or null when it does not fit or is not an NIOBuffer
+     */
+    static MemorySegment target(Buffer buf, int length) {
+        RawBuffer raw = buf.getStaticBuffer();
+        if (!(raw instanceof NIOBuffer nio)) {
+            return null;
+        }
+        int room = Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        if (length > room) {
+            return null;
+        }
+        ByteBuffer bb = nio.getBuffer().duplicate();
+        bb.clear();
+        return MemorySegment.ofBuffer(bb).asSlice(buf.offset(), length);
+    }
+
+    /** A message written straight into a receive's buffer is complete: the buffer takes its sizes. */
+    static void received(Buffer buf, Inbound m) {
+        buf.setSize(m.staticLength);
+        if (m.dynamicLength > 0) {
+            buf.setDynamicBuffer(m.dynamicBytes);
+        }
+    }
+
+    /**
+     * Copies a message assembled on its own into a receive's buffer.
      *
      * @param what the receive, for messages
      * @return null, or why the message could not be received (it is larger than the buffer)

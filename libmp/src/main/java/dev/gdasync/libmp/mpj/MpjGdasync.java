@@ -33,4 +33,18 @@ public final class MpjGdasync {
         }
         return d.mp();
     }
+
+    /**
+     * Aborts the job (what {@code MPI.COMM_WORLD.Abort} should do: MPJ Express 0.44's {@code Comm.Abort} returns
+     * without doing anything): every rank's pending and later MPJ calls fail with an exception naming this rank and
+     * the reason, this rank's too. The processes go on; ending them is the program's call.
+     *
+     * @param reason why, for every rank's messages
+     * @throws NullPointerException  if the reason is null
+     * @throws IllegalStateException if MPJ Express does not run over gdasync here
+     */
+    public static void abort(String reason) {
+        java.util.Objects.requireNonNull(reason, "reason must not be null");
+        mp().abort(reason);
+    }
 }

@@ -86,13 +86,16 @@ final class PeerChannel {
      * Reaps completed sends, fills free send slots from the backlog and sends them, reaps arrived fragments and
      * reposts their slots.
      *
+     * @param started    takes every message when its header arrived, before its bytes: binds it to a receive or
+     *                   makes it assemble itself
      * @param arrived    takes every message once its last fragment arrived
      * @param sendDone   takes every request whose message is entirely copied into send slots
      * @param ackArrived takes every synchronous send the peer acknowledged
      * @return how much happened (0: nothing)
      * @throws dev.gdasync.libmp.MpException if a request of the queue pair failed (the peer is gone, say)
      */
-    int progress(Consumer<Inbound> arrived, Consumer<DeviceRequest> sendDone, Consumer<DeviceRequest> ackArrived) {
+    int progress(Consumer<Inbound> started, Consumer<Inbound> arrived, Consumer<DeviceRequest> sendDone,
+                 Consumer<DeviceRequest> ackArrived) {
         int work = 0;
         while (!inFlight.isEmpty() && mp.test(inFlight.peek().request())) {
             freeSendSlots.add(inFlight.poll().slot());
@@ -115,14 +118,15 @@ final class PeerChannel {
         while (!posted.isEmpty() && mp.test(posted.peek().request())) {
             int s = posted.poll().slot();
             MemorySegment slot = slot(recvMemory, s);
-            take(slot, arrived, ackArrived);
+            take(slot, started, arrived, ackArrived);
             posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
             work++;
         }
         return work;
     }
 
-    private void take(MemorySegment slot, Consumer<Inbound> arrived, Consumer<DeviceRequest> ackArrived) {
+    private void take(MemorySegment slot, Consumer<Inbound> started, Consumer<Inbound> arrived,
+                      Consumer<DeviceRequest> ackArrived) {
         if (assembling == null) {
             int kind = Frames.getInt(slot, Frames.KIND);
             long sequence = Frames.getLong(slot, Frames.SEQUENCE);
@@ -143,6 +147,7 @@ final class PeerChannel {
                     Frames.getInt(slot, Frames.TYPE), Frames.getInt(slot, Frames.ELEMENTS),
                     (Frames.getInt(slot, Frames.FLAGS) & Frames.FLAG_SYNC) != 0, sequence,
                     Frames.getInt(slot, Frames.STATIC_LENGTH), Frames.getInt(slot, Frames.DYNAMIC_LENGTH), null);
+            started.accept(m);
             m.append(slot, Frames.HEADER, (int) Math.min(slotBytes - Frames.HEADER, m.total()));
             if (m.isComplete()) {
                 arrived.accept(m);

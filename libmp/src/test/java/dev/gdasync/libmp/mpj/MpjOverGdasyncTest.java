@@ -6,6 +6,8 @@ import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -85,11 +87,53 @@ public class MpjOverGdasyncTest {
                         + parts[1]);
                 assertTrue(parts[1].contains("rank 1") && parts[1].contains("XDevException"),
                         "the error names the killed rank: " + line);
+                assertTrue(parts[1].contains("rank 1's process is gone") || parts[1].contains("the peer's process is gone"),
+                        "the error says the rank's process is gone: " + line);
                 assertTrue(ms < dev.gdasync.libmp.testutil.KilledMidCall.BOUND_MS, "failed promptly, not by a timeout: " + ms
                         + " ms");
                 String later = mprun.awaitLine(l -> l.startsWith("[" + rank + "] LATER-"), WAIT);
                 assertTrue(later.startsWith("[" + r + "] LATER-FAILED ") && later.contains("rank 1"),
                         "a later call fails too, naming the killed rank: " + later);
+            }
+            assertTrue(mprun.awaitExit(WAIT) != 0, mprun.describe());
+        }
+    }
+
+    @Test
+    void mpjAndLibmpCallsShareTheNicInOneProgramAsTheGuideShowsIt() throws Exception {
+        Map<String, String> env = mpjEnv();
+        int ranks = 3;
+        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj", demo.mpj.MpjAndLibmp.class.getName())) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int r = 0; r < ranks; r++) {
+                int prev = (r + ranks - 1) % ranks;
+                for (String line : List.of("[" + r + "] rank " + r + " (MPJ): got " + (100 + prev) + " from rank " + prev,
+                        "[" + r + "] rank " + r + " (libmp put): got " + (200 + prev) + " from rank " + prev)) {
+                    assertTrue(mprun.stdout().contains(line), "missing '" + line + "': " + mprun.describe());
+                }
+            }
+        }
+        // The guide shows the program as it is compiled and run here.
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String guide = Files.readString(root.resolve("docs/getting-started.md"));
+        String file = Files.readString(root.resolve("libmp/src/test/java/demo/mpj/MpjAndLibmp.java"));
+        assertTrue(guide.contains("```java\n" + file + "```\n"), "docs/getting-started.md shows "
+                + "libmp/src/test/java/demo/mpj/MpjAndLibmp.java as it is");
+    }
+
+    @Test
+    void aRankThatAbortsFailsTheOthersCallsNamingItAndTheReason() {
+        Map<String, String> env = mpjEnv();
+        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "1", "--mpj", MpjVictimMain.class.getName(), "abort")) {
+            for (int r : new int[] {0, 2}) {
+                String call = r == 0 ? "recv" : "barrier";
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith("[" + rank + "] FAILED " + call + " ")
+                        || l.startsWith("[" + rank + "] RETURNED"), WAIT);
+                assertTrue(line.contains("FAILED") && line.contains("rank 1 aborted the job: the victim gives up"),
+                        "rank " + r + "'s " + call + " fails naming the rank that aborted and why: " + line);
+                String later = mprun.awaitLine(l -> l.startsWith("[" + rank + "] LATER-"), WAIT);
+                assertTrue(later.startsWith("[" + r + "] LATER-FAILED ") && later.contains("rank 1 aborted"), later);
             }
             assertTrue(mprun.awaitExit(WAIT) != 0, mprun.describe());
         }
