@@ -94,6 +94,16 @@ public final class GdasyncDevice implements Device {
 
     @Override
     public ProcessID[] init(String[] args) throws XDevException {
+        // The settings first: a mistake leaves the job untouched.
+        int slots = intProperty(SLOTS_PROPERTY, 16);
+        int slotBytes = intProperty(SLOT_BYTES_PROPERTY, 32 * 1024);
+        if (slots < 1 || slots > 1024) {
+            throw new XDevException(SLOTS_PROPERTY + " must be from 1 to 1024, got " + slots);
+        }
+        if (slotBytes < 2 * Frames.HEADER || slotBytes > (1 << 24) || slotBytes % 8 != 0) {
+            throw new XDevException(SLOT_BYTES_PROPERTY + " must be a multiple of 8 from " + 2 * Frames.HEADER + " to "
+                    + (1 << 24) + ", got " + slotBytes);
+        }
         if (mp == null) {
             try {
                 bootstrap = EnvBootstrap.fromEnvironment();
@@ -122,15 +132,6 @@ public final class GdasyncDevice implements Device {
                 throw new XDevException("MPI.Init's first argument must be this process's rank, got '" + args[0] + "'");
             }
         }
-        int slots = Integer.getInteger(SLOTS_PROPERTY, 16);
-        int slotBytes = Integer.getInteger(SLOT_BYTES_PROPERTY, 32 * 1024);
-        if (slots < 1 || slots > 1024) {
-            throw new XDevException(SLOTS_PROPERTY + " must be from 1 to 1024, got " + slots);
-        }
-        if (slotBytes < 2 * Frames.HEADER || slotBytes > (1 << 24) || slotBytes % 8 != 0) {
-            throw new XDevException(SLOT_BYTES_PROPERTY + " must be a multiple of 8 from " + 2 * Frames.HEADER + " to "
-                    + (1 << 24) + ", got " + slotBytes);
-        }
         ids = new ProcessIds(size);
         channels = new PeerChannel[size];
         synchronized (lock) {
@@ -147,6 +148,18 @@ public final class GdasyncDevice implements Device {
         }
         MpjGdasync.installed(this);
         return ids.all();
+    }
+
+    private static int intProperty(String name, int otherwise) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new XDevException(name + " must be a whole number, got '" + v + "'");
+        }
     }
 
     /** @return the Mp messages travel over (null before {@link #init}) */

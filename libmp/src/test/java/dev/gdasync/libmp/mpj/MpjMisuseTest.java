@@ -47,6 +47,27 @@ class MpjMisuseTest {
     }
 
     @Test
+    void badSlotSettingsAreRefusedBeforeJoiningTheJob() {
+        Map<String, String> cases = Map.of(
+                GdasyncDevice.SLOTS_PROPERTY + "=0", "gdasync.mpj.slots must be from 1 to 1024, got 0",
+                GdasyncDevice.SLOTS_PROPERTY + "=many", "gdasync.mpj.slots must be a whole number, got 'many'",
+                GdasyncDevice.SLOT_BYTES_PROPERTY + "=100", "gdasync.mpj.slot.bytes must be a multiple of 8 from 80 to "
+                        + "16777216, got 100",
+                GdasyncDevice.SLOT_BYTES_PROPERTY + "=40", "gdasync.mpj.slot.bytes must be a multiple of 8 from 80 to "
+                        + "16777216, got 40");
+        cases.forEach((setting, message) -> {
+            String name = setting.substring(0, setting.indexOf('='));
+            System.setProperty(name, setting.substring(setting.indexOf('=') + 1));
+            try {
+                XDevException e = assertThrows(XDevException.class, () -> new GdasyncDevice().init(new String[] {"0", "x", "y"}));
+                assertEquals(message, e.getMessage());
+            } finally {
+                System.clearProperty(name);
+            }
+        });
+    }
+
+    @Test
     void theAccessorOutsideAnMpjJobSaysHowToGetOne() {
         assertFalse(MpjGdasync.active());
         IllegalStateException e = assertThrows(IllegalStateException.class, MpjGdasync::mp);
