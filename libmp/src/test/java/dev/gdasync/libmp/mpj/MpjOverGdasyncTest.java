@@ -32,7 +32,7 @@ public class MpjOverGdasyncTest {
     /** Every case of {@link MpjConformanceMain}. */
     public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
             "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
-            "self", "badargs");
+            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "badargs");
 
     static Map<String, String> mpjEnv() {
         return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
@@ -59,6 +59,31 @@ public class MpjOverGdasyncTest {
             List<String> problems = MpjPrograms.conformanceProblems(mprun, ranks, CASES);
             assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
             assertEquals(0, status, mprun.describe());
+            for (int r = 0; r < 2; r++) {
+                String prefix = "[" + r + "] truncation: ";
+                String line = mprun.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
+                assertTrue(line.contains("message truncated (MPI_ERR_TRUNCATE): RECEIVE from rank " + (1 - r) + " tag 14 "
+                        + "context ") && line.contains(" matched a message of 40 bytes from rank " + (1 - r) + " tag 14"),
+                        "rank " + r + " says what was truncated: " + line);
+            }
+        }
+    }
+
+    /** The conformance program is MPI-correct: every case passes on MPJ Express's own multicore device too. */
+    @Test
+    void theConformanceProgramPassesOnMpjsOwnMulticoreDevice() {
+        Path home = Path.of(mpjEnv().get("MPJ_HOME"));
+        String cp = System.getProperty("java.class.path");
+        String javaBin = Path.of(ChildProcess.java()).getParent().toString();
+        List<String> cmd = List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(), "-np", "4",
+                "-dev", "multicore", "-cp", cp, MpjConformanceMain.class.getName());
+        try (ChildProcess mpj = ChildProcess.start("mpjrun", cmd, Map.of("MPJ_HOME", home.toString(),
+                "PATH", javaBin + java.io.File.pathSeparator + System.getenv("PATH")))) {
+            mpj.awaitExit(WAIT); // MPJ's starter exits with 0 even when a rank fails: the output is what counts
+            for (String c : CASES) {
+                long ok = mpj.stdout().stream().filter(l -> l.equals("OK " + c)).count();
+                assertEquals(4, ok, "case " + c + " on MPJ's multicore device: " + mpj.describe());
+            }
         }
     }
 
