@@ -4,7 +4,7 @@
 # Express's own multicore device (smpdev) through the pingpong app, then the same MpjPingPong program over gdasync
 # (scripts/mprun --mpj). Prints one table (one-way latency, bandwidth, and each MPJ's ratio to libmp host) and writes
 # the pingpong's CSV (--plot: its one-way latencies drawn). With --collectives, then the same MPJ collectives program
-# (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 3 s of warm-up) on 2 and 4 ranks
+# (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 10 s of warm-up) on 2 and 4 ranks
 # under MPJ's multicore device and over gdasync, into FILE (collective,method,ranks,bytes,iters,median_us,min_us,
 # max_us: per call, the slowest rank's, the median of 3 runs).
 # docs/bench/mpj.md has the figures and what they say.
@@ -81,11 +81,11 @@ echo "collective,method,ranks,bytes,iters,median_us,min_us,max_us" >"$work/coll.
 for n in 2 4; do
     echo "gdasync: MPJ collectives on $n ranks under MPJ's multicore device..." >&2
     (cd "$work" && PATH="$JAVA_HOME/bin:$PATH" "$JAVA_HOME/bin/java" -jar "$MPJ_HOME/lib/starter.jar" -np "$n" -dev multicore \
-        -cp "$(apps_classpath)" dev.gdasync.apps.collectives.MpjCollBench 3 3.0 $cases) >"$work/cm.log" 2>&1 \
+        -cp "$(apps_classpath)" dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases) >"$work/cm.log" 2>&1 \
         || { cat "$work/cm.log" >&2; die "MpjCollBench under MPJ's multicore device failed"; }
     to_csv mpj-smpdev "$n" <"$work/cm.log" >>"$work/coll.csv"
     echo "gdasync: MPJ collectives on $n ranks over gdasync..." >&2
-    "$mprun" -np "$n" --mpj dev.gdasync.apps.collectives.MpjCollBench 3 3.0 $cases >"$work/cg.log" 2>&1 \
+    "$mprun" -np "$n" --mpj dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases >"$work/cg.log" 2>&1 \
         || { cat "$work/cg.log" >&2; die "MpjCollBench over gdasync failed"; }
     to_csv mpj-gdasync "$n" <"$work/cg.log" >>"$work/coll.csv"
 done
