@@ -283,7 +283,7 @@ public final class GdasyncDevice implements Device {
     private void sendCopied(DeviceRequest r) {
         r.copied = true;
         if (r.kind == DeviceRequest.Kind.SEND || r.acknowledged) {
-            finish(r, sendStatus(r), null);
+            finish(r, ids.sendStatus(r.peer, r.tag), null);
         }
     }
 
@@ -291,16 +291,8 @@ public final class GdasyncDevice implements Device {
     private void acknowledged(DeviceRequest r) {
         r.acknowledged = true;
         if (r.copied) {
-            finish(r, sendStatus(r), null);
+            finish(r, ids.sendStatus(r.peer, r.tag), null);
         }
-    }
-
-    private Status sendStatus(DeviceRequest r) {
-        Status s = new Status();
-        s.source = r.peer;
-        s.srcID = ids.of(r.peer).uuid();
-        s.tag = r.tag;
-        return s;
     }
 
     // ---- receives ----
@@ -358,7 +350,7 @@ public final class GdasyncDevice implements Device {
             return;
         }
         MpjBuffers.received(r.buffer, m);
-        finish(r, envelope(m, r.status), null);
+        finish(r, ids.envelope(m, r.status), null);
     }
 
     /**
@@ -380,7 +372,7 @@ public final class GdasyncDevice implements Device {
             acknowledge(m);
         }
         String error = MpjBuffers.fill(r.toString(), r.buffer, m);
-        finish(r, envelope(m, r.status), error);
+        finish(r, ids.envelope(m, r.status), error);
     }
 
     private void acknowledge(Inbound m) {
@@ -390,16 +382,6 @@ public final class GdasyncDevice implements Device {
             channels[m.source].enqueue(new Outbound(Frames.ACK, 0, 0, -1, 0, 0, m.sequence,
                     MemorySegment.ofArray(new byte[0]), null, null));
         }
-    }
-
-    private Status envelope(Inbound m, Status s) {
-        s.source = m.source;
-        s.srcID = ids.of(m.source).uuid();
-        s.tag = m.tag;
-        s.numEls = m.elements;
-        s.type = m.type < 0 ? null : mpjbuf.Type.getType(m.type);
-        s.countInBytes = m.staticLength;
-        return s;
     }
 
     // ---- probes ----
@@ -447,7 +429,7 @@ public final class GdasyncDevice implements Device {
             requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
             if (into == null) {
                 Inbound m = matching.peekUnexpected(peer, tag, context);
-                return m == null ? null : envelope(m, new Status());
+                return m == null ? null : ids.envelope(m, new Status());
             }
             Inbound m = matching.takeUnexpected(peer, tag, context);
             if (m == null) {

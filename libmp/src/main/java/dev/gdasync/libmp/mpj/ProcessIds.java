@@ -8,7 +8,7 @@ import java.util.UUID;
 
 /**
  * The MPJ process ids of a job's ranks: rank r is the UUID {@code (JOB_BITS, r)}, the same on every rank, so the ids
- * MPJ's groups hold map back to ranks without a lookup.
+ * MPJ's groups hold map back to ranks without a lookup; and the statuses that name them.
  */
 final class ProcessIds {
     /** The high half of every rank's id. */
@@ -32,6 +32,26 @@ final class ProcessIds {
     /** @return rank r's id */
     ProcessID of(int r) {
         return ids[r];
+    }
+
+    /** @return the status of a completed send to a rank */
+    mpjdev.Status sendStatus(int peer, int tag) {
+        mpjdev.Status s = new mpjdev.Status();
+        s.source = peer;
+        s.srcID = ids[peer].uuid();
+        s.tag = tag;
+        return s;
+    }
+
+    /** @return a status filled with a message's envelope: its source (rank and id), tag, first section and length */
+    mpjdev.Status envelope(Inbound m, mpjdev.Status s) {
+        s.source = m.source;
+        s.srcID = ids[m.source].uuid();
+        s.tag = m.tag;
+        s.numEls = m.elements;
+        s.type = m.type < 0 ? null : mpjbuf.Type.getType(m.type);
+        s.countInBytes = m.staticLength;
+        return s;
     }
 
     /**
