@@ -4,7 +4,7 @@
  */
 module dev.gdasync.libmp {
     requires transitive dev.gdasync.gdsync;
-    // MPJ Express, for MpjBootstrap only: present when an application runs under MPJ.
+    // MPJ Express, for MpjBootstrap and the MPJ device (libmp.mpj): present when an application runs MPJ.
     requires static mpj;
     // The command lines of the launcher and the applications.
     requires transitive info.picocli;
@@ -22,6 +22,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;
     exports dev.gdasync.libmp.launch;
+    exports dev.gdasync.libmp.mpj;
     exports dev.gdasync.libmp.trace;
 
     // picocli reads the launcher's options and sets the version provider's command by reflection.

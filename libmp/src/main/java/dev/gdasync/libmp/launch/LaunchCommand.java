@@ -33,6 +33,7 @@ import java.util.Map;
                 "",
                 "Examples:",
                 "  mprun -np 2 --classpath target/classes demo.HelloExchange",
+                "  mprun -np 4 --mpj --classpath app.jar my.MpiMain",
                 "  java -jar libmp-launcher.jar -np 4 -cp app.jar:lib/* org.example.Main --steps 10"})
 final class LaunchCommand implements CommandLines.Checked {
     /** The longest grace period, in seconds. */
@@ -70,6 +71,10 @@ final class LaunchCommand implements CommandLines.Checked {
     @Option(names = "--proxies", description = "start the host's collective proxy beside the ranks (one per host with"
             + " --netns): collectives opened with Collectives.open run offloaded to it (GDASYNC_COLL_ENGINE=offload)")
     boolean proxies;
+
+    @Option(names = "--mpj", description = "the program is an MPJ Express (mpiJava 1.2) program: its MPI calls run over"
+            + " gdasync (shared memory on a host, UCX between hosts); MPJ's jars come from MPJ_HOME (docs/mpj.md)")
+    boolean mpj;
 
     @Option(names = "--list", description = "list the programs known by short name and exit")
     boolean list;
@@ -116,7 +121,7 @@ final class LaunchCommand implements CommandLines.Checked {
     LaunchOptions options() {
         List<String> jvm = new ArrayList<>(jvmOpts);
         ClassPath cp = ClassPath.choose(classpath, jvm, env);
-        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list, jfr, proxies);
+        return new LaunchOptions(ranks, netns, grace, List.copyOf(jvm), cp, app, List.copyOf(appArgs), list, jfr, proxies, mpj);
     }
 
     /** --jfr: a folder, or a new one in an existing folder; no comma (the JVM option's separator). */

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * The launcher's settings, read from its command line by {@link LaunchCommand}:
- * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] MAIN
+ * {@code [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] [--mpj] MAIN
  * [ARGS...]}, or
  * {@code --list}.
  *
@@ -25,9 +25,11 @@ import java.util.Map;
  * @param jfr       the folder every rank records its flight recording into ({@code DIR/rank-N.jfr}, --jfr), absolute,
  *                  or null
  * @param proxies   --proxies: start the host's collective proxy beside the ranks (offloaded collectives)
+ * @param mpj       --mpj: the program is an MPJ Express (mpiJava 1.2) program, run over gdasync's transport
+ *                  ({@link dev.gdasync.libmp.mpj.MpjMain} installs the device; MPJ's jars come from MPJ_HOME)
  */
 record LaunchOptions(int ranks, int netns, Duration grace, List<String> jvmOpts, ClassPath classpath, String app,
-                     List<String> appArgs, boolean list, Path jfr, boolean proxies) {
+                     List<String> appArgs, boolean list, Path jfr, boolean proxies, boolean mpj) {
     static final Duration DEFAULT_GRACE = Duration.ofSeconds(3);
 
     /**

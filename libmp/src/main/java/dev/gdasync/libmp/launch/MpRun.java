@@ -24,7 +24,7 @@ import java.util.OptionalInt;
  * {@link dev.gdasync.libmp.bootstrap.EnvBootstrap}.
  *
  * <pre>
- * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] MAIN [ARGS...]
+ * mprun [-np N] [--classpath CP] [--jvm-opt OPTION]... [--grace SECONDS] [--netns K] [--jfr DIR] [--proxies] [--mpj] MAIN [ARGS...]
  * </pre>
  * MAIN is any main class (with or without a package) on CP or on the launcher's class path, or a short name from a
  * {@code META-INF/gdasync-apps.properties} there. The launcher runs as {@code scripts/mprun} (with the
@@ -36,9 +36,13 @@ import java.util.OptionalInt;
  * with 1 before starting any rank. With {@code --proxies} it first starts the host's collective proxy
  * ({@link CollProxy}), one per host with {@code --netns}, and the ranks' {@code Collectives.open} use it; the
  * proxy's lines are prefixed {@code [proxy]} ({@code [proxy hK]} with several hosts), and it is stopped once every
- * rank has ended.
+ * rank has ended. With {@code --mpj} the program is an MPJ Express program: every rank runs it through
+ * {@code dev.gdasync.libmp.mpj.MpjMain}, with MPJ's jars from {@code MPJ_HOME}, and its MPI calls go over gdasync (docs/mpj.md).
  */
 public final class MpRun {
+    /** The main class of an MPJ program's ranks (named, not loaded: MPJ's jars are not on the launcher's class path). */
+    static final String MPJ_MAIN = "dev.gdasync.libmp.mpj.MpjMain";
+
     private MpRun() {
     }
 
@@ -112,6 +116,15 @@ public final class MpRun {
                 return 1;
             }
         }
+        String mpjClassPath = null;
+        if (options.mpj()) {
+            try {
+                mpjClassPath = mpjClassPath(env);
+            } catch (IllegalStateException e) {
+                err.println("mprun: --mpj: " + e.getMessage());
+                return 1;
+            }
+        }
         Path shmBase = shmBase(options.jvmOpts());
         List<String> proxy = List.of();
         if (options.proxies()) {
@@ -119,7 +132,7 @@ public final class MpRun {
             c.subList(c.size() - options.appArgs().size(), c.size()).clear();
             proxy = c;
         }
-        return new Job(options, rankCommand(options, mainClass), proxy, shmBase, netnsExec, out, err).run();
+        return new Job(options, rankCommand(options, mainClass, mpjClassPath), proxy, shmBase, netnsExec, out, err).run();
     }
 
     private static int usageError(CommandLine cl, PrintStream err, String message) {
@@ -134,6 +147,16 @@ public final class MpRun {
      *         class and the program's arguments
      */
     static List<String> rankCommand(LaunchOptions options, String mainClass) {
+        return rankCommand(options, mainClass, null);
+    }
+
+    /**
+     * @param mpjClassPath MPJ Express's jars (with --mpj), or null
+     * @return every rank's JVM command line, as {@link #rankCommand(LaunchOptions, String)}; with MPJ's jars, they
+     *         follow the program's class path and the rank runs {@code dev.gdasync.libmp.mpj.MpjMain} with the main class as its first
+     *         argument
+     */
+    static List<String> rankCommand(LaunchOptions options, String mainClass, String mpjClassPath) {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> jvm = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
@@ -144,9 +167,39 @@ public final class MpRun {
         jvm.addAll(options.jvmOpts());
         String own = System.getProperty("java.class.path");
         String cp = options.classpath().isEmpty() ? own : options.classpath().joined() + File.pathSeparator + own;
-        jvm.addAll(List.of("-cp", cp, mainClass));
+        if (mpjClassPath != null) {
+            cp = options.classpath().isEmpty() ? mpjClassPath + File.pathSeparator + own
+                    : options.classpath().joined() + File.pathSeparator + mpjClassPath + File.pathSeparator + own;
+            jvm.addAll(List.of("-cp", cp, MPJ_MAIN, mainClass));
+        } else {
+            jvm.addAll(List.of("-cp", cp, mainClass));
+        }
         jvm.addAll(options.appArgs());
         return jvm;
+    }
+
+    /**
+     * @param env the launcher's environment
+     * @return MPJ Express's jars that an MPJ program over gdasync needs: {@code $MPJ_HOME/lib/mpj.jar} (MPJ's mpi,
+     *         mpjdev, mpjbuf and xdev layers) and the log4j 1.2 its {@code MPI.Init} uses
+     * @throws IllegalStateException if MPJ_HOME is not set or lacks one of them
+     */
+    static String mpjClassPath(Map<String, String> env) {
+        String home = env.get("MPJ_HOME");
+        if (home == null || home.isBlank()) {
+            throw new IllegalStateException("MPJ_HOME is not set: MPJ programs run MPJ Express's own layers from "
+                    + "$MPJ_HOME/lib (scripts/mprun sets it; Debian's libmpj-java package provides MPJ Express)");
+        }
+        List<String> jars = new ArrayList<>();
+        for (String name : List.of("mpj.jar", "log4j-1.2.jar")) {
+            Path jar = Path.of(home, "lib", name);
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException("MPJ_HOME=" + home + " has no lib/" + name
+                        + " (scripts/lib/common.sh's ensure_mpj builds a complete MPJ_HOME)");
+            }
+            jars.add(jar.toString());
+        }
+        return String.join(File.pathSeparator, jars);
     }
 
     /** @return the shared-memory base the ranks will use: a -D option of theirs, else this JVM's setting */

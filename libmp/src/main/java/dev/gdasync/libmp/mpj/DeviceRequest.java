@@ -1,0 +1,82 @@
+package dev.gdasync.libmp.mpj;
+
+import mpjdev.Request;
+import mpjdev.Status;
+
+/**
+ * An MPJ request of a {@link GdasyncDevice}: a send or a receive. The device completes it under its lock (sets the
+ * status, or the error); the thread that first sees it complete through {@link #iwait} or {@link #itest} runs MPJ's
+ * completion handlers (which unpack a received buffer), once, outside the lock.
+ */
+final class DeviceRequest extends Request {
+    /** What the request is, for messages. */
+    enum Kind { SEND, SYNC_SEND, RECEIVE }
+
+    final GdasyncDevice device;
+    final Kind kind;
+    /** The peer's rank in the job (or the wildcard for a receive from any source). */
+    final int peer;
+    final int tag;
+    final int context;
+    /** The receive's buffer; null for a send. */
+    final mpjbuf.Buffer buffer;
+    // Guarded by the device's lock.
+    Status status;
+    String error;
+    boolean done;
+    /** For a synchronous send: every fragment copied (the acknowledgement may come before or after). */
+    boolean copied;
+    /** For a synchronous send: the receiver's acknowledgement arrived. */
+    boolean acknowledged;
+    /** Whether MPJ's completion handlers ran. Only the device's waiting threads touch it, under the handler lock. */
+    private boolean handled;
+
+    DeviceRequest(GdasyncDevice device, Kind kind, int peer, int tag, int context, mpjbuf.Buffer buffer, Status status) {
+        this.device = device;
+        this.kind = kind;
+        this.peer = peer;
+        this.tag = tag;
+        this.context = context;
+        this.buffer = buffer;
+        this.status = status;
+    }
+
+    @Override
+    public Status iwait() {
+        return device.await(this);
+    }
+
+    @Override
+    public Status itest() {
+        return device.test(this);
+    }
+
+    @Override
+    public void free() {
+        // Nothing to release: the device holds no resource per request once it completed.
+    }
+
+    @Override
+    public boolean isnull() {
+        return false;
+    }
+
+    @Override
+    public boolean cancel() {
+        return false;
+    }
+
+    /** Runs MPJ's completion handlers the first time it is called for this request. */
+    synchronized void runHandlersOnce(Status s) {
+        if (!handled) {
+            handled = true;
+            complete(s);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + (kind == Kind.RECEIVE ? " from " : " to ") + (peer == xdev.Device.ANY_SOURCE ? "any rank" : "rank " + peer)
+                + " tag " + tag + " context " + context;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.gdasync.libmp.mpj;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The layout of the fragments MPJ messages travel in between two ranks' {@link GdasyncDevice}s. A message is one or
+ * more fragments, each sent into one receive slot of the peer: the first starts with a {@value #HEADER}-byte header
+ * (kind, context, tag, the lengths of the static and dynamic sections, the first section's type and element count,
+ * flags, a sequence number), then the message's bytes (static section, then dynamic section); the following
+ * fragments carry bytes only. A peer's fragments arrive in the order they were sent (libmp matches per peer, FIFO), and
+ * a rank sends a message's fragments back to back, so the receiver knows from the header how many follow. An
+ * acknowledgement (for a synchronous send) is a header alone.
+ */
+final class Frames {
+    /** A message's first fragment. */
+    static final int DATA = 0x4D504A44;
+    /** The acknowledgement of a synchronous send: the receiver matched it. */
+    static final int ACK = 0x4D504A41;
+    /** The header's length. */
+    static final int HEADER = 40;
+    /** The message was sent synchronously: the receiver acknowledges once it matched it. */
+    static final int FLAG_SYNC = 1;
+
+    static final long KIND = 0;
+    static final long CONTEXT = 4;
+    static final long TAG = 8;
+    static final long STATIC_LENGTH = 12;
+    static final long DYNAMIC_LENGTH = 16;
+    static final long TYPE = 20;
+    static final long ELEMENTS = 24;
+    static final long FLAGS = 28;
+    static final long SEQUENCE = 32;
+
+    private Frames() {
+    }
+
+    static void header(MemorySegment slot, int kind, int context, int tag, int staticLength, int dynamicLength,
+                       int type, int elements, int flags, long sequence) {
+        slot.set(ValueLayout.JAVA_INT, KIND, kind);
+        slot.set(ValueLayout.JAVA_INT, CONTEXT, context);
+        slot.set(ValueLayout.JAVA_INT, TAG, tag);
+        slot.set(ValueLayout.JAVA_INT, STATIC_LENGTH, staticLength);
+        slot.set(ValueLayout.JAVA_INT, DYNAMIC_LENGTH, dynamicLength);
+        slot.set(ValueLayout.JAVA_INT, TYPE, type);
+        slot.set(ValueLayout.JAVA_INT, ELEMENTS, elements);
+        slot.set(ValueLayout.JAVA_INT, FLAGS, flags);
+        slot.set(ValueLayout.JAVA_LONG, SEQUENCE, sequence);
+    }
+
+    static int getInt(MemorySegment slot, long offset) {
+        return slot.get(ValueLayout.JAVA_INT, offset);
+    }
+
+    static long getLong(MemorySegment slot, long offset) {
+        return slot.get(ValueLayout.JAVA_LONG, offset);
+    }
+}

@@ -1,0 +1,595 @@
+package dev.gdasync.libmp.mpj;
+
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpException;
+import dev.gdasync.libmp.MpRequest;
+import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import mpjbuf.Buffer;
+import mpjdev.Request;
+import mpjdev.Status;
+import xdev.Device;
+import xdev.ProcessID;
+import xdev.XDevException;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * MPJ Express's device over gdasync: MPJ's {@code mpi} and {@code mpjdev} layers (communicators, groups, collectives,
+ * datatypes) run unchanged on top, and every message goes over libmp's point-to-point between the job's ranks
+ * (shared memory on one host, UCX between hosts). {@link MpjMain} installs it before the program's
+ * {@code MPI.Init}, which then calls {@link #init}.
+ *
+ * <p>Messages travel as fragments through receive slots always posted to every peer ({@link PeerChannel}). A message
+ * is matched against the posted receives, in their order, when its header arrives (its bytes then go straight into
+ * the receive's buffer), else once it arrived completely; unmatched, it waits among the unexpected messages in arrival
+ * order. A peer's messages arrive one after the other, so per (source, tag, context) messages keep their order. A synchronous send
+ * completes when the receiver matched it (the receiver acknowledges).
+ *
+ * <p>Threads: every call may come from any thread; the state is guarded by one lock, and MPJ's completion handlers run
+ * outside it. A failure (a rank gone, the job aborted, a request that failed) fails every pending request and every
+ * later call with an {@link XDevException} whose message says why and names the rank.
+ */
+public final class GdasyncDevice implements Device {
+    /** Receive slots per peer (and as many send slots): {@code -Dgdasync.mpj.slots}, default 16. */
+    public static final String SLOTS_PROPERTY = "gdasync.mpj.slots";
+    /** Bytes per slot, the largest fragment: {@code -Dgdasync.mpj.slot.bytes}, default 32 KiB. */
+    public static final String SLOT_BYTES_PROPERTY = "gdasync.mpj.slot.bytes";
+
+    /** The high half of every rank's process id: ids only meet ids of the same job. */
+    private static final long JOB_BITS = 0x6764617379_6E63L;
+
+    private final Object lock = new Object();
+    private Mp mp;
+    private EnvBootstrap bootstrap;
+    private boolean ownsMp;
+    private int rank;
+    private int size;
+    private ProcessIds ids;
+    private PeerChannel[] channels;
+    private final Matching matching = new Matching();
+    /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
+    private final Set<DeviceRequest> completed = new LinkedHashSet<>();
+    private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
+    private String failure;
+    private boolean finished;
+
+    /** A device that joins the job of the environment ({@code scripts/mprun --mpj}) when MPJ initializes it. */
+    public GdasyncDevice() {
+    }
+
+    /**
+     * A device over an Mp the caller made (and closes after {@code MPI.Finalize}).
+     *
+     * @param mp the job's Mp; the device posts receives on every queue pair of it, so the caller makes no two-sided
+     *           calls on it
+     */
+    public GdasyncDevice(Mp mp) {
+        this.mp = java.util.Objects.requireNonNull(mp, "mp must not be null");
+    }
+
+    /**
+     * Makes this device the one MPJ Express's {@code MPI.Init} uses in this JVM: MPJ's device layer takes a device
+     * already set in {@code mpjdev.javampjdev.MPJDev.dev} instead of building one by the name in its arguments.
+     *
+     * @param device the device
+     * @throws IllegalStateException if MPJ already has a device
+     */
+    public static void install(GdasyncDevice device) {
+        synchronized (mpjdev.javampjdev.MPJDev.class) {
+            if (mpjdev.javampjdev.MPJDev.dev != null) {
+                throw new IllegalStateException("MPJ Express already has a device (" + mpjdev.javampjdev.MPJDev.dev
+                        + "): install the gdasync device before MPI.Init");
+            }
+            mpjdev.javampjdev.MPJDev.dev = device;
+        }
+    }
+
+    @Override
+    public ProcessID[] init(String[] args) throws XDevException {
+        // The settings first: a mistake leaves the job untouched.
+        int slots = intProperty(SLOTS_PROPERTY, 16);
+        int slotBytes = intProperty(SLOT_BYTES_PROPERTY, 32 * 1024);
+        if (slots < 1 || slots > 1024) {
+            throw new XDevException(SLOTS_PROPERTY + " must be from 1 to 1024, got " + slots);
+        }
+        if (slotBytes < 2 * Frames.HEADER || slotBytes > (1 << 24) || slotBytes % 8 != 0) {
+            throw new XDevException(SLOT_BYTES_PROPERTY + " must be a multiple of 8 from " + 2 * Frames.HEADER + " to "
+                    + (1 << 24) + ", got " + slotBytes);
+        }
+        if (mp == null) {
+            try {
+                bootstrap = EnvBootstrap.fromEnvironment();
+            } catch (RuntimeException e) {
+                throw new XDevException("MPJ over gdasync runs in the ranks of scripts/mprun --mpj (or any launcher that "
+                        + "sets GDASYNC_RANK, GDASYNC_SIZE, GDASYNC_RENDEZVOUS ...): " + e.getMessage());
+            }
+            try {
+                mp = Mp.init(bootstrap);
+            } catch (RuntimeException e) {
+                bootstrap.close();
+                throw new XDevException("MPJ over gdasync could not join the job: " + e.getMessage());
+            }
+            ownsMp = true;
+        }
+        rank = mp.rank();
+        size = mp.size();
+        if (args != null && args.length > 0) {
+            try {
+                int given = Integer.parseInt(args[0].strip());
+                if (given != rank) {
+                    throw new XDevException("MPI.Init was given rank " + given + " but this process is rank " + rank
+                            + " of the gdasync job");
+                }
+            } catch (NumberFormatException e) {
+                throw new XDevException("MPI.Init's first argument must be this process's rank, got '" + args[0] + "'");
+            }
+        }
+        ids = new ProcessIds(size);
+        channels = new PeerChannel[size];
+        synchronized (lock) {
+            for (int p = 0; p < size; p++) {
+                if (p != rank) {
+                    channels[p] = new PeerChannel(mp, p, slots, slotBytes);
+                }
+            }
+            for (PeerChannel c : channels) {
+                if (c != null) {
+                    c.postAll(slots);
+                }
+            }
+        }
+        MpjGdasync.installed(this);
+        return ids.all();
+    }
+
+    private static int intProperty(String name, int otherwise) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new XDevException(name + " must be a whole number, got '" + v + "'");
+        }
+    }
+
+    /** @return the Mp messages travel over (null before {@link #init}) */
+    Mp mp() {
+        return mp;
+    }
+
+    @Override
+    public int getSendOverhead() {
+        return 0;
+    }
+
+    @Override
+    public int getRecvOverhead() {
+        return 0;
+    }
+
+    @Override
+    public ProcessID id() {
+        requireInitialized();
+        return ids.of(rank);
+    }
+
+    @Override
+    public void finish() throws XDevException {
+        requireInitialized();
+        BackoffIdler idler = idler();
+        while (true) {
+            synchronized (lock) {
+                if (finished) {
+                    return;
+                }
+                progressLocked();
+                boolean idle = true;
+                for (PeerChannel c : channels) {
+                    idle &= c == null || c.idle();
+                }
+                if (idle || failure != null) {
+                    finished = true;
+                    break;
+                }
+            }
+            idler.idle();
+        }
+        MpjGdasync.installed(null);
+        if (ownsMp) {
+            try {
+                mp.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    throw new XDevException("MPJ over gdasync: leaving the job failed: " + e.getMessage());
+                }
+            } finally {
+                bootstrap.close();
+            }
+        }
+    }
+
+    // ---- sends ----
+
+    @Override
+    public Request isend(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
+        return post("isend", buf, dst, tag, context, false);
+    }
+
+    @Override
+    public void send(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
+        post("send", buf, dst, tag, context, false).iwait();
+    }
+
+    @Override
+    public Request issend(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
+        return post("issend", buf, dst, tag, context, true);
+    }
+
+    @Override
+    public void ssend(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
+        post("ssend", buf, dst, tag, context, true).iwait();
+    }
+
+    private DeviceRequest post(String call, Buffer buf, ProcessID dst, int tag, int context, boolean sync) {
+        requireInitialized();
+        if (buf == null) {
+            throw new XDevException(call + ": the buffer is null");
+        }
+        int peer = ids.rankOf(call, "destination", dst);
+        MpjBuffers.Content content = MpjBuffers.read(call + " to rank " + peer + " tag " + tag, buf);
+        MemorySegment bytes = content.staticBytes();
+        byte[] dynamic = content.dynamicBytes();
+        int type = content.type();
+        int elements = content.elements();
+        DeviceRequest r = new DeviceRequest(this, sync ? DeviceRequest.Kind.SYNC_SEND : DeviceRequest.Kind.SEND, peer,
+                tag, context, null, null);
+        synchronized (lock) {
+            requireHealthy(call + " to rank " + peer);
+            pending.add(r);
+            if (peer == rank) {
+                Inbound m = new Inbound(rank, context, tag, type, elements, sync, 0, (int) bytes.byteSize(),
+                        dynamic == null ? 0 : dynamic.length, sync ? r : null).assemble();
+                m.append(bytes, 0, (int) bytes.byteSize());
+                if (dynamic != null && dynamic.length > 0) {
+                    m.append(MemorySegment.ofArray(dynamic), 0, dynamic.length);
+                }
+                sendCopied(r);
+                deliver(m);
+            } else {
+                PeerChannel c = channels[peer];
+                long sequence = c.nextSequence();
+                if (sync) {
+                    c.awaitAck(sequence, r);
+                }
+                c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, sync ? Frames.FLAG_SYNC : 0, sequence,
+                        bytes, dynamic, r));
+                progressLocked();
+            }
+        }
+        return r;
+    }
+
+    /** A send's bytes are all in send slots (or delivered to this rank): a standard send completes. */
+    private void sendCopied(DeviceRequest r) {
+        r.copied = true;
+        if (r.kind == DeviceRequest.Kind.SEND || r.acknowledged) {
+            finish(r, ids.sendStatus(r.peer, r.tag), null);
+        }
+    }
+
+    /** The receiver matched a synchronous send. */
+    private void acknowledged(DeviceRequest r) {
+        r.acknowledged = true;
+        if (r.copied) {
+            finish(r, ids.sendStatus(r.peer, r.tag), null);
+        }
+    }
+
+    // ---- receives ----
+
+    @Override
+    public Status recv(Buffer buf, ProcessID src, int tag, int context) throws XDevException {
+        return receive("recv", buf, src, tag, context, null).iwait();
+    }
+
+    @Override
+    public Request irecv(Buffer buf, ProcessID src, int tag, int context, Status status) throws XDevException {
+        return receive("irecv", buf, src, tag, context, status);
+    }
+
+    private DeviceRequest receive(String call, Buffer buf, ProcessID src, int tag, int context, Status status) {
+        requireInitialized();
+        if (buf == null) {
+            throw new XDevException(call + ": the buffer is null");
+        }
+        int peer = ids.sourceOf(call, src);
+        DeviceRequest r = new DeviceRequest(this, DeviceRequest.Kind.RECEIVE, peer, tag, context, buf,
+                status != null ? status : new Status());
+        synchronized (lock) {
+            requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
+            pending.add(r);
+            progressLocked();
+            Inbound m = matching.takeUnexpected(peer, tag, context);
+            if (m != null) {
+                fill(r, m);
+            } else if (!r.done) {
+                matching.post(r);
+            }
+        }
+        return r;
+    }
+
+    /**
+     * A message's header arrived: the first posted receive that matches takes it now, its bytes written straight into
+     * the receive's buffer (unless they do not fit: then the message is assembled and the receive fails once it is
+     * complete); else it is assembled on its own.
+     */
+    private void started(Inbound m) {
+        if (matching.bind(m) == null) {
+            m.assemble();
+        } else if (m.sync) {
+            acknowledge(m);
+        }
+    }
+
+    /** A message's last fragment arrived. */
+    private void arrived(Inbound m) {
+        DeviceRequest r = m.boundTo;
+        if (r == null) {
+            deliver(m);
+            return;
+        }
+        MpjBuffers.received(r.buffer, m);
+        finish(r, ids.envelope(m, r.status), null);
+    }
+
+    /**
+     * A message not taken when its header arrived is complete: the first posted receive that matches takes it, else
+     * it waits among the unexpected messages.
+     */
+    private void deliver(Inbound m) {
+        DeviceRequest r = matching.takePosted(m);
+        if (r != null) {
+            fill(r, m);
+        } else {
+            matching.park(m);
+        }
+    }
+
+    /** Copies a matched message into the receive's buffer and completes the receive (and acknowledges a sync send). */
+    private void fill(DeviceRequest r, Inbound m) {
+        if (m.sync) {
+            acknowledge(m);
+        }
+        String error = MpjBuffers.fill(r.toString(), r.buffer, m);
+        finish(r, ids.envelope(m, r.status), error);
+    }
+
+    private void acknowledge(Inbound m) {
+        if (m.localSender != null) {
+            acknowledged(m.localSender);
+        } else {
+            channels[m.source].enqueue(new Outbound(Frames.ACK, 0, 0, -1, 0, 0, m.sequence,
+                    MemorySegment.ofArray(new byte[0]), null, null));
+        }
+    }
+
+    // ---- probes ----
+
+    @Override
+    public Status probe(ProcessID src, int tag, int context) throws XDevException {
+        requireInitialized();
+        int peer = ids.sourceOf("probe", src);
+        BackoffIdler idler = idler();
+        while (true) {
+            Status s = lookFor("probe", peer, tag, context, null);
+            if (s != null) {
+                return s;
+            }
+            idler.idle();
+        }
+    }
+
+    @Override
+    public Status iprobe(ProcessID src, int tag, int context) throws XDevException {
+        requireInitialized();
+        return lookFor("iprobe", ids.sourceOf("iprobe", src), tag, context, null);
+    }
+
+    @Override
+    public Status iprobe(ProcessID src, ProcessID dst, int tag, int context) throws XDevException {
+        return iprobe(src, tag, context);
+    }
+
+    @Override
+    public Status iprobeAndFetch(ProcessID src, ProcessID dst, int tag, int context, Buffer buf) throws XDevException {
+        requireInitialized();
+        if (buf == null) {
+            throw new XDevException("iprobeAndFetch: the buffer is null");
+        }
+        return lookFor("iprobeAndFetch", ids.sourceOf("iprobeAndFetch", src), tag, context, buf);
+    }
+
+    /** One look among the unexpected messages; with a buffer, the message found is received into it. */
+    private Status lookFor(String call, int peer, int tag, int context, Buffer into) {
+        DeviceRequest r = null;
+        synchronized (lock) {
+            requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
+            progressLocked();
+            requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
+            if (into == null) {
+                Inbound m = matching.peekUnexpected(peer, tag, context);
+                return m == null ? null : ids.envelope(m, new Status());
+            }
+            Inbound m = matching.takeUnexpected(peer, tag, context);
+            if (m == null) {
+                return null;
+            }
+            r = new DeviceRequest(this, DeviceRequest.Kind.RECEIVE, peer, tag, context, into, new Status());
+            pending.add(r);
+            fill(r, m);
+        }
+        return r.iwait();
+    }
+
+    @Override
+    public Request peek() throws XDevException {
+        requireInitialized();
+        BackoffIdler idler = idler();
+        while (true) {
+            synchronized (lock) {
+                if (completed.isEmpty()) {
+                    progressLocked();
+                }
+                if (!completed.isEmpty()) {
+                    Iterator<DeviceRequest> it = completed.iterator();
+                    DeviceRequest r = it.next();
+                    it.remove();
+                    return r;
+                }
+                requireHealthy("peek (a wait for any of several requests)");
+            }
+            idler.idle();
+        }
+    }
+
+    // ---- waits ----
+
+    /** Waits for a request; runs MPJ's handlers once; throws its error. */
+    Status await(DeviceRequest r) {
+        BackoffIdler idler = null;
+        while (true) {
+            synchronized (lock) {
+                if (!r.done) {
+                    progressLocked();
+                }
+                if (r.done) {
+                    completed.remove(r);
+                    break;
+                }
+            }
+            if (idler == null) {
+                idler = idler();
+            }
+            idler.idle();
+        }
+        return outcome(r);
+    }
+
+    /** @return the request's status if it completed (running MPJ's handlers once), else null */
+    Status test(DeviceRequest r) {
+        synchronized (lock) {
+            if (!r.done) {
+                progressLocked();
+            }
+            if (!r.done) {
+                return null;
+            }
+            completed.remove(r);
+        }
+        return outcome(r);
+    }
+
+    private Status outcome(DeviceRequest r) {
+        if (r.error != null) {
+            throw new XDevException(r.error);
+        }
+        r.runHandlersOnce(r.status);
+        return r.status;
+    }
+
+    private void finish(DeviceRequest r, Status s, String error) {
+        if (r.done) {
+            return;
+        }
+        r.status = s;
+        r.error = error;
+        r.done = true;
+        pending.remove(r);
+        completed.add(r);
+    }
+
+    // ---- progress and failures ----
+
+    /** Moves every channel on; a failure of the job or of a request fails the device. Under the lock. */
+    private void progressLocked() {
+        if (failure != null) {
+            return;
+        }
+        String jobFailure = mp.failure();
+        if (jobFailure != null) {
+            fail("the job failed: " + jobFailure);
+            return;
+        }
+        try {
+            for (PeerChannel c : channels) {
+                if (c != null) {
+                    c.progress(this::started, this::arrived, this::sendCopied, this::acknowledged);
+                }
+            }
+        } catch (MpException e) {
+            String jf = mp.failure();
+            fail(jf != null ? "the job failed: " + jf + " (" + e.getMessage() + ")" : e.getMessage());
+        } catch (IllegalStateException e) {
+            fail(e.getMessage());
+        }
+    }
+
+    private void fail(String why) {
+        failure = "MPJ over gdasync, rank " + rank + ": " + why;
+        for (DeviceRequest r : new ArrayList<>(pending)) {
+            finish(r, r.status, failure + " (pending: " + r + ")");
+        }
+        matching.clearPosted();
+    }
+
+    private void requireHealthy(String call) {
+        if (failure != null) {
+            throw new XDevException(call + " refused: " + failure);
+        }
+        if (finished) {
+            throw new XDevException(call + " refused: MPJ over gdasync on rank " + rank + " has finished (MPI.Finalize)");
+        }
+    }
+
+    private void requireInitialized() {
+        if (ids == null) {
+            throw new XDevException("the gdasync device is not initialized: MPI.Init first");
+        }
+    }
+
+    /** The park of a waiting thread: through the NIC, which wakes it when a peer delivers. */
+    private BackoffIdler idler() {
+        return new BackoffIdler(BackoffPolicy.PEER_WAIT, nanos -> mp.nic().awaitPeers(nanos, this::anyArrival));
+    }
+
+    private boolean anyArrival() {
+        synchronized (lock) {
+            if (failure != null || mp.failure() != null || !completed.isEmpty()) {
+                return true;
+            }
+            for (PeerChannel c : channels) {
+                MpRequest head = c == null ? null : c.headReceive();
+                if (head != null && mp.progress(head) > 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "gdasync MPJ device" + (ids == null ? " (not initialized)" : " of rank " + rank + " of " + size);
+    }
+}

@@ -1,0 +1,120 @@
+package dev.gdasync.libmp.mpj;
+
+import mpjbuf.Buffer;
+import mpjbuf.BufferException;
+import mpjbuf.NIOBuffer;
+import mpjbuf.RawBuffer;
+import xdev.XDevException;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * What the device reads from and writes into MPJ's {@link Buffer}s: a buffer's static section is its
+ * {@link NIOBuffer}'s memory from {@link Buffer#offset()}, {@link Buffer#getSize()} bytes long (the device asks for no
+ * overhead, so the offset is 0); its dynamic section (serialized objects) is a byte array.
+ */
+final class MpjBuffers {
+    /**
+     * A committed buffer's content.
+     *
+     * @param type         the code of its first section's type, -1 for an empty buffer
+     * @param elements     the element count of its first section
+     * @param staticBytes  the static section, a view of the buffer's memory
+     * @param dynamicBytes the dynamic section, or null
+     */
+    record Content(int type, int elements, MemorySegment staticBytes, byte[] dynamicBytes) {
+    }
+
+    private MpjBuffers() {
+    }
+
+    /**
+     * Commits a buffer to be sent and describes it.
+     *
+     * @param what the call and its peer, for messages
+     * @throws XDevException if the buffer cannot be read
+     */
+    static Content read(String what, Buffer buf) {
+        int type = -1;
+        int elements = 0;
+        try {
+            buf.commit();
+            if (buf.getSize() > 0) {
+                type = buf.getSectionHeader().getCode();
+                elements = buf.getSectionSize();
+            }
+        } catch (BufferException e) {
+            throw new XDevException(what + ": the buffer cannot be read: " + e);
+        }
+        MemorySegment bytes;
+        if (buf.getSize() == 0) {
+            bytes = MemorySegment.ofArray(new byte[0]);
+        } else {
+            RawBuffer raw = buf.getStaticBuffer();
+            if (!(raw instanceof NIOBuffer nio)) {
+                throw new XDevException(what + ": a buffer whose static section is a "
+                        + (raw == null ? "null" : raw.getClass().getName()) + "; this device handles MPJ's NIOBuffer");
+            }
+            ByteBuffer bb = nio.getBuffer().duplicate();
+            bb.clear();
+            bytes = MemorySegment.ofBuffer(bb).asSlice(buf.offset(), buf.getSize());
+        }
+        return new Content(type, elements, bytes, buf.getDynamicBuffer());
+    }
+
+    /**
+     * @param buf    a receive's buffer
+     * @param length a message's static section's length
+     * @return the buffer's memory where that section goes, or null when it does not fit or is not an NIOBuffer
+     */
+    static MemorySegment target(Buffer buf, int length) {
+        RawBuffer raw = buf.getStaticBuffer();
+        if (!(raw instanceof NIOBuffer nio)) {
+            return null;
+        }
+        int room = Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        if (length > room) {
+            return null;
+        }
+        ByteBuffer bb = nio.getBuffer().duplicate();
+        bb.clear();
+        return MemorySegment.ofBuffer(bb).asSlice(buf.offset(), length);
+    }
+
+    /** A message written straight into a receive's buffer is complete: the buffer takes its sizes. */
+    static void received(Buffer buf, Inbound m) {
+        buf.setSize(m.staticLength);
+        if (m.dynamicLength > 0) {
+            buf.setDynamicBuffer(m.dynamicBytes);
+        }
+    }
+
+    /**
+     * Copies a message assembled on its own into a receive's buffer.
+     *
+     * @param what the receive, for messages
+     * @return null, or why the message could not be received (it is larger than the buffer)
+     */
+    static String fill(String what, Buffer buf, Inbound m) {
+        RawBuffer raw = buf.getStaticBuffer();
+        int room = raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        if (m.staticBytes.length > room) {
+            return "message truncated (MPI_ERR_TRUNCATE): " + what + " matched a message of " + m.staticBytes.length
+                    + " bytes from rank " + m.source + " tag " + m.tag + ", larger than the receive buffer's " + room
+                    + " bytes";
+        }
+        if (m.staticBytes.length > 0) {
+            if (!(raw instanceof NIOBuffer nio)) {
+                return what + ": a receive buffer whose static section is a " + raw.getClass().getName()
+                        + "; this device handles MPJ's NIOBuffer";
+            }
+            nio.getBuffer().put(buf.offset(), m.staticBytes);
+        }
+        buf.setSize(m.staticBytes.length);
+        if (m.dynamicBytes.length > 0) {
+            buf.setDynamicBuffer(m.dynamicBytes);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.gdasync.libmp.mpj;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * The main class of every rank of {@code scripts/mprun --mpj}: installs {@link GdasyncDevice} as MPJ Express's device,
+ * then runs the program's main with the arguments MPJ's {@code MPI.Init} expects first ({@code RANK CONF DEVICE}: the
+ * rank from {@code GDASYNC_RANK}, and {@code gdasync} twice, which MPJ ignores since a device is installed), followed
+ * by the program's own arguments, which {@code MPI.Init} returns.
+ *
+ * <pre>java -cp ... dev.gdasync.libmp.mpj.MpjMain MAIN_CLASS [ARGS...]</pre>
+ */
+public final class MpjMain {
+    private MpjMain() {
+    }
+
+    /**
+     * @param args the program's main class, then its arguments
+     * @throws Throwable whatever the program's main throws
+     */
+    public static void main(String[] args) throws Throwable {
+        if (args.length < 1) {
+            System.err.println("usage: MpjMain MAIN_CLASS [ARGS...] (started by scripts/mprun --mpj)");
+            System.exit(2);
+        }
+        String rank = System.getenv("GDASYNC_RANK");
+        if (rank == null || rank.isBlank()) {
+            System.err.println("MpjMain: GDASYNC_RANK is not set: start MPJ programs over gdasync with scripts/mprun --mpj");
+            System.exit(2);
+        }
+        Class<?> program;
+        try {
+            program = Class.forName(args[0], true, Thread.currentThread().getContextClassLoader());
+        } catch (ClassNotFoundException e) {
+            System.err.println("MpjMain: no class " + args[0] + " on the class path");
+            System.exit(2);
+            return;
+        }
+        MethodHandle main;
+        try {
+            main = MethodHandles.publicLookup().findStatic(program, "main", MethodType.methodType(void.class, String[].class));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            System.err.println("MpjMain: " + args[0] + " has no public static void main(String[]): " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        GdasyncDevice.install(new GdasyncDevice());
+        String[] mpjArgs = new String[args.length + 2];
+        mpjArgs[0] = rank.strip();
+        mpjArgs[1] = "gdasync";
+        mpjArgs[2] = "gdasync";
+        System.arraycopy(args, 1, mpjArgs, 3, args.length - 1);
+        main.invoke((Object) mpjArgs);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.gdasync.libmp.mpj;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A message (or an acknowledgement) on its way to one peer: its header and where its bytes are, the MPJ buffer's
+ * static section and its dynamic section, copied into send slots fragment by fragment. Guarded by the device's lock.
+ */
+final class Outbound {
+    final int kind;
+    final int context;
+    final int tag;
+    final int type;
+    final int elements;
+    final int flags;
+    final long sequence;
+    /** The static section (the MPJ buffer's memory from its offset, its size long), or an empty segment. */
+    final MemorySegment staticBytes;
+    final byte[] dynamicBytes;
+    /** The MPJ request that completes once every byte is copied (or, when synchronous, acknowledged); null for an ACK. */
+    final DeviceRequest request;
+    private long copied;
+    private boolean headerSent;
+
+    Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence, MemorySegment staticBytes,
+             byte[] dynamicBytes, DeviceRequest request) {
+        this.kind = kind;
+        this.context = context;
+        this.tag = tag;
+        this.type = type;
+        this.elements = elements;
+        this.flags = flags;
+        this.sequence = sequence;
+        this.staticBytes = staticBytes;
+        this.dynamicBytes = dynamicBytes == null ? new byte[0] : dynamicBytes;
+        this.request = request;
+    }
+
+    long total() {
+        return staticBytes.byteSize() + dynamicBytes.length;
+    }
+
+    /** @return whether every fragment has been written into a send slot */
+    boolean isCopied() {
+        return headerSent && copied == total();
+    }
+
+    /**
+     * Writes the next fragment into a send slot.
+     *
+     * @param slot the slot
+     * @return the fragment's length
+     */
+    int nextFragment(MemorySegment slot) {
+        long at = 0;
+        if (!headerSent) {
+            Frames.header(slot, kind, context, tag, (int) staticBytes.byteSize(), dynamicBytes.length, type, elements,
+                    flags, sequence);
+            headerSent = true;
+            at = Frames.HEADER;
+        }
+        long room = slot.byteSize() - at;
+        long n = Math.min(room, total() - copied);
+        long done = 0;
+        while (done < n) {
+            if (copied < staticBytes.byteSize()) {
+                long k = Math.min(n - done, staticBytes.byteSize() - copied);
+                MemorySegment.copy(staticBytes, copied, slot, at + done, k);
+                done += k;
+                copied += k;
+            } else {
+                int from = (int) (copied - staticBytes.byteSize());
+                int k = (int) Math.min(n - done, dynamicBytes.length - from);
+                MemorySegment.copy(dynamicBytes, from, slot, ValueLayout.JAVA_BYTE, at + done, k);
+                done += k;
+                copied += k;
+            }
+        }
+        return (int) (at + n);
+    }
+}

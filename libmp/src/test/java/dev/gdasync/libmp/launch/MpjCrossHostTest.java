@@ -1,0 +1,44 @@
+package dev.gdasync.libmp.launch;
+
+import dev.gdasync.libmp.mpj.MpjConformanceMain;
+import dev.gdasync.libmp.mpj.MpjOverGdasyncTest;
+import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpjPrograms;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * An MPJ Express program over gdasync between "hosts" ({@code mprun --netns 2 --mpj}): 4 ranks, 0 and 2 on host 0, 1
+ * and 3 on host 1, so one job's messages go over UCX (between the hosts) and shared memory (within each). Needs root,
+ * {@code ip netns}, UCX and MPJ Express; skipped with a printed reason elsewhere.
+ */
+@Timeout(240)
+class MpjCrossHostTest {
+
+    @Test
+    void conformanceCasesOnFourRanksOverTwoHosts() {
+        Map<String, String> env = MpjPrograms.mpjEnvOrSkip("MpjCrossHostTest");
+        NetnsLaunchTest.assumeNetns();
+        java.util.Optional<String> noUcx = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
+        noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
+        assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
+        List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
+                "communicators", "objects");
+        List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
+        args.addAll(cases);
+        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, args.toArray(String[]::new))) {
+            int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
+            List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
+            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertEquals(0, status, mprun.describe());
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package dev.gdasync.libmp.mpj;
+
+import dev.gdasync.libmp.launch.MpRun;
+import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpjPrograms;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * MPJ Express programs (mpiJava 1.2 API only) over gdasync, started by the launcher with {@code --mpj} as real JVMs:
+ * every conformance case of {@link MpjConformanceMain} on 4 ranks in one job (point-to-point with wildcards and order,
+ * probes, synchronous and buffered sends, Waitany/Waitsome/Testall, persistent requests, Sendrecv, collectives,
+ * Split/Dup/Create, intercommunicators, Cartesian and graph topologies, derived datatypes, objects, self-sends, bad
+ * arguments); and a rank killed while the others are blocked in MPJ calls. Without MPJ Express the tests are skipped
+ * with the reason.
+ */
+@Timeout(180)
+public class MpjOverGdasyncTest {
+    public static final Duration WAIT = Duration.ofSeconds(120);
+
+    /** Every case of {@link MpjConformanceMain}. */
+    public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
+            "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
+            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "badargs");
+
+    static Map<String, String> mpjEnv() {
+        return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
+    }
+
+    /** Starts the launcher (a JVM running MpRun) with a light JIT and GC for the ranks. */
+    public static ChildProcess launch(Map<String, String> env, String... args) {
+        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
+        a.addAll(List.of(args));
+        Map<String, String> e = new HashMap<>();
+        e.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
+        e.put("CLASSPATH", null);
+        e.putAll(env);
+        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), e);
+    }
+
+    @Test
+    void everyConformanceCaseOnFourRanks() {
+        Map<String, String> env = mpjEnv();
+        int ranks = 4;
+        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj",
+                MpjConformanceMain.class.getName())) {
+            int status = mprun.awaitExit(WAIT);
+            List<String> problems = MpjPrograms.conformanceProblems(mprun, ranks, CASES);
+            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertEquals(0, status, mprun.describe());
+            for (int r = 0; r < 2; r++) {
+                String prefix = "[" + r + "] truncation: ";
+                String line = mprun.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
+                assertTrue(line.contains("message truncated (MPI_ERR_TRUNCATE): RECEIVE from rank " + (1 - r) + " tag 14 "
+                        + "context ") && line.contains(" matched a message of 40 bytes from rank " + (1 - r) + " tag 14"),
+                        "rank " + r + " says what was truncated: " + line);
+            }
+        }
+    }
+
+    /** The conformance program is MPI-correct: every case passes on MPJ Express's own multicore device too. */
+    @Test
+    void theConformanceProgramPassesOnMpjsOwnMulticoreDevice() {
+        Path home = Path.of(mpjEnv().get("MPJ_HOME"));
+        String cp = System.getProperty("java.class.path");
+        String javaBin = Path.of(ChildProcess.java()).getParent().toString();
+        List<String> cmd = List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(), "-np", "4",
+                "-dev", "multicore", "-cp", cp, MpjConformanceMain.class.getName());
+        try (ChildProcess mpj = ChildProcess.start("mpjrun", cmd, Map.of("MPJ_HOME", home.toString(),
+                "PATH", javaBin + java.io.File.pathSeparator + System.getenv("PATH")))) {
+            mpj.awaitExit(WAIT); // MPJ's starter exits with 0 even when a rank fails: the output is what counts
+            for (String c : CASES) {
+                long ok = mpj.stdout().stream().filter(l -> l.equals("OK " + c)).count();
+                assertEquals(4, ok, "case " + c + " on MPJ's multicore device: " + mpj.describe());
+            }
+        }
+    }
+
+    @Test
+    void aKilledRankFailsThePendingAndLaterCallsOfTheOthersNamingIt() throws Exception {
+        Map<String, String> env = mpjEnv();
+        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "20", "--mpj", MpjVictimMain.class.getName())) {
+            List<Long> pids = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith("[" + rank + "] ready "), WAIT);
+                pids.add(Long.parseLong(line.substring(line.lastIndexOf(' ') + 1)));
+            }
+            Thread.sleep(300); // the survivors go from their "ready" line into their calls
+            long killedAt = System.nanoTime();
+            assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
+            for (int r : new int[] {0, 2}) {
+                String call = r == 0 ? "recv" : "barrier";
+                String prefix = "[" + r + "] FAILED " + call + " ";
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith(prefix) || l.startsWith("[" + rank + "] RETURNED"), WAIT);
+                assertTrue(line.startsWith(prefix), "rank " + r + "'s " + call + " must fail: " + mprun.describe());
+                String[] parts = line.substring(prefix.length()).split(" ", 2);
+                long ms = (Long.parseLong(parts[0]) - killedAt) / 1_000_000;
+                System.out.println("MpjOverGdasyncTest: rank " + r + "'s " + call + " failed " + ms + " ms after the kill: "
+                        + parts[1]);
+                assertTrue(parts[1].contains("rank 1") && parts[1].contains("XDevException"),
+                        "the error names the killed rank: " + line);
+                assertTrue(parts[1].contains("rank 1's process is gone") || parts[1].contains("the peer's process is gone"),
+                        "the error says the rank's process is gone: " + line);
+                assertTrue(ms < dev.gdasync.libmp.testutil.KilledMidCall.BOUND_MS, "failed promptly, not by a timeout: " + ms
+                        + " ms");
+                String later = mprun.awaitLine(l -> l.startsWith("[" + rank + "] LATER-"), WAIT);
+                assertTrue(later.startsWith("[" + r + "] LATER-FAILED ") && later.contains("rank 1"),
+                        "a later call fails too, naming the killed rank: " + later);
+            }
+            assertTrue(mprun.awaitExit(WAIT) != 0, mprun.describe());
+        }
+    }
+
+    @Test
+    void mpjAndLibmpCallsShareTheNicInOneProgramAsTheGuideShowsIt() throws Exception {
+        Map<String, String> env = mpjEnv();
+        int ranks = 3;
+        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj", demo.mpj.MpjAndLibmp.class.getName())) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int r = 0; r < ranks; r++) {
+                int prev = (r + ranks - 1) % ranks;
+                for (String line : List.of("[" + r + "] rank " + r + " (MPJ): got " + (100 + prev) + " from rank " + prev,
+                        "[" + r + "] rank " + r + " (libmp put): got " + (200 + prev) + " from rank " + prev)) {
+                    assertTrue(mprun.stdout().contains(line), "missing '" + line + "': " + mprun.describe());
+                }
+            }
+        }
+        // The guide shows the program as it is compiled and run here.
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String guide = Files.readString(root.resolve("docs/getting-started.md"));
+        String file = Files.readString(root.resolve("libmp/src/test/java/demo/mpj/MpjAndLibmp.java"));
+        assertTrue(guide.contains("```java\n" + file + "```\n"), "docs/getting-started.md shows "
+                + "libmp/src/test/java/demo/mpj/MpjAndLibmp.java as it is");
+    }
+
+    @Test
+    void aRankThatAbortsFailsTheOthersCallsNamingItAndTheReason() {
+        Map<String, String> env = mpjEnv();
+        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "1", "--mpj", MpjVictimMain.class.getName(), "abort")) {
+            for (int r : new int[] {0, 2}) {
+                String call = r == 0 ? "recv" : "barrier";
+                int rank = r;
+                String line = mprun.awaitLine(l -> l.startsWith("[" + rank + "] FAILED " + call + " ")
+                        || l.startsWith("[" + rank + "] RETURNED"), WAIT);
+                assertTrue(line.contains("FAILED") && line.contains("rank 1 aborted the job: the victim gives up"),
+                        "rank " + r + "'s " + call + " fails naming the rank that aborted and why: " + line);
+                String later = mprun.awaitLine(l -> l.startsWith("[" + rank + "] LATER-"), WAIT);
+                assertTrue(later.startsWith("[" + r + "] LATER-FAILED ") && later.contains("rank 1 aborted"), later);
+            }
+            assertTrue(mprun.awaitExit(WAIT) != 0, mprun.describe());
+        }
+    }
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# scripts/bench mpj [--sizes S,...] [--iters N] [--csv FILE] [--plot FILE.png] [--collectives FILE]
+# The ping-pong of MPJ Express programs side by side in one run, on two ranks of this host: libmp's host mode and MPJ
+# Express's own multicore device (smpdev) through the pingpong app, then the same MpjPingPong program over gdasync
+# (scripts/mprun --mpj). Prints one table (one-way latency, bandwidth, and each MPJ's ratio to libmp host) and writes
+# the pingpong's CSV (--plot: its one-way latencies drawn). With --collectives, then the same MPJ collectives program
+# (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 10 s of warm-up) on 2 and 4 ranks
+# under MPJ's multicore device and over gdasync, into FILE (collective,method,ranks,bytes,iters,median_us,min_us,
+# max_us: per call, the slowest rank's, the median of 3 runs).
+# docs/bench/mpj.md has the figures and what they say.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+sizes=8,64,1024,4096,65536,1048576,4194304
+iters=2000
+csv=""
+coll=""
+plot=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --sizes) sizes="$2"; shift 2 ;;
+        --iters) iters="$2"; shift 2 ;;
+        --csv) csv="$2"; shift 2 ;;
+        --collectives) coll="$2"; shift 2 ;;
+        --plot) plot="$2"; shift 2 ;;
+        --help|-h) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "scripts/bench mpj: unknown option '$1' (--sizes, --iters, --csv, --plot, --collectives)" ;;
+    esac
+done
+[[ "$sizes" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "scripts/bench mpj: --sizes takes sizes in bytes separated by commas, got '$sizes'"
+[[ "$iters" =~ ^[1-9][0-9]*$ ]] || die "scripts/bench mpj: --iters takes a positive number, got '$iters'"
+setup
+build_apps
+mprun="$GDASYNC_ROOT/scripts/mprun"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "gdasync: libmp host and MPJ Express's multicore device (pingpong --mode host,mpj)..." >&2
+"$mprun" -np 2 pingpong --mode host,mpj --sizes "$sizes" --iters "$iters" --csv "$work/pp.csv" >"$work/pp.log" 2>&1 \
+    || { cat "$work/pp.log" >&2; die "the pingpong app failed"; }
+echo "gdasync: MPJ Express over gdasync (mprun --mpj MpjPingPong)..." >&2
+"$mprun" -np 2 --mpj dev.gdasync.apps.pingpong.MpjPingPong --sizes "$sizes" --iters "$iters" >"$work/gd.log" 2>&1 \
+    || { cat "$work/gd.log" >&2; die "MpjPingPong over gdasync failed"; }
+# The pingpong's CSV (mode,bytes,iters,oneway_us,mbps,min_us,p50_us,p99_us,p99_9_us,max_us,run_min_us,run_max_us,
+# spread_pct), its mpj rows renamed mpj-smpdev, and MpjPingPong's result lines over gdasync in the same columns.
+{
+    head -n 1 "$work/pp.csv"
+    tail -n +2 "$work/pp.csv" | sed 's/^mpj,/mpj-smpdev,/'
+    grep -o 'MPJ-PINGPONG-RESULT .*' "$work/gd.log" | awk '{
+        printf "mpj-gdasync,%d,%d,%.4f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f\n",
+            $2, $3, $4, $2 / $4, $6, $7, $8, $9, $10, $12, $13, $14 }'
+} >"$work/all.csv"
+[ -n "$csv" ] && cp "$work/all.csv" "$csv"
+if [ -n "$plot" ]; then
+    ensure_fonts
+    "$JAVA_HOME/bin/java" -cp "$(apps_classpath)" dev.gdasync.apps.pingpong.CsvPlot "$work/all.csv" mode oneway_us \
+        "MPJ Express ping-pong: one-way latency (mean)" "us" "$plot" || die "the plot could not be drawn"
+fi
+awk -F, 'NR > 1 { us[$1 "," $2] = $4; p50[$1 "," $2] = $7; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+    END {
+        printf "one-way latency, mean (p50), us; ratios to the libmp host mean (p50)\n"
+        printf "%9s %18s %18s %18s %14s %14s %9s %9s\n", "bytes", "libmp host", "MPJ over gdasync", "MPJ smpdev", "gdasync/host",
+            "smpdev/host", "gd MB/s", "host MB/s"
+        for (i = 0; i < n; i++) {
+            b = order[i]; h = us["host," b]; g = us["mpj-gdasync," b]; s = us["mpj-smpdev," b]
+            hp = p50["host," b]; gp = p50["mpj-gdasync," b]; sp = p50["mpj-smpdev," b]
+            printf "%9d %9.3f (%6.3f) %9.3f (%6.3f) %9.3f (%6.3f) %6.2f (%5.2f) %6.2f (%5.2f) %9.1f %9.1f\n", b, h, hp, g, gp, s, sp,
+                g / h, gp / hp, s / h, sp / hp, b / g, b / h
+        }
+    }' "$work/all.csv"
+[ -n "$coll" ] || exit 0
+cases="allreduce:8:1000:200 allreduce:65536:200:50 allreduce:1048576:20:5 alltoall:8:1000:200 alltoall:65536:200:50"
+cases="$cases alltoall:1048576:20:5 bcast:8:1000:200 bcast:65536:200:50 bcast:1048576:20:5"
+# A result line: COLLECTIVES-MPJ-RESULT COLL BYTES ITERS US... (one per rep): to the CSV with the median of the reps.
+to_csv() {
+    local method="$1" ranks="$2"
+    grep -o 'COLLECTIVES-MPJ-RESULT .*' | awk -v m="$method" -v n="$ranks" '{
+        k = 0; for (i = 5; i <= NF; i++) v[k++] = $i + 0
+        for (i = 0; i < k; i++) for (j = i + 1; j < k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+        printf "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f\n", $2, m, n, $3, $4, v[int(k / 2)], v[0], v[k - 1] }'
+}
+echo "collective,method,ranks,bytes,iters,median_us,min_us,max_us" >"$work/coll.csv"
+for n in 2 4; do
+    echo "gdasync: MPJ collectives on $n ranks under MPJ's multicore device..." >&2
+    (cd "$work" && PATH="$JAVA_HOME/bin:$PATH" "$JAVA_HOME/bin/java" -jar "$MPJ_HOME/lib/starter.jar" -np "$n" -dev multicore \
+        -cp "$(apps_classpath)" dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases) >"$work/cm.log" 2>&1 \
+        || { cat "$work/cm.log" >&2; die "MpjCollBench under MPJ's multicore device failed"; }
+    to_csv mpj-smpdev "$n" <"$work/cm.log" >>"$work/coll.csv"
+    echo "gdasync: MPJ collectives on $n ranks over gdasync..." >&2
+    "$mprun" -np "$n" --mpj dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases >"$work/cg.log" 2>&1 \
+        || { cat "$work/cg.log" >&2; die "MpjCollBench over gdasync failed"; }
+    to_csv mpj-gdasync "$n" <"$work/cg.log" >>"$work/coll.csv"
+done
+cp "$work/coll.csv" "$coll"
+awk -F, 'NR > 1 { t[$1 "," $3 "," $4 "," $2] = $6; if (!(($1 "," $3 "," $4) in seen)) { seen[$1 "," $3 "," $4] = 1; order[n++] = $1 "," $3 "," $4 } }
+    END {
+        printf "\nMPJ collectives, median us per call (slowest rank)\n%10s %6s %9s %14s %14s %10s\n", "collective", "ranks",
+            "bytes", "MPJ smpdev", "MPJ gdasync", "gd/smpdev"
+        for (i = 0; i < n; i++) {
+            split(order[i], k, ","); s = t[order[i] ",mpj-smpdev"]; g = t[order[i] ",mpj-gdasync"]
+            printf "%10s %6d %9d %14.2f %14.2f %10.2f\n", k[1], k[2], k[3], s, g, (s > 0 ? g / s : 0)
+        }
+    }' "$coll"
