@@ -28,11 +28,6 @@ import java.util.concurrent.locks.LockSupport;
 public final class BackoffIdler implements IdleStrategy {
     /** Spins before yielding while the CPUs are oversubscribed: a reply already on its way is still caught. */
     public static final long SHARED_SPINS = Long.getLong("gdasync.yield.spins", 50);
-    /**
-     * Yields before the first park while the CPUs are oversubscribed, or -1 for as many polls before the first park as
-     * while every rank has a CPU (the policy's spins and yields, spent yielding).
-     */
-    public static final long SHARED_YIELDS = Long.getLong("gdasync.yield.yields", -1);
 
     private final long spins;
     private final long yields;
@@ -82,7 +77,7 @@ public final class BackoffIdler implements IdleStrategy {
         if (count < spinLimit()) {
             count++;
             Thread.onSpinWait();
-        } else if (count < yieldEnd()) {
+        } else if (count < spins + yieldLimit()) {
             count++;
             Thread.yield();
         } else {
@@ -119,20 +114,14 @@ public final class BackoffIdler implements IdleStrategy {
         return CpuShare.yielding() ? Math.min(spins, SHARED_SPINS) : spins;
     }
 
-    /**
-     * @return the polls before the first park: the policy's spins and own-CPU yields while every rank has a CPU; its
-     *         spins and yields, or {@link #SHARED_YIELDS} after the shared spins, while the CPUs are oversubscribed
-     */
-    private long yieldEnd() {
-        if (!CpuShare.yielding()) {
-            return spins + ownCpuYields;
-        }
-        return SHARED_YIELDS < 0 ? spins + yields : spinLimit() + SHARED_YIELDS;
+    /** @return the yields before the first park: the policy's own-CPU count while every rank has a CPU */
+    private long yieldLimit() {
+        return CpuShare.yielding() ? yields : ownCpuYields;
     }
 
     /** @return whether this thread has reached the park phase */
     public boolean isParking() {
-        return count >= yieldEnd();
+        return count >= spins + yieldLimit();
     }
 
     @Override
