@@ -88,7 +88,7 @@ class CollBadInputTest {
     }
 
     @Test
-    void aSizeDisagreementFailsTheReceiverAndLeavesItsBlockUnwrittenOnTheMessagePath() throws Exception {
+    void aSizeDisagreementFailsBothRanksAndLeavesTheBlockUnwrittenOnTheMessagePath() throws Exception {
         CollRanks.runMessages(2, shm, CollRanks::disagreeingBcast);
     }
 

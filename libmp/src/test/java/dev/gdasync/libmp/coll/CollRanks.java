@@ -155,14 +155,12 @@ final class CollRanks {
                     assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
         } else if (!coll.offloaded()) {
             // The message path: the receiver compares the call in the root's header with its own; the root, whose
-            // part only sends, finishes (it hears nothing back).
-            if (me == 0) {
-                world.wait(r);
-            } else {
-                assertEquals("bcast of 32 bytes from root 0 (#0 on communicator 0, rank 1 of 2): rank 0 called bcast of"
-                        + " 64 bytes from root 0 as its #0: the ranks disagree",
-                        assertThrows(CollectiveException.class, () -> world.wait(r)).getMessage());
-            }
+            // part only sends, reads the receiver's posted call once its sends were delivered (ranks of one host).
+            String mine = "bcast of " + (me == 0 ? 64 : 32) + " bytes from root 0";
+            String theirs = "bcast of " + (me == 0 ? 32 : 64) + " bytes from root 0";
+            assertEquals(mine + " (#0 on communicator 0, rank " + me + " of 2): rank " + (1 - me) + " called " + theirs
+                    + " as its #0: the ranks disagree", assertThrows(CollectiveException.class, () -> world.wait(r))
+                    .getMessage());
         } else {
             String why = "ibcast #0 on communicator 0: rank 0 sent 64 bytes but rank 1 expects 32 from it; the block was"
                     + " not written" + (coll.offloaded() ? " (reported by the collective proxy to rank " + me + ")" : "");
