@@ -1,5 +1,10 @@
 package dev.gdasync.libmp.ga;
 
+// Why this file is long: GlobalArrays is the GA runtime's whole public API (create with its agreement and back-out,
+// put/get/acc and their non-blocking forms, scatter/gather, readInc, fence and sync) with its Javadoc; the blocks,
+// patches, staging and the agreement already live in classes of their own. Splitting the operation families is
+// part of the libmp rooms work (issue 34).
+
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
