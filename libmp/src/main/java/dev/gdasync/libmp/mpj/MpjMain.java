@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
+import dev.gdasync.libmp.bootstrap.JobEnvironment;
+
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -7,7 +9,8 @@ import java.lang.invoke.MethodType;
 /**
  * The main class of every rank of {@code scripts/mprun --mpj}: installs {@link GdasyncDevice} as MPJ Express's device,
  * then runs the program's main with the arguments MPJ's {@code MPI.Init} expects first ({@code RANK CONF DEVICE}: the
- * rank from {@code GDASYNC_RANK}, and {@code gdasync} twice, which MPJ ignores since a device is installed), followed
+ * rank as the bootstrap finds it ({@code scripts/mprun}'s {@code GDASYNC_RANK}, Open MPI's {@code mpirun}, Slurm's
+ * {@code srun}), and {@code gdasync} twice, which MPJ ignores since a device is installed), followed
  * by the program's own arguments, which {@code MPI.Init} returns.
  *
  * <pre>java -cp ... dev.gdasync.libmp.mpj.MpjMain MAIN_CLASS [ARGS...]</pre>
@@ -25,16 +28,21 @@ public final class MpjMain {
             System.err.println("usage: MpjMain MAIN_CLASS [ARGS...] (started by scripts/mprun --mpj)");
             System.exit(2);
         }
-        String rank = System.getenv("GDASYNC_RANK");
-        if (rank == null || rank.isBlank()) {
-            System.err.println("MpjMain: GDASYNC_RANK is not set: start MPJ programs over gdasync with scripts/mprun --mpj");
-            System.exit(2);
-        }
         Class<?> program;
         try {
             program = Class.forName(args[0], true, Thread.currentThread().getContextClassLoader());
         } catch (ClassNotFoundException e) {
             System.err.println("MpjMain: no class " + args[0] + " on the class path");
+            System.exit(2);
+            return;
+        }
+        // The rank as the bootstrap finds it: scripts/mprun's GDASYNC_RANK, Open MPI's mpirun, or Slurm's srun.
+        String rank;
+        try {
+            rank = Integer.toString(JobEnvironment.fromEnvironment().rank());
+        } catch (RuntimeException e) {
+            System.err.println("MpjMain: " + e.getMessage() + " (start MPJ programs over gdasync with scripts/mprun --mpj,"
+                    + " or with mpirun or srun as other gdasync jobs: docs/mpj.md)");
             System.exit(2);
             return;
         }

@@ -80,10 +80,13 @@ class MpjMisuseTest {
     void mpjMainWithoutTheLauncherOrAProgramExitsWithTwoAndSaysWhy() {
         Map<String, String> noRank = new HashMap<>();
         noRank.put("GDASYNC_RANK", null);
-        try (ChildProcess p = ChildProcess.start("mpjmain", ChildProcess.javaCommand(MpjMain.class, List.of("my.Main")), noRank)) {
+        try (ChildProcess p = ChildProcess.start("mpjmain", ChildProcess.javaCommand(MpjMain.class,
+                List.of(MpjMain.class.getName())), noRank)) {
             assertEquals(2, p.awaitExit(Duration.ofSeconds(60)), p.describe());
-            assertTrue(p.stderr().contains("MpjMain: GDASYNC_RANK is not set: start MPJ programs over gdasync with "
-                    + "scripts/mprun --mpj"), p.describe());
+            String said = String.join("\n", p.stderr());
+            assertTrue(said.startsWith("MpjMain: no rank and size in the environment: start the ranks with scripts/mprun")
+                    && said.contains("(start MPJ programs over gdasync with scripts/mprun --mpj, or with mpirun or srun as"
+                    + " other gdasync jobs: docs/mpj.md)"), p.describe());
         }
         Map<String, String> rank = Map.of("GDASYNC_RANK", "0");
         try (ChildProcess p = ChildProcess.start("mpjmain", ChildProcess.javaCommand(MpjMain.class, List.of("no.such.Main")), rank)) {

@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@link LauncherJobMain}'s all-pairs exchange; from the project's class path with {@code --oversubscribe} (4 tasks
  * on this machine's CPUs), and from the launcher jar alone with {@code --bind-to core}, whose binding the CPU share
  * registry reports. A task that exits non-zero ends the job: with mpirun's default abort, and with the abort turned
- * off, where the other tasks end by gdasync's own error naming the rank. Skipped, saying so, where mpirun is not
+ * off, where the other tasks end by gdasync's own error naming the rank. An unmodified MPJ Express program (the MPJ
+ * ping-pong, validated) runs over gdasync through {@code MpjMain} under mpirun. Skipped, saying so, where mpirun is not
  * installed (scripts/lib/common.sh installs Debian's openmpi-bin as root).
  */
 @Timeout(300)
@@ -116,6 +117,25 @@ class OpenMpiLaunchTest {
                     "the error names rank 1 and says its process is gone: " + r.describe());
         }
         Launchers.assertGone(Launchers.readyPids(r.out()), r.describe());
+    }
+
+    @Test
+    void anUnmodifiedMpjExpressProgramRunsOverGdasyncUnderMpirun() {
+        String home = System.getenv("MPJ_HOME");
+        boolean mpj = home != null && Files.isRegularFile(Path.of(home, "lib", "mpj.jar"));
+        if (!mpj) {
+            System.out.println("SKIPPED (Open MPI, MPJ Express): MPJ_HOME has no lib/mpj.jar (scripts/test sets it up)");
+        }
+        assumeTrue(mpj, "MPJ_HOME has no lib/mpj.jar");
+        // MPJ's jars are the program's, not the project's (provided scope): added as scripts/mprun --mpj adds them.
+        String cp = System.getProperty("java.class.path") + ":" + Path.of(home, "lib", "mpj.jar") + ":"
+                + Path.of(home, "lib", "log4j-1.2.jar");
+        Command.Ran r = mpirun(List.of("--oversubscribe", "-np", "2"), List.of("-cp", cp, "dev.gdasync.libmp.mpj.MpjMain",
+                "dev.gdasync.apps.pingpong.MpjPingPong", "--sizes", "8,4096", "--iters", "200", "--validate"));
+        assertEquals(0, r.status(), r.describe());
+        // Rank 0 prints a result line per size once every message of it arrived with its pattern checked.
+        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 8 200 "), r.describe());
+        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 4096 200 "), r.describe());
     }
 
     /** Runs mpirun with the given options, forwarding the rendezvous and the secret, on java with the given arguments. */
