@@ -121,21 +121,8 @@ class OpenMpiLaunchTest {
 
     @Test
     void anUnmodifiedMpjExpressProgramRunsOverGdasyncUnderMpirun() {
-        String home = System.getenv("MPJ_HOME");
-        boolean mpj = home != null && Files.isRegularFile(Path.of(home, "lib", "mpj.jar"));
-        if (!mpj) {
-            System.out.println("SKIPPED (Open MPI, MPJ Express): MPJ_HOME has no lib/mpj.jar (scripts/test sets it up)");
-        }
-        assumeTrue(mpj, "MPJ_HOME has no lib/mpj.jar");
-        // MPJ's jars are the program's, not the project's (provided scope): added as scripts/mprun --mpj adds them.
-        String cp = System.getProperty("java.class.path") + ":" + Path.of(home, "lib", "mpj.jar") + ":"
-                + Path.of(home, "lib", "log4j-1.2.jar");
-        Command.Ran r = mpirun(List.of("--oversubscribe", "-np", "2"), List.of("-cp", cp, "dev.gdasync.libmp.mpj.MpjMain",
-                "dev.gdasync.apps.pingpong.MpjPingPong", "--sizes", "8,4096", "--iters", "200", "--validate"));
-        assertEquals(0, r.status(), r.describe());
-        // Rank 0 prints a result line per size once every message of it arrived with its pattern checked.
-        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 8 200 "), r.describe());
-        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 4096 200 "), r.describe());
+        Command.Ran r = mpirun(List.of("--oversubscribe", "-np", "2"), Launchers.mpjPingPong("Open MPI"));
+        Launchers.assertMpjPingPongRan(r.status(), r.out(), r.describe());
     }
 
     /** Runs mpirun with the given options, forwarding the rendezvous and the secret, on java with the given arguments. */

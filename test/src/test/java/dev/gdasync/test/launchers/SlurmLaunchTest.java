@@ -182,23 +182,12 @@ class SlurmLaunchTest {
 
     @Test
     void anUnmodifiedMpjExpressProgramRunsOverGdasyncOnTwoNodes() {
-        String home = System.getenv("MPJ_HOME");
-        boolean mpj = home != null && Files.isRegularFile(Path.of(home, "lib", "mpj.jar"));
-        if (!mpj) {
-            System.out.println("SKIPPED (Slurm, MPJ Express): MPJ_HOME has no lib/mpj.jar (scripts/test sets it up)");
-        }
-        assumeTrue(mpj, "MPJ_HOME has no lib/mpj.jar");
-        // The MPJ ping-pong (the apps' class path) with MPJ's own jars, one task per node: its messages cross over UCX.
-        String cp = System.getProperty("java.class.path") + ":" + Path.of(home, "lib", "mpj.jar") + ":"
-                + Path.of(home, "lib", "log4j-1.2.jar");
-        List<String> cmd = List.of("srun", "--nodes=2", "--ntasks=2", Command.java(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", cp, "dev.gdasync.libmp.mpj.MpjMain", "dev.gdasync.apps.pingpong.MpjPingPong", "--sizes", "8,4096",
-                "--iters", "200", "--validate");
+        // One task per node: the ping-pong's messages cross over UCX.
+        List<String> cmd = new ArrayList<>(List.of("srun", "--nodes=2", "--ntasks=2", Command.java(),
+                "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(Launchers.mpjPingPong("Slurm"));
         Command.Ran r = Command.run(cmd, env(), RUN);
-        assertEquals(0, r.status(), r.describe());
-        // Rank 0 prints a result line per size once every message of it arrived with its pattern checked.
-        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 8 200 "), r.describe());
-        assertTrue(r.out().contains("MPJ-PINGPONG-RESULT 4096 200 "), r.describe());
+        Launchers.assertMpjPingPongRan(r.status(), r.out(), r.describe());
     }
 
     private static List<String> srun(List<String> options, String... jobArgs) {
