@@ -23,6 +23,8 @@ final class Inbound {
     /** The static section when the message is assembled on its own; null when bound to a receive. */
     byte[] staticBytes;
     byte[] dynamicBytes;
+    /** For a rendezvous message: its offset in the sender's rendezvous area; -1 for a message that carries its bytes. */
+    long rdvOffset = -1;
     /** The receive that took the message when its header arrived, or null. */
     DeviceRequest boundTo;
     private MemorySegment staticTarget;
@@ -70,6 +72,11 @@ final class Inbound {
     /** @return how many of its bytes are still to come */
     long remaining() {
         return total() - filled;
+    }
+
+    /** @return whether the message's bytes wait in its sender's rendezvous area, to be read once it is matched */
+    boolean isRendezvous() {
+        return rdvOffset >= 0;
     }
 
     boolean isComplete() {
