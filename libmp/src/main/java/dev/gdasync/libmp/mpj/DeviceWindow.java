@@ -122,19 +122,28 @@ final class DeviceWindow {
             MemorySegment.copy(there, poolAt + offset, target, 0, n);
             return;
         }
+        long into = target.address() - memory.address();
+        if (target.isNative() && into >= 0 && n <= memory.byteSize() - into) {
+            // The receive's buffer is registered memory (an MPJ buffer of the area): one get straight into it.
+            awaitGet(p, mp.iget(target, reg, p, poolAt + offset, window));
+            return;
+        }
         MemorySegment bounce = memory.asSlice(bounceAt, poolAt - bounceAt);
         for (long done = 0; done < n; ) {
             long k = Math.min(bounce.byteSize(), n - done);
-            MpRequest g = mp.iget(bounce.asSlice(0, k), reg, p, poolAt + offset + done, window);
-            while (!mp.test(g)) {
-                String failed = mp.failure();
-                if (failed != null) {
-                    throw new IllegalStateException("the job failed while reading a message of rank " + p + ": " + failed);
-                }
-                Thread.onSpinWait();
-            }
+            awaitGet(p, mp.iget(bounce.asSlice(0, k), reg, p, poolAt + offset + done, window));
             MemorySegment.copy(bounce, 0, target, done, k);
             done += k;
+        }
+    }
+
+    private void awaitGet(int p, MpRequest g) {
+        while (!mp.test(g)) {
+            String failed = mp.failure();
+            if (failed != null) {
+                throw new IllegalStateException("the job failed while reading a message of rank " + p + ": " + failed);
+            }
+            Thread.onSpinWait();
         }
     }
 }

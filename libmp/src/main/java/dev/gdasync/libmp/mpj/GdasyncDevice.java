@@ -20,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * MPJ Express's device over gdasync: MPJ's {@code mpi} and {@code mpjdev} layers (communicators, groups, collectives,
@@ -68,6 +69,8 @@ public final class GdasyncDevice implements Device {
     private PeerChannel[] channels;
     private DeviceWindow window;
     private RendezvousPool pool;
+    /** MPJ's buffer factory while the device runs (large buffers in the rendezvous area), or null. */
+    private RegisteredBuffers buffers;
     private int rendezvousBytes;
     private final Matching matching = new Matching();
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
@@ -75,6 +78,11 @@ public final class GdasyncDevice implements Device {
     private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
     private String failure;
     private boolean finished;
+    // Made once: method references made per progress call cost an allocation each on the small-message path.
+    private final Consumer<Inbound> onStarted = this::started;
+    private final Consumer<Inbound> onArrived = this::arrived;
+    private final Consumer<DeviceRequest> onSendCopied = this::sendCopied;
+    private final Consumer<DeviceRequest> onAcknowledged = this::acknowledged;
 
     /** A device that joins the job of the environment ({@code scripts/mprun --mpj}) when MPJ initializes it. */
     public GdasyncDevice() {
@@ -163,6 +171,9 @@ public final class GdasyncDevice implements Device {
         }
         pool = new RendezvousPool(poolBytes);
         rendezvousBytes = rdvBytes;
+        if (poolBytes > 0) {
+            buffers = RegisteredBuffers.install(lock, pool, window.pool(), rdvBytes);
+        }
         ids = new ProcessIds(size);
         channels = new PeerChannel[size];
         synchronized (lock) {
@@ -237,6 +248,9 @@ public final class GdasyncDevice implements Device {
             idler.idle();
         }
         MpjGdasync.installed(null);
+        if (buffers != null) {
+            buffers.uninstall();
+        }
         if (ownsMp) {
             try {
                 mp.close();
@@ -305,8 +319,19 @@ public final class GdasyncDevice implements Device {
                 }
                 int flags = sync ? Frames.FLAG_SYNC : 0;
                 long n = bytes.byteSize();
-                long at = n >= rendezvousBytes && (dynamic == null || dynamic.length == 0) ? pool.allocate(n) : -1;
-                if (at >= 0) {
+                boolean large = n >= rendezvousBytes && (dynamic == null || dynamic.length == 0);
+                long own = large && buffers != null ? buffers.offsetOf(bytes) : -1;
+                long at = large && own < 0 ? pool.allocate(n) : -1;
+                if (own >= 0) {
+                    // MPJ packed the message in the area: the receiver reads it from there, and the send completes
+                    // once it did (MPJ frees the buffer then).
+                    r.awaitsRead = true;
+                    if (!sync) {
+                        c.awaitAck(sequence, r);
+                    }
+                    c.awaitFin(sequence, -1, n);
+                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, r));
+                } else if (at >= 0) {
                     // The one copy of a rendezvous: the buffer is free again once it returns, as for an eager send.
                     MemorySegment.copy(bytes, 0, window.pool(), at, n);
                     c.awaitFin(sequence, at, n);
@@ -323,7 +348,7 @@ public final class GdasyncDevice implements Device {
     /** A send's bytes are all in send slots (or delivered to this rank): a standard send completes. */
     private void sendCopied(DeviceRequest r) {
         r.copied = true;
-        if (r.kind == DeviceRequest.Kind.SEND || r.acknowledged) {
+        if (r.kind == DeviceRequest.Kind.SEND && !r.awaitsRead || r.acknowledged) {
             finish(r, ids.sendStatus(r.peer, r.tag), null);
         }
     }
@@ -618,7 +643,7 @@ public final class GdasyncDevice implements Device {
         try {
             for (PeerChannel c : channels) {
                 if (c != null) {
-                    c.progress(this::started, this::arrived, this::sendCopied, this::acknowledged);
+                    c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }
         } catch (MpException e) {

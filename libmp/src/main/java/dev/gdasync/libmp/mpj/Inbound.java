@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
  * heap arrays of its own ({@link #assemble}) when no posted receive took it then. Guarded by the device's lock.
  */
 final class Inbound {
+    private static final byte[] NONE = new byte[0];
     final int source;
     final int context;
     final int tag;
@@ -47,7 +48,7 @@ final class Inbound {
     /** The message's bytes go into arrays of its own: it waits among the unexpected messages or is matched later. */
     Inbound assemble() {
         staticBytes = new byte[staticLength];
-        dynamicBytes = new byte[dynamicLength];
+        dynamicBytes = dynamicLength == 0 ? NONE : new byte[dynamicLength];
         staticTarget = MemorySegment.ofArray(staticBytes);
         return this;
     }
@@ -61,7 +62,7 @@ final class Inbound {
     void bindTo(DeviceRequest r, MemorySegment target) {
         boundTo = r;
         staticTarget = target;
-        dynamicBytes = new byte[dynamicLength];
+        dynamicBytes = dynamicLength == 0 ? NONE : new byte[dynamicLength];
     }
 
     /** @return the message's length: static and dynamic sections */

@@ -37,7 +37,7 @@ final class Outbound {
         this.flags = flags;
         this.sequence = sequence;
         this.staticBytes = staticBytes;
-        this.dynamicBytes = dynamicBytes == null ? new byte[0] : dynamicBytes;
+        this.dynamicBytes = dynamicBytes == null ? NONE : dynamicBytes;
         this.request = request;
         this.rdvOffset = -1;
         this.rdvLength = 0;
@@ -54,7 +54,7 @@ final class Outbound {
         this.flags = flags;
         this.sequence = sequence;
         this.staticBytes = MemorySegment.ofArray(new byte[8]);
-        this.dynamicBytes = new byte[0];
+        this.dynamicBytes = NONE;
         this.request = request;
         this.rdvOffset = offset;
         this.rdvLength = length;
@@ -65,7 +65,8 @@ final class Outbound {
         return new Outbound(kind, 0, 0, -1, 0, 0, sequence, EMPTY, null, null);
     }
 
-    private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+    private static final byte[] NONE = new byte[0];
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(NONE);
 
     long total() {
         return staticBytes.byteSize() + dynamicBytes.length;

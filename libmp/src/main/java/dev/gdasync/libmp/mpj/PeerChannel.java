@@ -35,6 +35,8 @@ final class PeerChannel {
     private final MemorySegment sendMemory;
     private final MpRegistration recvReg;
     private final MpRegistration sendReg;
+    private final MemorySegment[] recvSlots;
+    private final MemorySegment[] sendSlots;
     private final ArrayDeque<Posted> posted = new ArrayDeque<>();
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
@@ -66,6 +68,12 @@ final class PeerChannel {
         this.sendMemory = mp.allocate((long) slots * slotBytes);
         this.recvReg = mp.register(recvMemory);
         this.sendReg = mp.register(sendMemory);
+        this.recvSlots = new MemorySegment[slots];
+        this.sendSlots = new MemorySegment[slots];
+        for (int s = 0; s < slots; s++) {
+            recvSlots[s] = recvMemory.asSlice((long) s * slotBytes, slotBytes);
+            sendSlots[s] = sendMemory.asSlice((long) s * slotBytes, slotBytes);
+        }
         for (int s = 0; s < slots; s++) {
             freeSendSlots.add(s);
         }
@@ -79,7 +87,8 @@ final class PeerChannel {
     }
 
     private MemorySegment slot(MemorySegment memory, int s) {
-        return memory.asSlice((long) s * slotBytes, slotBytes);
+        // The slices are made once: a fragment's path allocates no segment.
+        return (memory == recvMemory ? recvSlots : sendSlots)[s];
     }
 
     /** @return the next sequence number of a message to this peer */
@@ -172,7 +181,9 @@ final class PeerChannel {
                     throw new IllegalStateException("rank " + peer + " finished reading rendezvous message #" + sequence
                             + ", which this rank did not send");
                 }
-                pool.release(block[0], block[1]);
+                if (block[0] >= 0) {
+                    pool.release(block[0], block[1]);
+                }
                 DeviceRequest r = awaitingAck.remove(sequence);
                 if (r != null) {
                     ackArrived.accept(r);
