@@ -6,14 +6,19 @@ import mpjbuf.RawBuffer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
  * MPJ Express's buffer factory while the device runs: buffers of at least the rendezvous size are carved from the
  * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
- * the packed buffer (no copy by the sender), and a large receive lands in registered memory; smaller buffers, and large
- * ones when the area is full, come from the factory MPJ had (its buddy allocator).
+ * the packed buffer (no copy by the sender), and a large receive lands in registered memory; large ones when the area
+ * is full come from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
+ * class (up to {@value #CACHED} per class): MPJ makes and frees a buffer per call, and its buddy allocator's search
+ * costs a noticeable part of a small message's time.
  *
  * <p>MPJ 0.44 keeps its factory in a package-private static field, {@code mpjbuf.BufferFactory.factory}, that every
  * buffer of its layers comes from ({@code BufferFactory.create}/{@code destroy}); the device sets it by reflection at
@@ -28,6 +33,10 @@ final class RegisteredBuffers extends BufferFactory {
     private final BufferFactory previous;
     /** Buffers of the area, with their offsets there. */
     private final Map<RawBuffer, Long> mine = new IdentityHashMap<>();
+    private static final int CACHED = 64;
+    private static final int SMALLEST_CLASS = 6;
+    /** Small buffers free for reuse, by size class (capacity 2^(class + 6)); guarded by this. */
+    private final ArrayDeque<NIOBuffer>[] free;
 
     private RegisteredBuffers(Object lock, RendezvousPool pool, MemorySegment area, int smallest, BufferFactory previous) {
         this.lock = lock;
@@ -35,6 +44,18 @@ final class RegisteredBuffers extends BufferFactory {
         this.area = area;
         this.smallest = smallest;
         this.previous = previous;
+        @SuppressWarnings("unchecked")
+        ArrayDeque<NIOBuffer>[] f = new ArrayDeque[Math.max(1, sizeClass(Math.max(1, smallest - 1)) + 1)];
+        for (int c = 0; c < f.length; c++) {
+            f[c] = new ArrayDeque<>();
+        }
+        this.free = f;
+    }
+
+    /** @return the class of a size: capacities 64, 128, 256 ... */
+    private static int sizeClass(int size) {
+        int bits = 32 - Integer.numberOfLeadingZeros(Math.max(size, 1 << SMALLEST_CLASS) - 1);
+        return bits - SMALLEST_CLASS;
     }
 
     /**
@@ -91,6 +112,19 @@ final class RegisteredBuffers extends BufferFactory {
 
     @Override
     public RawBuffer createBuffer(int size) {
+        if (size < smallest) {
+            int c = sizeClass(size);
+            synchronized (this) {
+                NIOBuffer b = free[c].poll();
+                if (b != null) {
+                    // As a fresh one: MPJ may have set another byte order on it.
+                    b.getBuffer().clear().order(ByteOrder.BIG_ENDIAN);
+                    return b;
+                }
+            }
+            int capacity = 1 << (c + SMALLEST_CLASS);
+            return new NIOBuffer(capacity, ByteBuffer.allocateDirect(capacity));
+        }
         if (size >= smallest) {
             synchronized (lock) {
                 long at = pool.allocate(size);
@@ -112,6 +146,19 @@ final class RegisteredBuffers extends BufferFactory {
                 pool.release(at, b.getCapacity());
                 return;
             }
+        }
+        if (b instanceof NIOBuffer nio && nio.getClass() == NIOBuffer.class) {
+            // One of the small ones (MPJ's own factory makes its subclasses): kept for reuse, or left to the GC.
+            int capacity = b.getCapacity();
+            int c = sizeClass(capacity);
+            if (Integer.bitCount(capacity) == 1 && capacity >= 1 << SMALLEST_CLASS && c < free.length) {
+                synchronized (this) {
+                    if (free[c].size() < CACHED) {
+                        free[c].push(nio);
+                    }
+                }
+            }
+            return;
         }
         previous.destroyBuffer(b);
     }
