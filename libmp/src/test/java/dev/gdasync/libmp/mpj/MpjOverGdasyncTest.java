@@ -74,6 +74,34 @@ public class MpjOverGdasyncTest {
         }
     }
 
+    /**
+     * The point-to-point cases under other settings, on 2 ranks: 2 slots and no rendezvous (every message through the
+     * slots, the senders held back by credits all the time); and a switch at 1 KiB with a rendezvous area of 256 KiB
+     * (most large messages find it full and go through the slots, or are copied into it).
+     */
+    @Test
+    void thePointToPointCasesPassWithFewCreditsAndWithASmallRendezvousArea() {
+        Map<String, String> env = mpjEnv();
+        List<String> cases = List.of("ring", "large", "order", "ssend", "rendezvous", "manylarge", "largetrunc");
+        for (List<String> settings : List.of(
+                List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=0"),
+                List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
+                        "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144"))) {
+            List<String> a = new ArrayList<>();
+            for (String d : settings) {
+                a.addAll(List.of("--jvm-opt", d));
+            }
+            a.addAll(List.of("-np", "2", "--mpj", MpjConformanceMain.class.getName()));
+            a.addAll(cases);
+            try (ChildProcess mprun = launch(env, a.toArray(String[]::new))) {
+                int status = mprun.awaitExit(WAIT);
+                List<String> problems = MpjPrograms.conformanceProblems(mprun, 2, cases);
+                assertTrue(problems.isEmpty(), settings + ":\n" + String.join("\n", problems) + "\n" + mprun.describe());
+                assertEquals(0, status, settings + ": " + mprun.describe());
+            }
+        }
+    }
+
     /** The conformance program is MPI-correct: every case passes on MPJ Express's own multicore device too. */
     @Test
     void theConformanceProgramPassesOnMpjsOwnMulticoreDevice() {
