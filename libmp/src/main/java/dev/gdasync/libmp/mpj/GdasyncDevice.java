@@ -425,7 +425,10 @@ public final class GdasyncDevice implements Device {
         if (target != null) {
             window.read(m.source, m.rdvOffset, target);
         }
-        channels[m.source].enqueue(Outbound.control(Frames.FIN, m.sequence));
+        PeerChannel c = channels[m.source];
+        c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+        // At once: the sender may be waiting for it (its send completes when the message was read).
+        c.sendBacklog(onSendCopied);
     }
 
     /** A message's last fragment arrived. */

@@ -140,6 +140,30 @@ final class PeerChannel {
             freeSendSlots.add(inFlight.poll().slot());
             work++;
         }
+        work += sendBacklog(sendDone);
+        while (!posted.isEmpty() && mp.test(posted.peek().request())) {
+            int s = posted.poll().slot();
+            MemorySegment slot = slot(recvMemory, s);
+            take(slot, started, arrived, ackArrived);
+            posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
+            taken++;
+            work++;
+        }
+        if (taken - told >= tellEvery) {
+            told = taken;
+            window.publishTaken(peer, taken);
+        }
+        return work;
+    }
+
+    /**
+     * Sends what the backlog holds while send slots and the peer's credits allow.
+     *
+     * @param sendDone takes every request whose message is entirely copied into send slots
+     * @return how many fragments were sent
+     */
+    int sendBacklog(Consumer<DeviceRequest> sendDone) {
+        int work = 0;
         while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
             int s = freeSendSlots.poll();
@@ -154,18 +178,6 @@ final class PeerChannel {
                 }
             }
             work++;
-        }
-        while (!posted.isEmpty() && mp.test(posted.peek().request())) {
-            int s = posted.poll().slot();
-            MemorySegment slot = slot(recvMemory, s);
-            take(slot, started, arrived, ackArrived);
-            posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
-            taken++;
-            work++;
-        }
-        if (taken - told >= tellEvery) {
-            told = taken;
-            window.publishTaken(peer, taken);
         }
         return work;
     }
