@@ -1,5 +1,10 @@
 package dev.gdasync.libmp.mpj;
 
+// Why this file is long: it is MPJ's whole xdev.Device (init and finish, sends, receives, probes, peek, waits, the
+// rendezvous reads and the failure of every pending request) around one lock, whose invariants (a request is pending
+// until finished, a matched message is bound to one receive, a FIN follows every read) would otherwise spread over
+// several classes; the per-peer fragments, credits, matching, buffers and window live in classes of their own.
+
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.libmp.Mp;
