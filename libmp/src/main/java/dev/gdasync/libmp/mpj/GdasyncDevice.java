@@ -61,6 +61,9 @@ public final class GdasyncDevice implements Device {
      */
     public static final String RENDEZVOUS_POOL_PROPERTY = "gdasync.mpj.rendezvous.pool.bytes";
 
+    /** How long {@link #finish} waits for peers to read this rank's rendezvous messages once all else was sent. */
+    private static final long FIN_WAIT_NANOS = 5_000_000_000L;
+
     /** The high half of every rank's process id: ids only meet ids of the same job. */
     private static final long JOB_BITS = 0x6764617379_6E63L;
 
@@ -234,18 +237,28 @@ public final class GdasyncDevice implements Device {
     public void finish() throws XDevException {
         requireInitialized();
         BackoffIdler idler = idler();
+        long sentAt = 0;
         while (true) {
             synchronized (lock) {
                 if (finished) {
                     return;
                 }
                 progressLocked();
+                boolean sent = true;
                 boolean idle = true;
                 for (PeerChannel c : channels) {
                     // A peer gone cannot read this rank's rendezvous messages any more: nothing to wait for.
-                    idle &= c == null || c.idle() || mp.linkFailure(c.peer) != null;
+                    boolean gone = c == null || mp.linkFailure(c.peer) != null;
+                    sent &= gone || c.allSent();
+                    idle &= gone || c.idle();
                 }
-                if (idle || failure != null) {
+                if (sent && sentAt == 0) {
+                    sentAt = System.nanoTime();
+                }
+                // A message copied into the area that no receive ever took (an erroneous program) must not hold
+                // MPI.Finalize forever: its reader has had FIN_WAIT_NANOS since everything else went out.
+                boolean waitedEnough = sentAt != 0 && System.nanoTime() - sentAt > FIN_WAIT_NANOS;
+                if (idle || waitedEnough || failure != null) {
                     finished = true;
                     break;
                 }

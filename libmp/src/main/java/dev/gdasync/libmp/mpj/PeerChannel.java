@@ -116,6 +116,11 @@ final class PeerChannel {
         return backlog.isEmpty() && inFlight.isEmpty() && awaitingFin.isEmpty();
     }
 
+    /** @return whether nothing is waiting to be sent or in flight (rendezvous messages may still wait to be read) */
+    boolean allSent() {
+        return backlog.isEmpty() && inFlight.isEmpty();
+    }
+
     /** @return whether fragments wait for the peer's credits and some have come */
     boolean creditsCame() {
         return !backlog.isEmpty() && sent - window.creditsFrom(peer) < slots;
