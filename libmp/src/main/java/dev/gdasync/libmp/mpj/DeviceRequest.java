@@ -26,6 +26,11 @@ final class DeviceRequest extends Request {
     boolean done;
     /** For a synchronous send: every fragment copied (the acknowledgement may come before or after). */
     boolean copied;
+    /**
+     * For a send read by its receiver straight from MPJ's packed buffer (a rendezvous without a copy): it completes
+     * only once the receiver has read it, as a synchronous send does.
+     */
+    boolean awaitsRead;
     /** For a synchronous send: the receiver's acknowledgement arrived. */
     boolean acknowledged;
     /** Whether MPJ's completion handlers ran. Only the device's waiting threads touch it, under the handler lock. */

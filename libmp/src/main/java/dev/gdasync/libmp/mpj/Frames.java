@@ -11,12 +11,21 @@ import java.lang.foreign.ValueLayout;
  * fragments carry bytes only. A peer's fragments arrive in the order they were sent (libmp matches per peer, FIFO), and
  * a rank sends a message's fragments back to back, so the receiver knows from the header how many follow. An
  * acknowledgement (for a synchronous send) is a header alone.
+ *
+ * <p>A large message travels by rendezvous instead: a request to send ({@link #RTS}, one fragment: the header, whose
+ * lengths are the message's, then the 8-byte offset of the message in the sender's rendezvous area), and, once the
+ * receiver has read it from there, a {@link #FIN} back (a header alone, with the request's sequence number), which
+ * frees the sender's copy and acknowledges a synchronous send.
  */
 final class Frames {
     /** A message's first fragment. */
     static final int DATA = 0x4D504A44;
     /** The acknowledgement of a synchronous send: the receiver matched it. */
     static final int ACK = 0x4D504A41;
+    /** A large message's request to send: its bytes wait in the sender's rendezvous area. */
+    static final int RTS = 0x4D504A52;
+    /** The receiver has read a rendezvous message: the sender frees its copy. */
+    static final int FIN = 0x4D504A46;
     /** The header's length. */
     static final int HEADER = 40;
     /** The message was sent synchronously: the receiver acknowledges once it matched it. */
@@ -31,6 +40,8 @@ final class Frames {
     static final long ELEMENTS = 24;
     static final long FLAGS = 28;
     static final long SEQUENCE = 32;
+    /** In a {@link #RTS}: the message's offset in the sender's rendezvous area, right after the header. */
+    static final long RTS_OFFSET = HEADER;
 
     private Frames() {
     }

@@ -1,5 +1,10 @@
 package dev.gdasync.libmp.mpj;
 
+// Why this file is long: it is MPJ's whole xdev.Device (init and finish, sends, receives, probes, peek, waits, the
+// rendezvous reads and the failure of every pending request) around one lock, whose invariants (a request is pending
+// until finished, a matched message is bound to one receive, a FIN follows every read) would otherwise spread over
+// several classes; the per-peer fragments, credits, matching, buffers and window live in classes of their own.
+
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.libmp.Mp;
@@ -20,6 +25,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * MPJ Express's device over gdasync: MPJ's {@code mpi} and {@code mpjdev} layers (communicators, groups, collectives,
@@ -42,6 +48,21 @@ public final class GdasyncDevice implements Device {
     public static final String SLOTS_PROPERTY = "gdasync.mpj.slots";
     /** Bytes per slot, the largest fragment: {@code -Dgdasync.mpj.slot.bytes}, default 32 KiB. */
     public static final String SLOT_BYTES_PROPERTY = "gdasync.mpj.slot.bytes";
+    /**
+     * The smallest message sent by rendezvous (read by the receiver straight from the sender's copy) instead of
+     * through the slots: {@code -Dgdasync.mpj.rendezvous.bytes}, default 32 KiB. Messages with serialized objects always
+     * go through the slots.
+     */
+    public static final String RENDEZVOUS_BYTES_PROPERTY = "gdasync.mpj.rendezvous.bytes";
+    /**
+     * Each rank's rendezvous area, where its large messages wait to be read: {@code -Dgdasync.mpj.rendezvous.pool.bytes},
+     * default 16 MiB; 0 sends every message through the slots. A large message that finds no room there goes through
+     * the slots.
+     */
+    public static final String RENDEZVOUS_POOL_PROPERTY = "gdasync.mpj.rendezvous.pool.bytes";
+
+    /** How long {@link #finish} waits for peers to read this rank's rendezvous messages once all else was sent. */
+    private static final long FIN_WAIT_NANOS = 5_000_000_000L;
 
     /** The high half of every rank's process id: ids only meet ids of the same job. */
     private static final long JOB_BITS = 0x6764617379_6E63L;
@@ -54,12 +75,22 @@ public final class GdasyncDevice implements Device {
     private int size;
     private ProcessIds ids;
     private PeerChannel[] channels;
+    private DeviceWindow window;
+    private RendezvousPool pool;
+    /** MPJ's buffer factory while the device runs (large buffers in the rendezvous area), or null. */
+    private RegisteredBuffers buffers;
+    private int rendezvousBytes;
     private final Matching matching = new Matching();
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
     private final Set<DeviceRequest> completed = new LinkedHashSet<>();
     private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
     private String failure;
     private boolean finished;
+    // Made once: method references made per progress call cost an allocation each on the small-message path.
+    private final Consumer<Inbound> onStarted = this::started;
+    private final Consumer<Inbound> onArrived = this::arrived;
+    private final Consumer<DeviceRequest> onSendCopied = this::sendCopied;
+    private final Consumer<DeviceRequest> onAcknowledged = this::acknowledged;
 
     /** A device that joins the job of the environment ({@code scripts/mprun --mpj}) when MPJ initializes it. */
     public GdasyncDevice() {
@@ -104,6 +135,15 @@ public final class GdasyncDevice implements Device {
             throw new XDevException(SLOT_BYTES_PROPERTY + " must be a multiple of 8 from " + 2 * Frames.HEADER + " to "
                     + (1 << 24) + ", got " + slotBytes);
         }
+        int rdvBytes = intProperty(RENDEZVOUS_BYTES_PROPERTY, 32 * 1024);
+        int poolBytes = intProperty(RENDEZVOUS_POOL_PROPERTY, 16 << 20);
+        if (rdvBytes < 1) {
+            throw new XDevException(RENDEZVOUS_BYTES_PROPERTY + " must be at least 1, got " + rdvBytes);
+        }
+        if (poolBytes < 0 || poolBytes > (1 << 30) || poolBytes % 64 != 0) {
+            throw new XDevException(RENDEZVOUS_POOL_PROPERTY + " must be a multiple of 64 from 0 to " + (1 << 30)
+                    + ", got " + poolBytes);
+        }
         if (mp == null) {
             try {
                 bootstrap = EnvBootstrap.fromEnvironment();
@@ -132,12 +172,22 @@ public final class GdasyncDevice implements Device {
                 throw new XDevException("MPI.Init's first argument must be this process's rank, got '" + args[0] + "'");
             }
         }
+        try {
+            window = new DeviceWindow(mp, poolBytes);
+        } catch (RuntimeException e) {
+            throw new XDevException("MPJ over gdasync could not make its window: " + e.getMessage());
+        }
+        pool = new RendezvousPool(poolBytes);
+        rendezvousBytes = rdvBytes;
+        if (poolBytes > 0) {
+            buffers = RegisteredBuffers.install(lock, pool, window.pool(), rdvBytes);
+        }
         ids = new ProcessIds(size);
         channels = new PeerChannel[size];
         synchronized (lock) {
             for (int p = 0; p < size; p++) {
                 if (p != rank) {
-                    channels[p] = new PeerChannel(mp, p, slots, slotBytes);
+                    channels[p] = new PeerChannel(mp, p, slots, slotBytes, window, pool);
                 }
             }
             for (PeerChannel c : channels) {
@@ -187,17 +237,28 @@ public final class GdasyncDevice implements Device {
     public void finish() throws XDevException {
         requireInitialized();
         BackoffIdler idler = idler();
+        long sentAt = 0;
         while (true) {
             synchronized (lock) {
                 if (finished) {
                     return;
                 }
                 progressLocked();
+                boolean sent = true;
                 boolean idle = true;
                 for (PeerChannel c : channels) {
-                    idle &= c == null || c.idle();
+                    // A peer gone cannot read this rank's rendezvous messages any more: nothing to wait for.
+                    boolean gone = c == null || mp.linkFailure(c.peer) != null;
+                    sent &= gone || c.allSent();
+                    idle &= gone || c.idle();
                 }
-                if (idle || failure != null) {
+                if (sent && sentAt == 0) {
+                    sentAt = System.nanoTime();
+                }
+                // A message copied into the area that no receive ever took (an erroneous program) must not hold
+                // MPI.Finalize forever: its reader has had FIN_WAIT_NANOS since everything else went out.
+                boolean waitedEnough = sentAt != 0 && System.nanoTime() - sentAt > FIN_WAIT_NANOS;
+                if (idle || waitedEnough || failure != null) {
                     finished = true;
                     break;
                 }
@@ -205,6 +266,9 @@ public final class GdasyncDevice implements Device {
             idler.idle();
         }
         MpjGdasync.installed(null);
+        if (buffers != null) {
+            buffers.uninstall();
+        }
         if (ownsMp) {
             try {
                 mp.close();
@@ -271,8 +335,28 @@ public final class GdasyncDevice implements Device {
                 if (sync) {
                     c.awaitAck(sequence, r);
                 }
-                c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, sync ? Frames.FLAG_SYNC : 0, sequence,
-                        bytes, dynamic, r));
+                int flags = sync ? Frames.FLAG_SYNC : 0;
+                long n = bytes.byteSize();
+                boolean large = n >= rendezvousBytes && (dynamic == null || dynamic.length == 0);
+                long own = large && buffers != null ? buffers.offsetOf(bytes) : -1;
+                long at = large && own < 0 ? pool.allocate(n) : -1;
+                if (own >= 0) {
+                    // MPJ packed the message in the area: the receiver reads it from there, and the send completes
+                    // once it did (MPJ frees the buffer then).
+                    r.awaitsRead = true;
+                    if (!sync) {
+                        c.awaitAck(sequence, r);
+                    }
+                    c.awaitFin(sequence, -1, n);
+                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, r));
+                } else if (at >= 0) {
+                    // The one copy of a rendezvous: the buffer is free again once it returns, as for an eager send.
+                    MemorySegment.copy(bytes, 0, window.pool(), at, n);
+                    c.awaitFin(sequence, at, n);
+                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, r));
+                } else {
+                    c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, flags, sequence, bytes, dynamic, r));
+                }
                 progressLocked();
             }
         }
@@ -282,7 +366,7 @@ public final class GdasyncDevice implements Device {
     /** A send's bytes are all in send slots (or delivered to this rank): a standard send completes. */
     private void sendCopied(DeviceRequest r) {
         r.copied = true;
-        if (r.kind == DeviceRequest.Kind.SEND || r.acknowledged) {
+        if (r.kind == DeviceRequest.Kind.SEND && !r.awaitsRead || r.acknowledged) {
             finish(r, ids.sendStatus(r.peer, r.tag), null);
         }
     }
@@ -321,7 +405,7 @@ public final class GdasyncDevice implements Device {
             progressLocked();
             Inbound m = matching.takeUnexpected(peer, tag, context);
             if (m != null) {
-                fill(r, m);
+                fillGuarded(r, m);
             } else if (!r.done) {
                 matching.post(r);
             }
@@ -335,11 +419,34 @@ public final class GdasyncDevice implements Device {
      * complete); else it is assembled on its own.
      */
     private void started(Inbound m) {
+        if (m.isRendezvous()) {
+            DeviceRequest r = matching.bind(m);
+            if (r != null) {
+                readRendezvous(m, MpjBuffers.target(r.buffer, m.staticLength));
+            }
+            return;
+        }
         if (matching.bind(m) == null) {
             m.assemble();
         } else if (m.sync) {
             acknowledge(m);
         }
+    }
+
+    /**
+     * Reads a matched rendezvous message from its sender's area into the receive's buffer and tells the sender it may
+     * free its copy (which also acknowledges a synchronous send).
+     *
+     * @param target the receive's buffer, or null when the message is not to be read (it does not fit)
+     */
+    private void readRendezvous(Inbound m, MemorySegment target) {
+        if (target != null) {
+            window.read(m.source, m.rdvOffset, target);
+        }
+        PeerChannel c = channels[m.source];
+        c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+        // At once: the sender may be waiting for it (its send completes when the message was read).
+        c.sendBacklog(onSendCopied);
     }
 
     /** A message's last fragment arrived. */
@@ -368,6 +475,18 @@ public final class GdasyncDevice implements Device {
 
     /** Copies a matched message into the receive's buffer and completes the receive (and acknowledges a sync send). */
     private void fill(DeviceRequest r, Inbound m) {
+        if (m.isRendezvous()) {
+            MemorySegment target = MpjBuffers.target(r.buffer, m.staticLength);
+            readRendezvous(m, target);
+            String error = null;
+            if (target == null) {
+                error = MpjBuffers.notReceivable(r.toString(), r.buffer, m);
+            } else {
+                MpjBuffers.received(r.buffer, m);
+            }
+            finish(r, ids.envelope(m, r.status), error);
+            return;
+        }
         if (m.sync) {
             acknowledge(m);
         }
@@ -375,12 +494,23 @@ public final class GdasyncDevice implements Device {
         finish(r, ids.envelope(m, r.status), error);
     }
 
+    /** {@link #fill} outside {@link #progressLocked}: a rendezvous read that fails fails the device. */
+    private void fillGuarded(DeviceRequest r, Inbound m) {
+        try {
+            fill(r, m);
+        } catch (MpException e) {
+            String jf = mp.failure();
+            fail(jf != null ? "the job failed: " + jf + " (" + e.getMessage() + ")" : e.getMessage());
+        } catch (IllegalStateException e) {
+            fail(e.getMessage());
+        }
+    }
+
     private void acknowledge(Inbound m) {
         if (m.localSender != null) {
             acknowledged(m.localSender);
         } else {
-            channels[m.source].enqueue(new Outbound(Frames.ACK, 0, 0, -1, 0, 0, m.sequence,
-                    MemorySegment.ofArray(new byte[0]), null, null));
+            channels[m.source].enqueue(Outbound.control(Frames.ACK, m.sequence));
         }
     }
 
@@ -437,7 +567,7 @@ public final class GdasyncDevice implements Device {
             }
             r = new DeviceRequest(this, DeviceRequest.Kind.RECEIVE, peer, tag, context, into, new Status());
             pending.add(r);
-            fill(r, m);
+            fillGuarded(r, m);
         }
         return r.iwait();
     }
@@ -534,7 +664,7 @@ public final class GdasyncDevice implements Device {
         try {
             for (PeerChannel c : channels) {
                 if (c != null) {
-                    c.progress(this::started, this::arrived, this::sendCopied, this::acknowledged);
+                    c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }
         } catch (MpException e) {
@@ -580,7 +710,7 @@ public final class GdasyncDevice implements Device {
             }
             for (PeerChannel c : channels) {
                 MpRequest head = c == null ? null : c.headReceive();
-                if (head != null && mp.progress(head) > 0) {
+                if (head != null && mp.progress(head) > 0 || c != null && c.creditsCame()) {
                     return true;
                 }
             }

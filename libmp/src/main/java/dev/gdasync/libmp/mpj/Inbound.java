@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
  * heap arrays of its own ({@link #assemble}) when no posted receive took it then. Guarded by the device's lock.
  */
 final class Inbound {
+    private static final byte[] NONE = new byte[0];
     final int source;
     final int context;
     final int tag;
@@ -23,6 +24,8 @@ final class Inbound {
     /** The static section when the message is assembled on its own; null when bound to a receive. */
     byte[] staticBytes;
     byte[] dynamicBytes;
+    /** For a rendezvous message: its offset in the sender's rendezvous area; -1 for a message that carries its bytes. */
+    long rdvOffset = -1;
     /** The receive that took the message when its header arrived, or null. */
     DeviceRequest boundTo;
     private MemorySegment staticTarget;
@@ -45,7 +48,7 @@ final class Inbound {
     /** The message's bytes go into arrays of its own: it waits among the unexpected messages or is matched later. */
     Inbound assemble() {
         staticBytes = new byte[staticLength];
-        dynamicBytes = new byte[dynamicLength];
+        dynamicBytes = dynamicLength == 0 ? NONE : new byte[dynamicLength];
         staticTarget = MemorySegment.ofArray(staticBytes);
         return this;
     }
@@ -59,7 +62,7 @@ final class Inbound {
     void bindTo(DeviceRequest r, MemorySegment target) {
         boundTo = r;
         staticTarget = target;
-        dynamicBytes = new byte[dynamicLength];
+        dynamicBytes = dynamicLength == 0 ? NONE : new byte[dynamicLength];
     }
 
     /** @return the message's length: static and dynamic sections */
@@ -70,6 +73,11 @@ final class Inbound {
     /** @return how many of its bytes are still to come */
     long remaining() {
         return total() - filled;
+    }
+
+    /** @return whether the message's bytes wait in its sender's rendezvous area, to be read once it is matched */
+    boolean isRendezvous() {
+        return rdvOffset >= 0;
     }
 
     boolean isComplete() {

@@ -91,6 +91,26 @@ final class MpjBuffers {
     }
 
     /**
+     * @param what the receive, for messages
+     * @return why a message cannot go into a receive's buffer (it is larger, or the buffer is not an NIOBuffer)
+     */
+    static String notReceivable(String what, Buffer buf, Inbound m) {
+        RawBuffer raw = buf.getStaticBuffer();
+        if (raw != null && !(raw instanceof NIOBuffer)) {
+            return what + ": a receive buffer whose static section is a " + raw.getClass().getName()
+                    + "; this device handles MPJ's NIOBuffer";
+        }
+        int room = raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        return truncated(what, m.staticLength, m, room);
+    }
+
+    private static String truncated(String what, int length, Inbound m, int room) {
+        return "message truncated (MPI_ERR_TRUNCATE): " + what + " matched a message of " + length
+                + " bytes from rank " + m.source + " tag " + m.tag + ", larger than the receive buffer's " + room
+                + " bytes";
+    }
+
+    /**
      * Copies a message assembled on its own into a receive's buffer.
      *
      * @param what the receive, for messages
@@ -100,9 +120,7 @@ final class MpjBuffers {
         RawBuffer raw = buf.getStaticBuffer();
         int room = raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
         if (m.staticBytes.length > room) {
-            return "message truncated (MPI_ERR_TRUNCATE): " + what + " matched a message of " + m.staticBytes.length
-                    + " bytes from rank " + m.source + " tag " + m.tag + ", larger than the receive buffer's " + room
-                    + " bytes";
+            return truncated(what, m.staticBytes.length, m, room);
         }
         if (m.staticBytes.length > 0) {
             if (!(raw instanceof NIOBuffer nio)) {

@@ -4,8 +4,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * A message (or an acknowledgement) on its way to one peer: its header and where its bytes are, the MPJ buffer's
- * static section and its dynamic section, copied into send slots fragment by fragment. Guarded by the device's lock.
+ * A frame on its way to one peer: a message (its header and where its bytes are, the MPJ buffer's static section and
+ * its dynamic section, copied into send slots fragment by fragment), a rendezvous message's request to send (its header
+ * and its offset in this rank's rendezvous area, one fragment), or an acknowledgement. Guarded by the device's lock.
  */
 final class Outbound {
     final int kind;
@@ -20,6 +21,9 @@ final class Outbound {
     final byte[] dynamicBytes;
     /** The MPJ request that completes once every byte is copied (or, when synchronous, acknowledged); null for an ACK. */
     final DeviceRequest request;
+    /** For a {@link Frames#RTS}: the message's offset in this rank's rendezvous area, and its length; else -1, 0. */
+    final long rdvOffset;
+    final int rdvLength;
     private long copied;
     private boolean headerSent;
 
@@ -33,9 +37,36 @@ final class Outbound {
         this.flags = flags;
         this.sequence = sequence;
         this.staticBytes = staticBytes;
-        this.dynamicBytes = dynamicBytes == null ? new byte[0] : dynamicBytes;
+        this.dynamicBytes = dynamicBytes == null ? NONE : dynamicBytes;
         this.request = request;
+        this.rdvOffset = -1;
+        this.rdvLength = 0;
     }
+
+    /** A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}. */
+    Outbound(int context, int tag, int type, int elements, int flags, long sequence, long offset, int length,
+             DeviceRequest request) {
+        this.kind = Frames.RTS;
+        this.context = context;
+        this.tag = tag;
+        this.type = type;
+        this.elements = elements;
+        this.flags = flags;
+        this.sequence = sequence;
+        this.staticBytes = MemorySegment.ofArray(new byte[8]);
+        this.dynamicBytes = NONE;
+        this.request = request;
+        this.rdvOffset = offset;
+        this.rdvLength = length;
+    }
+
+    /** A header alone (an acknowledgement, a rendezvous message's FIN) echoing a message's sequence number. */
+    static Outbound control(int kind, long sequence) {
+        return new Outbound(kind, 0, 0, -1, 0, 0, sequence, EMPTY, null, null);
+    }
+
+    private static final byte[] NONE = new byte[0];
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(NONE);
 
     long total() {
         return staticBytes.byteSize() + dynamicBytes.length;
@@ -55,6 +86,13 @@ final class Outbound {
     int nextFragment(MemorySegment slot) {
         long at = 0;
         if (!headerSent) {
+            if (kind == Frames.RTS) {
+                Frames.header(slot, kind, context, tag, rdvLength, 0, type, elements, flags, sequence);
+                slot.set(ValueLayout.JAVA_LONG, Frames.RTS_OFFSET, rdvOffset);
+                headerSent = true;
+                copied = total();
+                return Frames.HEADER + 8;
+            }
             Frames.header(slot, kind, context, tag, (int) staticBytes.byteSize(), dynamicBytes.length, type, elements,
                     flags, sequence);
             headerSent = true;

@@ -13,7 +13,13 @@ import java.util.function.Consumer;
 /**
  * The fragments between this rank and one peer, over libmp's queue pair to it: {@code slots} receive slots of
  * {@code slotBytes} each, always posted (each reposted as soon as its fragment is taken), and as many send slots,
- * filled from a FIFO backlog of outbound messages while slots are free. Driven under the device's lock.
+ * filled from a FIFO backlog of outbound messages while slots are free.
+ *
+ * <p>Credits: a fragment is sent only into a receive slot of the peer known to be posted, so no send ever waits in the
+ * NIC for a receive (receiver-not-ready). This rank has sent {@code sent} fragments; the peer writes into this rank's
+ * {@link DeviceWindow} how many it has taken and reposted; at most {@code slots} are outstanding. The peer tells its
+ * count once half its slots were reposted since it last told (so a sender that used all its credits always hears).
+ * Driven under the device's lock.
  */
 final class PeerChannel {
     private record Posted(int slot, MpRequest request) {
@@ -29,23 +35,45 @@ final class PeerChannel {
     private final MemorySegment sendMemory;
     private final MpRegistration recvReg;
     private final MpRegistration sendReg;
+    private final MemorySegment[] recvSlots;
+    private final MemorySegment[] sendSlots;
     private final ArrayDeque<Posted> posted = new ArrayDeque<>();
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
     private final ArrayDeque<Outbound> backlog = new ArrayDeque<>();
     /** Synchronous sends to this peer waiting for its acknowledgement, by sequence number. */
     private final Map<Long, DeviceRequest> awaitingAck = new HashMap<>();
+    /** Rendezvous messages to this peer not yet read by it, by sequence number: their blocks of this rank's area. */
+    private final Map<Long, long[]> awaitingFin = new HashMap<>();
+    private final DeviceWindow window;
+    private final RendezvousPool pool;
+    private final int slots;
+    private final int tellEvery;
     private long nextSequence;
     private Inbound assembling;
+    /** Fragments sent to the peer, and fragments of the peer's taken out of this rank's slots (and told so far). */
+    private long sent;
+    private long taken;
+    private long told;
 
-    PeerChannel(Mp mp, int peer, int slots, int slotBytes) {
+    PeerChannel(Mp mp, int peer, int slots, int slotBytes, DeviceWindow window, RendezvousPool pool) {
         this.mp = mp;
         this.peer = peer;
         this.slotBytes = slotBytes;
+        this.slots = slots;
+        this.tellEvery = Math.max(1, slots / 2);
+        this.window = window;
+        this.pool = pool;
         this.recvMemory = mp.allocate((long) slots * slotBytes);
         this.sendMemory = mp.allocate((long) slots * slotBytes);
         this.recvReg = mp.register(recvMemory);
         this.sendReg = mp.register(sendMemory);
+        this.recvSlots = new MemorySegment[slots];
+        this.sendSlots = new MemorySegment[slots];
+        for (int s = 0; s < slots; s++) {
+            recvSlots[s] = recvMemory.asSlice((long) s * slotBytes, slotBytes);
+            sendSlots[s] = sendMemory.asSlice((long) s * slotBytes, slotBytes);
+        }
         for (int s = 0; s < slots; s++) {
             freeSendSlots.add(s);
         }
@@ -59,7 +87,8 @@ final class PeerChannel {
     }
 
     private MemorySegment slot(MemorySegment memory, int s) {
-        return memory.asSlice((long) s * slotBytes, slotBytes);
+        // The slices are made once: a fragment's path allocates no segment.
+        return (memory == recvMemory ? recvSlots : sendSlots)[s];
     }
 
     /** @return the next sequence number of a message to this peer */
@@ -77,9 +106,24 @@ final class PeerChannel {
         awaitingAck.put(sequence, r);
     }
 
-    /** @return whether nothing is waiting to be sent or in flight */
+    /** A rendezvous message waits in this rank's area until the peer has read it. */
+    void awaitFin(long sequence, long offset, long length) {
+        awaitingFin.put(sequence, new long[] {offset, length});
+    }
+
+    /** @return whether nothing is waiting to be sent, in flight, or waiting in this rank's area for the peer to read */
     boolean idle() {
+        return backlog.isEmpty() && inFlight.isEmpty() && awaitingFin.isEmpty();
+    }
+
+    /** @return whether nothing is waiting to be sent or in flight (rendezvous messages may still wait to be read) */
+    boolean allSent() {
         return backlog.isEmpty() && inFlight.isEmpty();
+    }
+
+    /** @return whether fragments wait for the peer's credits and some have come */
+    boolean creditsCame() {
+        return !backlog.isEmpty() && sent - window.creditsFrom(peer) < slots;
     }
 
     /**
@@ -101,25 +145,43 @@ final class PeerChannel {
             freeSendSlots.add(inFlight.poll().slot());
             work++;
         }
-        while (!backlog.isEmpty() && !freeSendSlots.isEmpty()) {
+        work += sendBacklog(sendDone);
+        while (!posted.isEmpty() && mp.test(posted.peek().request())) {
+            int s = posted.poll().slot();
+            MemorySegment slot = slot(recvMemory, s);
+            take(slot, started, arrived, ackArrived);
+            posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
+            taken++;
+            work++;
+        }
+        if (taken - told >= tellEvery) {
+            told = taken;
+            window.publishTaken(peer, taken);
+        }
+        return work;
+    }
+
+    /**
+     * Sends what the backlog holds while send slots and the peer's credits allow.
+     *
+     * @param sendDone takes every request whose message is entirely copied into send slots
+     * @return how many fragments were sent
+     */
+    int sendBacklog(Consumer<DeviceRequest> sendDone) {
+        int work = 0;
+        while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
             int s = freeSendSlots.poll();
             MemorySegment slot = slot(sendMemory, s);
             int n = o.nextFragment(slot);
             inFlight.add(new InFlight(s, mp.isend(slot.asSlice(0, n), peer, sendReg)));
+            sent++;
             if (o.isCopied()) {
                 backlog.poll();
                 if (o.request != null) {
                     sendDone.accept(o.request);
                 }
             }
-            work++;
-        }
-        while (!posted.isEmpty() && mp.test(posted.peek().request())) {
-            int s = posted.poll().slot();
-            MemorySegment slot = slot(recvMemory, s);
-            take(slot, started, arrived, ackArrived);
-            posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
             work++;
         }
         return work;
@@ -130,6 +192,35 @@ final class PeerChannel {
         if (assembling == null) {
             int kind = Frames.getInt(slot, Frames.KIND);
             long sequence = Frames.getLong(slot, Frames.SEQUENCE);
+            if (kind == Frames.FIN) {
+                long[] block = awaitingFin.remove(sequence);
+                if (block == null) {
+                    throw new IllegalStateException("rank " + peer + " finished reading rendezvous message #" + sequence
+                            + ", which this rank did not send");
+                }
+                if (block[0] >= 0) {
+                    pool.release(block[0], block[1]);
+                }
+                DeviceRequest r = awaitingAck.remove(sequence);
+                if (r != null) {
+                    ackArrived.accept(r);
+                }
+                return;
+            }
+            if (kind == Frames.RTS) {
+                Inbound m = new Inbound(peer, Frames.getInt(slot, Frames.CONTEXT), Frames.getInt(slot, Frames.TAG),
+                        Frames.getInt(slot, Frames.TYPE), Frames.getInt(slot, Frames.ELEMENTS),
+                        (Frames.getInt(slot, Frames.FLAGS) & Frames.FLAG_SYNC) != 0, sequence,
+                        Frames.getInt(slot, Frames.STATIC_LENGTH), 0, null);
+                m.rdvOffset = Frames.getLong(slot, Frames.RTS_OFFSET);
+                if (m.rdvOffset < 0 || m.staticLength < 0) {
+                    throw new IllegalStateException("rank " + peer + " announced a rendezvous message of "
+                            + m.staticLength + " bytes at offset " + m.rdvOffset);
+                }
+                started.accept(m);
+                arrived.accept(m);
+                return;
+            }
             if (kind == Frames.ACK) {
                 DeviceRequest r = awaitingAck.remove(sequence);
                 if (r == null) {

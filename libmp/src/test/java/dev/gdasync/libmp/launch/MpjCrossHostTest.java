@@ -31,7 +31,7 @@ class MpjCrossHostTest {
         noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
         assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
         List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
-                "communicators", "objects");
+                "communicators", "objects", "rendezvous", "manylarge");
         List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
         args.addAll(cases);
         try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, args.toArray(String[]::new))) {

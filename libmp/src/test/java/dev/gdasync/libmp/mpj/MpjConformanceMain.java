@@ -87,6 +87,9 @@ public final class MpjConformanceMain {
         m.put("cartsub", MpjConformanceMore::cartsub);
         m.put("merge", MpjConformanceMore::merge);
         m.put("iprobeall", MpjConformanceMore::iprobeAll);
+        m.put("rendezvous", MpjConformanceLarge::rendezvousSizes);
+        m.put("manylarge", MpjConformanceLarge::rendezvousMany);
+        m.put("largetrunc", MpjConformanceLarge::largeTruncation);
         m.put("badargs", MpjConformanceMain::badArguments);
         return m;
     }

@@ -47,14 +47,19 @@ class MpjMisuseTest {
     }
 
     @Test
-    void badSlotSettingsAreRefusedBeforeJoiningTheJob() {
+    void badSlotAndRendezvousSettingsAreRefusedBeforeJoiningTheJob() {
         Map<String, String> cases = Map.of(
                 GdasyncDevice.SLOTS_PROPERTY + "=0", "gdasync.mpj.slots must be from 1 to 1024, got 0",
                 GdasyncDevice.SLOTS_PROPERTY + "=many", "gdasync.mpj.slots must be a whole number, got 'many'",
                 GdasyncDevice.SLOT_BYTES_PROPERTY + "=100", "gdasync.mpj.slot.bytes must be a multiple of 8 from 80 to "
                         + "16777216, got 100",
                 GdasyncDevice.SLOT_BYTES_PROPERTY + "=40", "gdasync.mpj.slot.bytes must be a multiple of 8 from 80 to "
-                        + "16777216, got 40");
+                        + "16777216, got 40",
+                GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=0", "gdasync.mpj.rendezvous.bytes must be at least 1, got 0",
+                GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=100", "gdasync.mpj.rendezvous.pool.bytes must be a multiple "
+                        + "of 64 from 0 to 1073741824, got 100",
+                GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=-64", "gdasync.mpj.rendezvous.pool.bytes must be a multiple "
+                        + "of 64 from 0 to 1073741824, got -64");
         cases.forEach((setting, message) -> {
             String name = setting.substring(0, setting.indexOf('='));
             System.setProperty(name, setting.substring(setting.indexOf('=') + 1));

@@ -32,7 +32,7 @@ public class MpjOverGdasyncTest {
     /** Every case of {@link MpjConformanceMain}. */
     public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
             "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
-            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "badargs");
+            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "rendezvous", "manylarge", "largetrunc", "badargs");
 
     static Map<String, String> mpjEnv() {
         return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
@@ -65,6 +65,39 @@ public class MpjOverGdasyncTest {
                 assertTrue(line.contains("message truncated (MPI_ERR_TRUNCATE): RECEIVE from rank " + (1 - r) + " tag 14 "
                         + "context ") && line.contains(" matched a message of 40 bytes from rank " + (1 - r) + " tag 14"),
                         "rank " + r + " says what was truncated: " + line);
+                String big = "[" + r + "] large truncation: ";
+                String bigLine = mprun.stdout().stream().filter(l -> l.startsWith(big)).findFirst().orElse("");
+                assertTrue(bigLine.contains("message truncated (MPI_ERR_TRUNCATE): RECEIVE from rank " + (1 - r)
+                        + " tag 2100 ") && bigLine.contains("larger than the receive buffer's"),
+                        "rank " + r + " says what was truncated (a rendezvous-sized message): " + bigLine);
+            }
+        }
+    }
+
+    /**
+     * The point-to-point cases under other settings, on 2 ranks: 2 slots and no rendezvous (every message through the
+     * slots, the senders held back by credits all the time); and a switch at 1 KiB with a rendezvous area of 256 KiB
+     * (most large messages find it full and go through the slots, or are copied into it).
+     */
+    @Test
+    void thePointToPointCasesPassWithFewCreditsAndWithASmallRendezvousArea() {
+        Map<String, String> env = mpjEnv();
+        List<String> cases = List.of("ring", "large", "order", "ssend", "rendezvous", "manylarge", "largetrunc");
+        for (List<String> settings : List.of(
+                List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=0"),
+                List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
+                        "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144"))) {
+            List<String> a = new ArrayList<>();
+            for (String d : settings) {
+                a.addAll(List.of("--jvm-opt", d));
+            }
+            a.addAll(List.of("-np", "2", "--mpj", MpjConformanceMain.class.getName()));
+            a.addAll(cases);
+            try (ChildProcess mprun = launch(env, a.toArray(String[]::new))) {
+                int status = mprun.awaitExit(WAIT);
+                List<String> problems = MpjPrograms.conformanceProblems(mprun, 2, cases);
+                assertTrue(problems.isEmpty(), settings + ":\n" + String.join("\n", problems) + "\n" + mprun.describe());
+                assertEquals(0, status, settings + ": " + mprun.describe());
             }
         }
     }
@@ -75,12 +108,18 @@ public class MpjOverGdasyncTest {
         Path home = Path.of(mpjEnv().get("MPJ_HOME"));
         String cp = System.getProperty("java.class.path");
         String javaBin = Path.of(ChildProcess.java()).getParent().toString();
-        List<String> cmd = List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(), "-np", "4",
-                "-dev", "multicore", "-cp", cp, MpjConformanceMain.class.getName());
+        // MPJ's multicore device fails the sender of a message larger than the receive (an exception from its isend)
+        // instead of the receive, as MPI says: that one case is not run there.
+        List<String> cases = CASES.stream().filter(c -> !c.equals("largetrunc")).toList();
+        System.out.println("MpjOverGdasyncTest: case largetrunc not run on MPJ's multicore device (its isend fails on a "
+                + "message larger than the receive)");
+        List<String> cmd = new ArrayList<>(List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(),
+                "-np", "4", "-dev", "multicore", "-cp", cp, MpjConformanceMain.class.getName()));
+        cmd.addAll(cases);
         try (ChildProcess mpj = ChildProcess.start("mpjrun", cmd, Map.of("MPJ_HOME", home.toString(),
                 "PATH", javaBin + java.io.File.pathSeparator + System.getenv("PATH")))) {
             mpj.awaitExit(WAIT); // MPJ's starter exits with 0 even when a rank fails: the output is what counts
-            for (String c : CASES) {
+            for (String c : cases) {
                 long ok = mpj.stdout().stream().filter(l -> l.equals("OK " + c)).count();
                 assertEquals(4, ok, "case " + c + " on MPJ's multicore device: " + mpj.describe());
             }
@@ -89,8 +128,24 @@ public class MpjOverGdasyncTest {
 
     @Test
     void aKilledRankFailsThePendingAndLaterCallsOfTheOthersNamingIt() throws Exception {
+        killRankOne("recv", "barrier");
+    }
+
+    /**
+     * Rank 1 killed mid-rendezvous: rank 0 waits in a synchronous send of 1 MiB for rank 1 to read it, and rank 2 holds
+     * rank 1's announcement of a 1 MiB message whose bytes were in rank 1's memory; both fail naming rank 1, and rank
+     * 2's later receive of that message fails too instead of reading it.
+     */
+    @Test
+    void aRankKilledMidRendezvousFailsTheSenderWaitingForItAndTheReceiverOfItsMessage() throws Exception {
+        killRankOne("ssend", "recv", "rendezvous");
+    }
+
+    private static void killRankOne(String call0, String call2, String... programArgs) throws Exception {
         Map<String, String> env = mpjEnv();
-        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "20", "--mpj", MpjVictimMain.class.getName())) {
+        List<String> a = new ArrayList<>(List.of("-np", "3", "--grace", "20", "--mpj", MpjVictimMain.class.getName()));
+        a.addAll(List.of(programArgs));
+        try (ChildProcess mprun = launch(env, a.toArray(String[]::new))) {
             List<Long> pids = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 int rank = r;
@@ -101,7 +156,7 @@ public class MpjOverGdasyncTest {
             long killedAt = System.nanoTime();
             assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
             for (int r : new int[] {0, 2}) {
-                String call = r == 0 ? "recv" : "barrier";
+                String call = r == 0 ? call0 : call2;
                 String prefix = "[" + r + "] FAILED " + call + " ";
                 int rank = r;
                 String line = mprun.awaitLine(l -> l.startsWith(prefix) || l.startsWith("[" + rank + "] RETURNED"), WAIT);

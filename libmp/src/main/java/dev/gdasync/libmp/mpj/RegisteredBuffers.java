@@ -1,0 +1,175 @@
+package dev.gdasync.libmp.mpj;
+
+import mpjbuf.BufferFactory;
+import mpjbuf.NIOBuffer;
+import mpjbuf.RawBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * MPJ Express's buffer factory while the device runs: buffers of at least the rendezvous size are carved from the
+ * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
+ * the packed buffer (no copy by the sender), and a large receive lands in registered memory; large ones when the area
+ * is full come from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
+ * class (up to {@value #CACHED} per class): MPJ makes and frees a buffer per call, and its buddy allocator's search
+ * costs a noticeable part of a small message's time.
+ *
+ * <p>MPJ 0.44 keeps its factory in a package-private static field, {@code mpjbuf.BufferFactory.factory}, that every
+ * buffer of its layers comes from ({@code BufferFactory.create}/{@code destroy}); the device sets it by reflection at
+ * {@code MPI.Init} and puts the previous one back at {@code MPI.Finalize}. Thread-safe: allocation is under the
+ * device's lock.
+ */
+final class RegisteredBuffers extends BufferFactory {
+    private final Object lock;
+    private final RendezvousPool pool;
+    private final MemorySegment area;
+    private final int smallest;
+    private final BufferFactory previous;
+    /** Buffers of the area, with their offsets there. */
+    private final Map<RawBuffer, Long> mine = new IdentityHashMap<>();
+    private static final int CACHED = 64;
+    private static final int SMALLEST_CLASS = 6;
+    /** Small buffers free for reuse, by size class (capacity 2^(class + 6)); guarded by this. */
+    private final ArrayDeque<NIOBuffer>[] free;
+
+    private RegisteredBuffers(Object lock, RendezvousPool pool, MemorySegment area, int smallest, BufferFactory previous) {
+        this.lock = lock;
+        this.pool = pool;
+        this.area = area;
+        this.smallest = smallest;
+        this.previous = previous;
+        @SuppressWarnings("unchecked")
+        ArrayDeque<NIOBuffer>[] f = new ArrayDeque[Math.max(1, sizeClass(Math.max(1, smallest - 1)) + 1)];
+        for (int c = 0; c < f.length; c++) {
+            f[c] = new ArrayDeque<>();
+        }
+        this.free = f;
+    }
+
+    /** @return the class of a size: capacities 64, 128, 256 ... */
+    private static int sizeClass(int size) {
+        int bits = 32 - Integer.numberOfLeadingZeros(Math.max(size, 1 << SMALLEST_CLASS) - 1);
+        return bits - SMALLEST_CLASS;
+    }
+
+    /**
+     * Makes MPJ's buffers of at least {@code smallest} bytes come from the area.
+     *
+     * @return the factory installed, or null when MPJ's factory cannot be replaced (the device then copies large
+     *         messages into the area instead)
+     */
+    static RegisteredBuffers install(Object lock, RendezvousPool pool, MemorySegment area, int smallest) {
+        try {
+            Field f = factoryField();
+            synchronized (BufferFactory.class) {
+                BufferFactory previous = (BufferFactory) f.get(null);
+                if (previous == null || previous instanceof RegisteredBuffers) {
+                    return null;
+                }
+                RegisteredBuffers r = new RegisteredBuffers(lock, pool, area, smallest, previous);
+                f.set(null, r);
+                return r;
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Puts MPJ's own factory back; buffers of the area still held by MPJ stay valid until the Mp closes. */
+    void uninstall() {
+        try {
+            Field f = factoryField();
+            synchronized (BufferFactory.class) {
+                if (f.get(null) == this) {
+                    f.set(null, previous);
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // MPJ's layers are done with buffers by then: nothing depends on the field any more.
+        }
+    }
+
+    private static Field factoryField() throws NoSuchFieldException {
+        Field f = BufferFactory.class.getDeclaredField("factory");
+        f.setAccessible(true);
+        return f;
+    }
+
+    /** @return the offset in the area of a buffer's memory, or -1 if it is not one of the area's */
+    long offsetOf(MemorySegment bytes) {
+        long at = bytes.address() - area.address();
+        if (!bytes.isNative() || at < 0 || bytes.byteSize() > area.byteSize() - at) {
+            return -1;
+        }
+        return at;
+    }
+
+    @Override
+    public RawBuffer createBuffer(int size) {
+        if (size < smallest) {
+            int c = sizeClass(size);
+            synchronized (this) {
+                NIOBuffer b = free[c].poll();
+                if (b != null) {
+                    // As a fresh one: MPJ may have set another byte order on it.
+                    b.getBuffer().clear().order(ByteOrder.BIG_ENDIAN);
+                    return b;
+                }
+            }
+            int capacity = 1 << (c + SMALLEST_CLASS);
+            return new NIOBuffer(capacity, ByteBuffer.allocateDirect(capacity));
+        }
+        if (size >= smallest) {
+            synchronized (lock) {
+                long at = pool.allocate(size);
+                if (at >= 0) {
+                    RawBuffer b = new NIOBuffer(size, area.asSlice(at, size).asByteBuffer());
+                    mine.put(b, at);
+                    return b;
+                }
+            }
+        }
+        return previous.createBuffer(size);
+    }
+
+    @Override
+    public void destroyBuffer(RawBuffer b) {
+        synchronized (lock) {
+            Long at = mine.remove(b);
+            if (at != null) {
+                pool.release(at, b.getCapacity());
+                return;
+            }
+        }
+        if (b instanceof NIOBuffer nio && nio.getClass() == NIOBuffer.class) {
+            // One of the small ones (MPJ's own factory makes its subclasses): kept for reuse, or left to the GC.
+            int capacity = b.getCapacity();
+            int c = sizeClass(capacity);
+            if (Integer.bitCount(capacity) == 1 && capacity >= 1 << SMALLEST_CLASS && c < free.length) {
+                synchronized (this) {
+                    if (free[c].size() < CACHED) {
+                        free[c].push(nio);
+                    }
+                }
+            }
+            return;
+        }
+        previous.destroyBuffer(b);
+    }
+
+    @Override
+    public void init() {
+        // Nothing: the area exists already.
+    }
+
+    @Override
+    public void finalixe() {
+        previous.finalixe();
+    }
+}
