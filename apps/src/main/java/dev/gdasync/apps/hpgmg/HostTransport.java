@@ -12,9 +12,8 @@ import java.util.List;
 
 /**
  * {@code host}: the MPI model on libmp, as the COMM path of the LibMP HPGMG port. The CPU posts every receive
- * and announces it to the peer (the comm layer's ready handshake), packs, sends each message whose peer has
- * announced its receive, runs the local blocks (sending between them what became ready), waits for the
- * remaining announcements and sends, waits for everything and unpacks.
+ * and announces it to the peer (the comm layer's ready handshake), packs, waits for each peer's
+ * announcement and sends, runs the local blocks, waits for everything and unpacks.
  */
 class HostTransport implements Transport {
     final Mp mp;
@@ -109,39 +108,16 @@ class HostTransport implements Transport {
             pack(m, pack);
             toSegment(m, segment(m));
         }
-        // A send goes out as soon as its peer announced the receive; the local blocks run while the others are
-        // late, instead of after a wait for the slowest announcement (which put the peer's lateness and this rank's
-        // local work in a row on every exchange).
-        int next = sendAnnounced(plan.sends, 0, reqs);
-        for (Block b : plan.local) {
-            local.apply(b);
-            next = sendAnnounced(plan.sends, next, reqs);
-        }
-        for (; next < plan.sends.length; next++) {
-            CommPlan.Message m = plan.sends[next];
+        for (CommPlan.Message m : plan.sends) {
             comm.waitReady(m.peer);
             reqs.add(comm.isend(segment(m), m.count(), Datatype.DOUBLE, m.peer));
         }
+        Transport.runLocal(plan, local);
         comm.waitAll(reqs);
         for (CommPlan.Message m : plan.recvs) {
             fromSegment(segment(m), m);
             unpack(m, unpack);
         }
-    }
-
-    /**
-     * Sends the messages from {@code next} on, in order, while their peers' announcements have arrived (in order:
-     * a message whose peer is not ready holds back the ones after it, so each peer gets its messages in the order
-     * of its receives).
-     *
-     * @return the first message not sent
-     */
-    private int sendAnnounced(CommPlan.Message[] sends, int next, List<MpRequest> reqs) {
-        while (next < sends.length && comm.testReady(sends[next].peer)) {
-            CommPlan.Message m = sends[next++];
-            reqs.add(comm.isend(segment(m), m.count(), Datatype.DOUBLE, m.peer));
-        }
-        return next;
     }
 
     @Override
