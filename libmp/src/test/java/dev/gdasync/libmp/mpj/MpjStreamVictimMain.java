@@ -55,6 +55,11 @@ public final class MpjStreamVictimMain {
             System.out.println("LATER-FAILED " + describe(e));
         }
         System.out.flush();
+        if (rank == 0) {
+            // Rank 0 holds the bootstrap's hub, through which rank 2 hears of rank 1's death: rank 0's own stream may
+            // fail first (its queue pair's flush), and it must not leave before the news went out.
+            Thread.sleep(3_000);
+        }
         Runtime.getRuntime().halt(4);
     }
 
