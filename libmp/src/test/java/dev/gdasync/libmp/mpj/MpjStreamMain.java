@@ -26,6 +26,11 @@ import java.util.function.Supplier;
  *   {@code Irecv}, a task that checks the pong's data), rank 1 answers with plain {@code Recv} and {@code Send}; then
  *   the CPU waits for every request and checks the statuses;</li>
  *   <li>{@code badargs}: every bad argument is refused with its message, and the exchange that follows works.</li>
+ *   <li>{@code truncated}: a stream waits for an {@code Irecv} that a larger message fails: the stream fails with the
+ *   receive's truncation error, and so does the CPU's {@code Wait} of it;</li>
+ *   <li>{@code hosts}, on 4 ranks over two hosts (0 and 2 on one, 1 and 3 on the other): a stream send to the other
+ *   host is refused with its message; a stream waits for a receive from the other host (a CPU send there) and sends
+ *   50 messages to the rank of its own host, received with plain {@code Recv}.</li>
  * </ul>
  */
 public final class MpjStreamMain {
@@ -36,8 +41,8 @@ public final class MpjStreamMain {
         String[] cases = MPI.Init(args);
         int rank = MPI.COMM_WORLD.Rank();
         Map<String, Runnable> all = Map.of("order", MpjStreamMain::order, "pingpong", MpjStreamMain::pingPong,
-                "badargs", MpjStreamMain::badArgs);
-        for (String name : cases.length == 0 ? new String[] {"order", "pingpong", "badargs"} : cases) {
+                "badargs", MpjStreamMain::badArgs, "hosts", MpjStreamMain::hosts, "truncated", MpjStreamMain::truncated);
+        for (String name : cases.length == 0 ? new String[] {"order", "pingpong", "badargs", "truncated"} : cases) {
             MPI.COMM_WORLD.Barrier();
             try {
                 all.get(name).run();
@@ -268,6 +273,75 @@ public final class MpjStreamMain {
             send.Wait();
             recv.Wait();
             check(got[0] == 500 + peer, () -> "after the refusals: got " + got[0]);
+        }
+    }
+
+    private static void truncated() {
+        int rank = MPI.COMM_WORLD.Rank();
+        if (rank == 1) {
+            MPI.COMM_WORLD.Send(new int[10], 0, 10, MPI.INT, 0, 40);
+            return;
+        }
+        int[] small = new int[4];
+        Request r = MPI.COMM_WORLD.Irecv(small, 0, 4, MPI.INT, 1, 40);
+        try (HostStream stream = HostStream.create("truncated")) {
+            MpjOnStream.waitOnStream(r, stream);
+            try {
+                stream.synchronize();
+                throw new AssertionError("the stream passed a wait for a receive that failed");
+            } catch (dev.gdasync.gdsync.stream.StreamFailedException e) {
+                Throwable cause = e.getCause();
+                check(cause instanceof xdev.XDevException && cause.getMessage().startsWith("message truncated "
+                        + "(MPI_ERR_TRUNCATE): RECEIVE from rank 1 tag 40"), () -> "the stream's failure: " + e);
+            }
+        }
+        try {
+            r.Wait();
+            throw new AssertionError("the CPU's Wait of the failed receive returned");
+        } catch (xdev.XDevException e) { // MPJ's Request.Wait passes the device's exception on as it is
+            check(String.valueOf(e.getMessage()).contains("message truncated (MPI_ERR_TRUNCATE)"), () -> "Wait: " + e);
+        }
+    }
+
+    private static void hosts() {
+        int rank = MPI.COMM_WORLD.Rank();
+        int near = rank ^ 2;
+        int far = rank ^ 1;
+        int[] a = new int[4];
+        int[] fromFar = new int[4];
+        List<Request> sends = new ArrayList<>();
+        try (HostStream stream = HostStream.create("hosts-" + rank)) {
+            String refused = "isendOnStream to rank " + far + " tag 1: rank " + far + " is on another host, where stream "
+                    + "sends are not supported yet (this rank's credits and rendezvous reads to it share the queue pair, "
+                    + "and would wait behind the stream's send)";
+            expect(refused, () -> MpjOnStream.isendOnStream(MPI.COMM_WORLD, a, 0, 4, MPI.INT, far, 1, stream));
+            Request receive = MPI.COMM_WORLD.Irecv(fromFar, 0, 4, MPI.INT, far, 2);
+            MPI.COMM_WORLD.Send(new int[] {rank, rank + 1, rank + 2, rank + 3}, 0, 4, MPI.INT, far, 2);
+            MpjOnStream.waitOnStream(receive, stream);
+            for (int i = 0; i < 50; i++) {
+                for (int k = 0; k < 4; k++) {
+                    a[k] = rank * 1000 + i * 4 + k;
+                }
+                sends.add(MpjOnStream.isendOnStream(MPI.COMM_WORLD, a, 0, 4, MPI.INT, near, 3, stream));
+            }
+            int[] got = new int[4];
+            for (int i = 0; i < 50; i++) {
+                MPI.COMM_WORLD.Recv(got, 0, 4, MPI.INT, near, 3);
+                for (int k = 0; k < 4; k++) {
+                    int at = k;
+                    int want = near * 1000 + i * 4 + k;
+                    check(got[k] == want, () -> "from rank " + near + ": " + got[at] + ", not " + want);
+                }
+            }
+            stream.synchronize();
+            for (Request r : sends) {
+                r.Wait();
+            }
+            receive.Wait();
+            for (int k = 0; k < 4; k++) {
+                int at = k;
+                check(fromFar[k] == far + k, () -> "from rank " + far + " (other host): " + fromFar[at]);
+            }
         }
     }
 
