@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  *   <li>{@code order}: each rank in turn sends 400 messages to the other on tag 7, two of three rung by a stream and one
  *   of three a CPU {@code Send} in between (the array reused and changed after every call), and 100 more by the stream
  *   on tag 8; the other rank receives tag 8 first, then tag 7, all with plain {@code Recv}: every message byte-exact
- *   and in order (int, double and byte messages of 0 to 2000 elements);</li>
+ *   and in order (int, double and byte messages of 0 to 2000 elements); a byte message sent before them on a
+ *   duplicate of {@code COMM_WORLD} with tag 7 is left to the end, found by a {@code Probe} there;</li>
  *   <li>{@code pingpong}: rank 0's stream runs 100 rounds posted at once (send the ping, wait for the pong's
  *   {@code Irecv}, a task that checks the pong's data), rank 1 answers with plain {@code Recv} and {@code Send}; then
  *   the CPU waits for every request and checks the statuses;</li>
@@ -63,17 +64,18 @@ public final class MpjStreamMain {
 
     private static void order() {
         int rank = MPI.COMM_WORLD.Rank();
+        mpi.Intracomm dup = (mpi.Intracomm) MPI.COMM_WORLD.clone(); // its context keeps its messages apart
         for (int sender = 0; sender < 2; sender++) {
             if (rank == sender) {
-                sendOrdered(1 - sender);
+                sendOrdered(1 - sender, dup);
             } else {
-                receiveOrdered(sender);
+                receiveOrdered(sender, dup);
             }
             MPI.COMM_WORLD.Barrier();
         }
     }
 
-    private static void sendOrdered(int peer) {
+    private static void sendOrdered(int peer, mpi.Intracomm dup) {
         int[] ints = new int[2000];
         double[] doubles = new double[2000];
         List<Request> sends = new ArrayList<>();
@@ -83,6 +85,12 @@ public final class MpjStreamMain {
                 sends.add(MpjOnStream.isendOnStream(MPI.COMM_WORLD, ints, 3, 50, MPI.INT, peer, 8, stream));
                 Arrays.fill(ints, -1); // packed at the call: the array is the program's again
             }
+            byte[] bytes = new byte[255];
+            for (int k = 0; k < bytes.length; k++) {
+                bytes[k] = (byte) k;
+            }
+            // First, on the duplicate with tag 7: COMM_WORLD's receives of tag 7 must not take it.
+            sends.add(MpjOnStream.isendOnStream(dup, bytes, 1, 254, MPI.BYTE, peer, 7, stream));
             for (int i = 0; i < 400; i++) {
                 int n = length(i);
                 if (i % 3 == 2) {
@@ -100,11 +108,6 @@ public final class MpjStreamMain {
                 Arrays.fill(ints, -1);
                 Arrays.fill(doubles, -1);
             }
-            byte[] bytes = new byte[255];
-            for (int k = 0; k < bytes.length; k++) {
-                bytes[k] = (byte) k;
-            }
-            sends.add(MpjOnStream.isendOnStream(MPI.COMM_WORLD, bytes, 1, 254, MPI.BYTE, peer, 9, stream));
             for (Request r : sends) {
                 Status s = r.Wait(); // complete once the stream rang it
                 check(s.source == peer, () -> "a stream send's status names rank " + s.source + ", not " + peer);
@@ -119,7 +122,7 @@ public final class MpjStreamMain {
         }
     }
 
-    private static void receiveOrdered(int peer) {
+    private static void receiveOrdered(int peer, mpi.Intracomm dup) {
         int[] ints = new int[2000];
         double[] doubles = new double[2000];
         for (int i = 0; i < 100; i++) {
@@ -153,9 +156,13 @@ public final class MpjStreamMain {
                 }
             }
         }
+        // The byte message went on the duplicate with tag 7 before every COMM_WORLD message of tag 7: a probe there
+        // finds it now.
+        Status probed = dup.Probe(peer, 7);
+        check(probed.Get_count(MPI.BYTE) == 254, () -> "the probe of the byte message: " + probed.Get_count(MPI.BYTE));
         byte[] bytes = new byte[300];
-        Status s = MPI.COMM_WORLD.Recv(bytes, 0, 300, MPI.BYTE, peer, 9);
-        check(s.Get_count(MPI.BYTE) == 254 && s.tag == 9, () -> "the byte message: " + s.Get_count(MPI.BYTE) + " bytes");
+        Status s = dup.Recv(bytes, 0, 300, MPI.BYTE, peer, 7);
+        check(s.Get_count(MPI.BYTE) == 254 && s.tag == 7, () -> "the byte message: " + s.Get_count(MPI.BYTE) + " bytes");
         for (int k = 0; k < 254; k++) {
             int at = k;
             check(bytes[k] == (byte) (k + 1), () -> "byte " + at + ": " + bytes[at]);
