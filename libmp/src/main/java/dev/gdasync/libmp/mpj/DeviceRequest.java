@@ -33,6 +33,11 @@ final class DeviceRequest extends Request {
     boolean awaitsRead;
     /** For a synchronous send: the receiver's acknowledgement arrived. */
     boolean acknowledged;
+    /**
+     * The completion words of the streams waiting on this request ({@link MpjOnStream#waitOnStream}), raised once it
+     * completed and MPJ's handlers ran; null while none. Guarded by the device's lock.
+     */
+    java.util.List<dev.gdasync.gdsync.memop.MemoryWord> streamWords;
     /** Whether MPJ's completion handlers ran. Only the device's waiting threads touch it, under the handler lock. */
     private boolean handled;
 

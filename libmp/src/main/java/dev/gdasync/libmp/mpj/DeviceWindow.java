@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.mpj;
 
+import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
@@ -8,6 +9,7 @@ import dev.gdasync.libmp.PutFlags;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -71,6 +73,17 @@ final class DeviceWindow {
     /** @return how many of this rank's frames peer {@code p} has taken out of its slots */
     long creditsFrom(int p) {
         return (long) LONG.getAcquire(memory, 8L * p);
+    }
+
+    /**
+     * The low 32 bits of credit word {@code p}, for a stream's wait (a wrap-aware GEQ on a count that only grows):
+     * what a stream waits on before it rings a send into one of peer {@code p}'s slots.
+     *
+     * @return the word
+     */
+    MemoryWord creditWord(int p) {
+        long low = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0 : 4;
+        return MemoryWord.word32(memory, 8L * p + low, "MPJ credits from rank " + p);
     }
 
     /**

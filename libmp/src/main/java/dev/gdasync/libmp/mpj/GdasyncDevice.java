@@ -3,7 +3,8 @@ package dev.gdasync.libmp.mpj;
 // Why this file is long: it is MPJ's whole xdev.Device (init and finish, sends, receives, probes, peek, waits, the
 // rendezvous reads and the failure of every pending request) around one lock, whose invariants (a request is pending
 // until finished, a matched message is bound to one receive, a FIN follows every read) would otherwise spread over
-// several classes; the per-peer fragments, credits, matching, buffers and window live in classes of their own.
+// several classes; the per-peer fragments, credits, matching, buffers and window live in classes of their own, and the
+// sends and waits of streams in StreamPath, which reaches the device's state through the few accessors marked for it.
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
@@ -84,13 +85,18 @@ public final class GdasyncDevice implements Device {
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
     private final Set<DeviceRequest> completed = new LinkedHashSet<>();
     private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
-    private String failure;
+    /** Why the device failed; read without the lock by the waits of streams. */
+    private volatile String failure;
     private boolean finished;
+    /** Sends rung and requests waited for by streams. */
+    private StreamPath streams;
     // Made once: method references made per progress call cost an allocation each on the small-message path.
     private final Consumer<Inbound> onStarted = this::started;
     private final Consumer<Inbound> onArrived = this::arrived;
     private final Consumer<DeviceRequest> onSendCopied = this::sendCopied;
     private final Consumer<DeviceRequest> onAcknowledged = this::acknowledged;
+    // A stream rang a send prepared for it: it completes as a standard send whose bytes are in a send slot.
+    private final Consumer<DeviceRequest> onStreamSendRung = r -> finish(r, ids.sendStatus(r.peer, r.tag), null);
 
     /** A device that joins the job of the environment ({@code scripts/mprun --mpj}) when MPJ initializes it. */
     public GdasyncDevice() {
@@ -178,6 +184,7 @@ public final class GdasyncDevice implements Device {
             throw new XDevException("MPJ over gdasync could not make its window: " + e.getMessage());
         }
         pool = new RendezvousPool(poolBytes);
+        streams = new StreamPath(this, new StreamWords(mp));
         rendezvousBytes = rdvBytes;
         if (poolBytes > 0) {
             buffers = RegisteredBuffers.install(lock, pool, window.pool(), rdvBytes);
@@ -215,6 +222,67 @@ public final class GdasyncDevice implements Device {
     /** @return the Mp messages travel over (null before {@link #init}) */
     Mp mp() {
         return mp;
+    }
+
+    // ---- what the stream path (StreamPath) uses ----
+
+    /** @return the lock that guards the device's state */
+    Object lock() {
+        return lock;
+    }
+
+    /** @return the device's stream path (after {@link #init}) */
+    StreamPath streams() {
+        requireInitialized();
+        return streams;
+    }
+
+    /** @return this rank */
+    int rank() {
+        return rank;
+    }
+
+    /** @return the rank of a destination's id; throws naming the call when it is not one of this job's */
+    int rankOf(String call, ProcessID dst) {
+        requireInitialized();
+        return ids.rankOf(call, "destination", dst);
+    }
+
+    /** @return the channel to a peer (null for this rank) */
+    PeerChannel channel(int peer) {
+        return channels[peer];
+    }
+
+    /** @return the device's window (credit words, rendezvous area) */
+    DeviceWindow window() {
+        return window;
+    }
+
+    /** @return why the device failed, or null; any thread */
+    String failure() {
+        return failure;
+    }
+
+    /** A request the device will complete (or fail with every other pending one). Under the lock. */
+    void track(DeviceRequest r) {
+        pending.add(r);
+    }
+
+    /** Moves every channel on, as each call does, after refusing the call if the device failed or finished. Under the lock. */
+    void progressHealthy(String call) {
+        requireHealthy(call);
+        progressLocked();
+        requireHealthy(call);
+    }
+
+    /** Moves every channel on. Under the lock. */
+    void progressUnderLock() {
+        progressLocked();
+    }
+
+    /** @return an idler for a thread waiting on the device, parked through the NIC */
+    BackoffIdler waitIdler() {
+        return idler();
     }
 
     @Override
@@ -635,6 +703,7 @@ public final class GdasyncDevice implements Device {
             throw new XDevException(r.error);
         }
         r.runHandlersOnce(r.status);
+        streams.raiseWords(r);
         return r.status;
     }
 
@@ -664,6 +733,7 @@ public final class GdasyncDevice implements Device {
         try {
             for (PeerChannel c : channels) {
                 if (c != null) {
+                    c.reapRung(streams.rungNumber(c.peer), onStreamSendRung);
                     c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }
@@ -710,7 +780,8 @@ public final class GdasyncDevice implements Device {
             }
             for (PeerChannel c : channels) {
                 MpRequest head = c == null ? null : c.headReceive();
-                if (head != null && mp.progress(head) > 0 || c != null && c.creditsCame()) {
+                if (head != null && mp.progress(head) > 0 || c != null && c.creditsCame()
+                        || c != null && c.streamSendRung(streams.rungNumber(c.peer))) {
                     return true;
                 }
             }

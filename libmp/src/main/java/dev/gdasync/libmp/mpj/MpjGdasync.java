@@ -15,14 +15,20 @@ public final class MpjGdasync {
         device = d;
     }
 
+    /** @return the device of this process while MPJ Express runs over gdasync, else null */
+    static GdasyncDevice device() {
+        return device;
+    }
+
     /** @return whether MPJ Express runs over gdasync in this process ({@code MPI.Init} done, not yet finalized) */
     public static boolean active() {
         return device != null;
     }
 
     /**
-     * @return the Mp MPJ's messages travel over: for the one-sided calls (windows, puts, gets, atomics), which do not
-     *         touch the receives the device keeps posted
+     * @return the Mp MPJ's messages travel over: for the one-sided calls (windows, puts, gets, atomics, shmem, the
+     *         collectives of {@code coll}), which do not touch the receives the device keeps posted; the two-sided
+     *         calls that stream-trigger MPJ's own messages are {@link MpjOnStream}'s
      * @throws IllegalStateException if MPJ Express does not run over gdasync here
      */
     public static Mp mp() {

@@ -3,6 +3,7 @@ package dev.gdasync.libmp.mpj;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
+import dev.gdasync.gdsync.stream.Stream;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -28,6 +29,13 @@ final class PeerChannel {
     private record InFlight(int slot, MpRequest request) {
     }
 
+    /**
+     * A send prepared on the queue pair for a stream to ring ({@link MpjOnStream#isendOnStream}): the stream writes
+     * {@code number} into this peer's rung word once it rang it.
+     */
+    record StreamSend(Stream stream, int number, DeviceRequest request) {
+    }
+
     final int peer;
     private final Mp mp;
     private final int slotBytes;
@@ -50,6 +58,13 @@ final class PeerChannel {
     private final int slots;
     private final int tellEvery;
     private long nextSequence;
+    /**
+     * Sends prepared for streams and not yet seen rung, oldest first. While one is there, no CPU send goes to this
+     * peer: the queue pair rings in prepare order, and a CPU post would ring the stream's send early (the queue pair
+     * refuses it), so this rank's later messages to the peer wait in the backlog until the stream rang.
+     */
+    private final ArrayDeque<StreamSend> streamSends = new ArrayDeque<>();
+    private int streamNumber;
     private Inbound assembling;
     /** Fragments sent to the peer, and fragments of the peer's taken out of this rank's slots (and told so far). */
     private long sent;
@@ -113,17 +128,17 @@ final class PeerChannel {
 
     /** @return whether nothing is waiting to be sent, in flight, or waiting in this rank's area for the peer to read */
     boolean idle() {
-        return backlog.isEmpty() && inFlight.isEmpty() && awaitingFin.isEmpty();
+        return backlog.isEmpty() && inFlight.isEmpty() && awaitingFin.isEmpty() && streamSends.isEmpty();
     }
 
     /** @return whether nothing is waiting to be sent or in flight (rendezvous messages may still wait to be read) */
     boolean allSent() {
-        return backlog.isEmpty() && inFlight.isEmpty();
+        return backlog.isEmpty() && inFlight.isEmpty() && streamSends.isEmpty();
     }
 
     /** @return whether fragments wait for the peer's credits and some have come */
     boolean creditsCame() {
-        return !backlog.isEmpty() && sent - window.creditsFrom(peer) < slots;
+        return !backlog.isEmpty() && streamSends.isEmpty() && sent - window.creditsFrom(peer) < slots;
     }
 
     /**
@@ -169,6 +184,9 @@ final class PeerChannel {
      */
     int sendBacklog(Consumer<DeviceRequest> sendDone) {
         int work = 0;
+        if (!streamSends.isEmpty()) {
+            return 0; // behind a stream's send: see streamSends
+        }
         while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
             int s = freeSendSlots.poll();
@@ -253,6 +271,114 @@ final class PeerChannel {
             assembling = null;
             arrived.accept(m);
         }
+    }
+
+    // ---- sends rung by streams ----
+
+    /**
+     * @return whether a stream send to this peer may be prepared now: no earlier message waits in the backlog (it
+     *         must reach the queue pair first, in order), a send slot is free, and the stream sends not yet rung are
+     *         on the same stream (the queue pair rings one executor's sends at a time)
+     */
+    boolean readyForStreamSend(Stream stream) {
+        if (!backlog.isEmpty() || freeSendSlots.isEmpty()) {
+            return false;
+        }
+        for (StreamSend s : streamSends) {
+            if (s.stream() != stream) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return a free send slot's index, taken ({@link #readyForStreamSend} said one is free) */
+    int takeSendSlot() {
+        return freeSendSlots.poll();
+    }
+
+    /** Gives back a slot {@link #takeSendSlot} returned that carries nothing (the stream refused the send). */
+    void returnSendSlot(int s) {
+        freeSendSlots.addFirst(s);
+    }
+
+    /** @return send slot {@code s}'s memory */
+    MemorySegment sendSlot(int s) {
+        return sendSlots[s];
+    }
+
+    /** @return the registration of the send slots */
+    MpRegistration sendRegistration() {
+        return sendReg;
+    }
+
+    /** @return the receive slots the peer keeps posted to this rank (and send slots here) */
+    int slots() {
+        return slots;
+    }
+
+    /** @return the index of the next fragment sent to the peer: it may go once the peer took {@code index - slots + 1} */
+    long nextFragment() {
+        return sent;
+    }
+
+    /**
+     * A stream send to the peer is on its stream: it takes the next sequence number (taken by the caller), fragment
+     * and stream number, and its slot is in flight behind the fragments sent before it.
+     */
+    void streamSendPosted(int slot, MpRequest send, StreamSend s) {
+        sent++;
+        inFlight.add(new InFlight(slot, send));
+        streamSends.add(s);
+    }
+
+    /** A sequence number {@link #nextSequence} returned is not used after all (its send was refused). */
+    void unuseSequence(long sequence) {
+        if (sequence != nextSequence - 1) {
+            throw new IllegalStateException("sequence " + sequence + " is not the last one taken");
+        }
+        nextSequence--;
+    }
+
+    /** @return the number the stream will write into the rung word for the next stream send to this peer */
+    int nextStreamNumber() {
+        return streamNumber + 1;
+    }
+
+    /** The stream send numbered {@link #nextStreamNumber} was posted. */
+    void streamNumberUsed() {
+        streamNumber++;
+    }
+
+    /** @return whether the oldest stream send not yet seen rung was rung (its number is in the rung word) */
+    boolean streamSendRung(int rungNumber) {
+        StreamSend head = streamSends.peek();
+        return head != null && rungNumber - head.number() >= 0;
+    }
+
+    /**
+     * Completes the stream sends the streams rang (their number is in the rung word).
+     *
+     * @param rungNumber the rung word's value
+     * @param rung       takes every request of a send rung
+     * @return how many were rung
+     * @throws IllegalStateException if the stream that is to ring the oldest send left failed or was closed first:
+     *                               this rank's later messages to the peer could never leave
+     */
+    int reapRung(int rungNumber, Consumer<DeviceRequest> rung) {
+        int work = 0;
+        while (!streamSends.isEmpty() && rungNumber - streamSends.peek().number() >= 0) {
+            rung.accept(streamSends.poll().request());
+            work++;
+        }
+        StreamSend head = streamSends.peek();
+        if (head != null && (head.stream().failure() != null || head.stream().isClosed())) {
+            Throwable f = head.stream().failure();
+            throw new IllegalStateException("stream '" + head.stream().name() + "' " + (f != null ? "failed (" + f + ")"
+                    : "was closed") + " before it rang " + head.request() + ": this rank's later messages to rank "
+                    + peer + " can never leave");
+        }
+        return work;
     }
 
     /** @return the receives posted to the peer, for a wait that parks until one completes */

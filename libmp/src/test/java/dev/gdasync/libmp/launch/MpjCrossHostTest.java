@@ -41,4 +41,25 @@ class MpjCrossHostTest {
             assertEquals(0, status, mprun.describe());
         }
     }
+
+    /**
+     * Stream-triggered calls ({@code MpjOnStream}) in the same two-host job: a stream send to the other host is refused
+     * with its message, a stream waits for a receive from the other host, and stream sends within a host arrive.
+     */
+    @Test
+    void streamSendsWithinAHostAndStreamWaitsAcrossHosts() {
+        Map<String, String> env = MpjPrograms.mpjEnvOrSkip("MpjCrossHostTest");
+        NetnsLaunchTest.assumeNetns();
+        java.util.Optional<String> noUcx = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
+        noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
+        assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
+        List<String> cases = List.of("hosts");
+        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", "4", "--netns", "2", "--mpj",
+                dev.gdasync.libmp.mpj.MpjStreamMain.class.getName(), "hosts")) {
+            int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
+            List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
+            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertEquals(0, status, mprun.describe());
+        }
+    }
 }

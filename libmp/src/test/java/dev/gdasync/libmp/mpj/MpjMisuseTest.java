@@ -82,6 +82,19 @@ class MpjMisuseTest {
     }
 
     @Test
+    void theStreamCallsOutsideAnMpjJobSayHowToGetOne() {
+        try (dev.gdasync.gdsync.stream.HostStream s = dev.gdasync.gdsync.stream.HostStream.create("misuse")) {
+            String how = ": MPJ Express does not run over gdasync in this process: start it with scripts/mprun --mpj "
+                    + "and call MPI.Init first";
+            mpi.MPIException e = assertThrows(mpi.MPIException.class,
+                    () -> MpjOnStream.isendOnStream(null, new int[1], 0, 1, null, 1, 0, s));
+            assertEquals("isendOnStream" + how, e.getMessage());
+            e = assertThrows(mpi.MPIException.class, () -> MpjOnStream.waitOnStream(null, s));
+            assertEquals("waitOnStream" + how, e.getMessage());
+        }
+    }
+
+    @Test
     void mpjMainWithoutTheLauncherOrAProgramExitsWithTwoAndSaysWhy() {
         Map<String, String> noRank = new HashMap<>();
         noRank.put("GDASYNC_RANK", null);
