@@ -46,13 +46,13 @@ public final class MpjStreamVictimMain {
             stream.synchronize();
             System.out.println("RETURNED stream");
         } catch (RuntimeException e) {
-            System.out.println("FAILED stream " + System.nanoTime() + " " + describe(e));
+            System.out.println("FAILED stream " + System.nanoTime() + " " + MpjVictimMain.describe(e));
         }
         try {
             MPI.COMM_WORLD.Send(new int[] {1}, 0, 1, MPI.INT, 2 - rank, 6);
             System.out.println("LATER-RETURNED");
         } catch (RuntimeException e) {
-            System.out.println("LATER-FAILED " + describe(e));
+            System.out.println("LATER-FAILED " + MpjVictimMain.describe(e));
         }
         System.out.flush();
         if (rank == 0) {
@@ -61,13 +61,5 @@ public final class MpjStreamVictimMain {
             Thread.sleep(3_000);
         }
         Runtime.getRuntime().halt(4);
-    }
-
-    private static String describe(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable t = e; t != null && sb.length() < 2000; t = t.getCause() == t ? null : t.getCause()) {
-            sb.append(sb.isEmpty() ? "" : " / caused by ").append(t.getClass().getName()).append(": ").append(t.getMessage());
-        }
-        return sb.toString().replace('\n', ' ');
     }
 }

@@ -90,7 +90,8 @@ public final class MpjVictimMain {
         Runtime.getRuntime().halt(4);
     }
 
-    private static String describe(Throwable e) {
+    /** @return an exception and its causes on one line, as the killed-rank tests read them */
+    static String describe(Throwable e) {
         StringBuilder sb = new StringBuilder();
         for (Throwable t = e; t != null && sb.length() < 2000; t = t.getCause() == t ? null : t.getCause()) {
             sb.append(sb.isEmpty() ? "" : " / caused by ").append(t.getClass().getName()).append(": ").append(t.getMessage());
