@@ -34,6 +34,11 @@ final class DeviceRequest extends Request {
     /** For a synchronous send: the receiver's acknowledgement arrived. */
     boolean acknowledged;
     /**
+     * A receive cancelled before it matched a message ({@link GdasyncDevice#cancel}): it is done, with no data and no
+     * error, and MPJ's handlers (which unpack the buffer) never run for it. Set with {@link #done}, under the lock.
+     */
+    boolean cancelled;
+    /**
      * The completion words of the streams waiting on this request ({@link MpjOnStream#waitOnStream}), raised once it
      * completed and MPJ's handlers ran; null while none. Guarded by the device's lock.
      */
@@ -71,14 +76,22 @@ final class DeviceRequest extends Request {
         return false;
     }
 
+    /**
+     * MPI's cancel ({@code mpi.Request.Cancel} calls it): a receive that has not matched a message is withdrawn and
+     * completes as cancelled; a receive that matched or completed, and every send, is not cancelled and completes as
+     * it would have.
+     *
+     * @return whether the request was cancelled (MPJ then marks it null: its {@code Wait} and {@code Test} return at
+     *         once)
+     */
     @Override
     public boolean cancel() {
-        return false;
+        return device.cancel(this);
     }
 
-    /** Runs MPJ's completion handlers the first time it is called for this request. */
+    /** Runs MPJ's completion handlers the first time it is called for this request; never for a cancelled one. */
     synchronized void runHandlersOnce(Status s) {
-        if (!handled) {
+        if (!handled && !cancelled) {
             handled = true;
             complete(s);
         }

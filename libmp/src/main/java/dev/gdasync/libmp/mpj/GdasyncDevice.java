@@ -582,6 +582,33 @@ public final class GdasyncDevice implements Device {
         }
     }
 
+    /**
+     * MPI's cancel of a request. A receive still among the posted receives (no message matched it yet) is removed from
+     * them, so no later message matches it: the message it would have taken goes to the next matching receive or waits
+     * among the unexpected ones. It completes as cancelled: no data, no error, MPJ's handlers not run, not handed out
+     * by {@link #peek} (MPJ marks a cancelled request null), and the streams waiting on it move on. A receive that
+     * matched (its bytes may still be arriving) or completed is not cancelled; nor is any send: MPI 4.0 deprecated
+     * cancelling sends (docs/decisions.md, "MPI_Cancel in the MPJ device").
+     *
+     * @return whether the request was cancelled
+     */
+    boolean cancel(DeviceRequest r) {
+        if (r.kind != DeviceRequest.Kind.RECEIVE) {
+            return false;
+        }
+        synchronized (lock) {
+            // No progress first: a message that arrived meanwhile, not yet seen, takes the next receive instead.
+            if (r.done || !matching.unpost(r)) {
+                return false;
+            }
+            r.cancelled = true;
+            r.done = true;
+            pending.remove(r);
+        }
+        streams.raiseWords(r);
+        return true;
+    }
+
     // ---- probes ----
 
     @Override

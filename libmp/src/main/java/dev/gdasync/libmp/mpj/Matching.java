@@ -82,6 +82,21 @@ final class Matching {
         return null;
     }
 
+    /**
+     * Withdraws a posted receive (MPI's cancel): no message matches it afterwards.
+     *
+     * @return whether it was posted; false once it matched a message (or was never posted)
+     */
+    boolean unpost(DeviceRequest r) {
+        for (Iterator<DeviceRequest> it = posted.iterator(); it.hasNext(); ) {
+            if (it.next() == r) {
+                it.remove();
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The device failed: the posted receives are failed by it. */
     void clearPosted() {
         posted.clear();

@@ -92,13 +92,15 @@ public final class MpjOnStream {
      * Makes a stream wait until an MPJ request completes (LibMP's {@code mp_wait_on_stream} on an MPJ request): work
      * the stream runs after this point sees the request complete, and a receive's data in the program's array (MPJ
      * unpacked it before the stream moves on). The CPU does not wait; it may still {@code Wait} or {@code Test} the
-     * request (once) to get its status.
+     * request (once) to get its status. A receive cancelled ({@code Request.Cancel}) while a stream waits on it ends
+     * the wait too: the stream moves on, and the receive's array is left as it was.
      *
      * @param request a request of an MPJ call over gdasync not yet completed by a {@code Wait} or {@code Test}
      *                ({@code Irecv}, {@code Isend}, {@link #isendOnStream} ...)
      * @param stream  the stream that waits
-     * @throws MPIException if an argument is bad (null, a request of another device or already completed, a closed or
-     *                      failed stream) or MPJ over gdasync failed; the message says which, and nothing changed
+     * @throws MPIException if an argument is bad (null, a request of another device, already completed or cancelled,
+     *                      a closed or failed stream) or MPJ over gdasync failed; the message says which, and nothing
+     *                      changed
      */
     public static void waitOnStream(Request request, Stream stream) {
         String call = "waitOnStream";
@@ -108,7 +110,8 @@ public final class MpjOnStream {
         }
         requireUsable(call, stream);
         if (request.Is_null()) {
-            throw error(call + ": the request is MPI.REQUEST_NULL or was completed by a Wait or Test already", null);
+            throw error(call + ": the request is MPI.REQUEST_NULL, was cancelled, or was completed by a Wait or Test "
+                    + "already", null);
         }
         if (!(request.req instanceof DeviceRequest r) || r.device != d) {
             throw error(call + ": the request is not one of MPJ over gdasync's point-to-point calls ("

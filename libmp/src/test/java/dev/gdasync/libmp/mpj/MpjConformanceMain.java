@@ -90,6 +90,7 @@ public final class MpjConformanceMain {
         m.put("rendezvous", MpjConformanceLarge::rendezvousSizes);
         m.put("manylarge", MpjConformanceLarge::rendezvousMany);
         m.put("largetrunc", MpjConformanceLarge::largeTruncation);
+        m.put("cancel", MpjConformanceCancel::cancel);
         m.put("badargs", MpjConformanceMain::badArguments);
         return m;
     }

@@ -30,7 +30,7 @@ class MpjOnStreamTest {
     @Test
     void streamSendsAndWaitsMixWithMpjCallsInOrderAndByteExact() {
         Map<String, String> env = MpjOverGdasyncTest.mpjEnv();
-        List<String> cases = List.of("order", "pingpong", "badargs", "truncated");
+        List<String> cases = List.of("order", "pingpong", "badargs", "truncated", "cancelled");
         for (List<String> settings : List.of(List.<String>of(), List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2"))) {
             List<String> a = new ArrayList<>();
             for (String d : settings) {

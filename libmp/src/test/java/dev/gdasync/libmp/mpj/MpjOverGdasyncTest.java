@@ -21,9 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * MPJ Express programs (mpiJava 1.2 API only) over gdasync, started by the launcher with {@code --mpj} as real JVMs:
  * every conformance case of {@link MpjConformanceMain} on 4 ranks in one job (point-to-point with wildcards and order,
  * probes, synchronous and buffered sends, Waitany/Waitsome/Testall, persistent requests, Sendrecv, collectives,
- * Split/Dup/Create, intercommunicators, Cartesian and graph topologies, derived datatypes, objects, self-sends, bad
- * arguments); and a rank killed while the others are blocked in MPJ calls. Without MPJ Express the tests are skipped
- * with the reason.
+ * Split/Dup/Create, intercommunicators, Cartesian and graph topologies, derived datatypes, objects, self-sends,
+ * cancelled receives, bad arguments); and a rank killed while the others are blocked in MPJ calls. Without MPJ
+ * Express the tests are skipped with the reason.
  */
 @Timeout(180)
 public class MpjOverGdasyncTest {
@@ -32,7 +32,8 @@ public class MpjOverGdasyncTest {
     /** Every case of {@link MpjConformanceMain}. */
     public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
             "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
-            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "rendezvous", "manylarge", "largetrunc", "badargs");
+            "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "rendezvous", "manylarge", "largetrunc",
+            "cancel", "badargs");
 
     static Map<String, String> mpjEnv() {
         return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
@@ -82,7 +83,8 @@ public class MpjOverGdasyncTest {
     @Test
     void thePointToPointCasesPassWithFewCreditsAndWithASmallRendezvousArea() {
         Map<String, String> env = mpjEnv();
-        List<String> cases = List.of("ring", "large", "order", "ssend", "rendezvous", "manylarge", "largetrunc");
+        List<String> cases = List.of("ring", "large", "order", "ssend", "rendezvous", "manylarge", "largetrunc",
+                "cancel");
         for (List<String> settings : List.of(
                 List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=0"),
                 List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
@@ -109,10 +111,13 @@ public class MpjOverGdasyncTest {
         String cp = System.getProperty("java.class.path");
         String javaBin = Path.of(ChildProcess.java()).getParent().toString();
         // MPJ's multicore device fails the sender of a message larger than the receive (an exception from its isend)
-        // instead of the receive, as MPI says: that one case is not run there.
-        List<String> cases = CASES.stream().filter(c -> !c.equals("largetrunc")).toList();
+        // instead of the receive, as MPI says; and its cancel never cancels (it answers false; the case counts on an
+        // unmatched receive being cancelled): those two cases are not run there.
+        List<String> cases = CASES.stream().filter(c -> !c.equals("largetrunc") && !c.equals("cancel")).toList();
         System.out.println("MpjOverGdasyncTest: case largetrunc not run on MPJ's multicore device (its isend fails on a "
                 + "message larger than the receive)");
+        System.out.println("MpjOverGdasyncTest: case cancel not run on MPJ's multicore device (its Request.cancel "
+                + "answers false: no receive is ever cancelled)");
         List<String> cmd = new ArrayList<>(List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(),
                 "-np", "4", "-dev", "multicore", "-cp", cp, MpjConformanceMain.class.getName()));
         cmd.addAll(cases);

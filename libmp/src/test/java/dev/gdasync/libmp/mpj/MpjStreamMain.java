@@ -29,6 +29,9 @@ import java.util.function.Supplier;
  *   <li>{@code badargs}: every bad argument is refused with its message, and the exchange that follows works.</li>
  *   <li>{@code truncated}: a stream waits for an {@code Irecv} that a larger message fails: the stream fails with the
  *   receive's truncation error, and so does the CPU's {@code Wait} of it;</li>
+ *   <li>{@code cancelled}: a stream waits for an {@code Irecv} that the CPU then cancels: the stream moves on (the
+ *   task after its wait runs), the receive's array untouched; a later wait on the cancelled request is refused, and
+ *   the message rank 1 sends afterwards on that tag goes to the next receive;</li>
  *   <li>{@code hosts}, on 4 ranks over two hosts (0 and 2 on one, 1 and 3 on the other): a stream send to the other
  *   host is refused with its message; a stream waits for a receive from the other host (a CPU send there) and sends
  *   50 messages to the rank of its own host, received with plain {@code Recv}.</li>
@@ -42,8 +45,10 @@ public final class MpjStreamMain {
         String[] cases = MPI.Init(args);
         int rank = MPI.COMM_WORLD.Rank();
         Map<String, Runnable> all = Map.of("order", MpjStreamMain::order, "pingpong", MpjStreamMain::pingPong,
-                "badargs", MpjStreamMain::badArgs, "hosts", MpjStreamMain::hosts, "truncated", MpjStreamMain::truncated);
-        for (String name : cases.length == 0 ? new String[] {"order", "pingpong", "badargs", "truncated"} : cases) {
+                "badargs", MpjStreamMain::badArgs, "hosts", MpjStreamMain::hosts, "truncated", MpjStreamMain::truncated,
+                "cancelled", MpjStreamMain::cancelled);
+        for (String name : cases.length == 0 ? new String[] {"order", "pingpong", "badargs", "truncated", "cancelled"}
+                : cases) {
             MPI.COMM_WORLD.Barrier();
             try {
                 all.get(name).run();
@@ -267,7 +272,7 @@ public final class MpjStreamMain {
             expect(w + "the stream is null", () -> { MpjOnStream.waitOnStream(r, null); return null; });
             expect(w + "stream 'closed' is closed", () -> { MpjOnStream.waitOnStream(r, closed); return null; });
             r.Wait();
-            expect(w + "the request is MPI.REQUEST_NULL or was completed by a Wait or Test already",
+            expect(w + "the request is MPI.REQUEST_NULL, was cancelled, or was completed by a Wait or Test already",
                     () -> { MpjOnStream.waitOnStream(r, stream); return null; });
             // Nothing changed: the exchange that follows works, with one message each way on the stream.
             int[] got = new int[1];
@@ -308,6 +313,40 @@ public final class MpjStreamMain {
         } catch (xdev.XDevException e) { // MPJ's Request.Wait passes the device's exception on as it is
             check(String.valueOf(e.getMessage()).contains("message truncated (MPI_ERR_TRUNCATE)"), () -> "Wait: " + e);
         }
+    }
+
+    private static void cancelled() {
+        int rank = MPI.COMM_WORLD.Rank();
+        int[] go = new int[1];
+        if (rank == 1) {
+            MPI.COMM_WORLD.Recv(go, 0, 1, MPI.INT, 0, 42); // rank 0 cancelled its receive
+            MPI.COMM_WORLD.Send(new int[] {5, 6, 7, 8}, 0, 4, MPI.INT, 0, 41);
+            return;
+        }
+        int[] never = {-1, -1, -1, -1};
+        Request r = MPI.COMM_WORLD.Irecv(never, 0, 4, MPI.INT, 1, 41);
+        boolean[] ran = new boolean[1];
+        try (HostStream stream = HostStream.create("cancelled")) {
+            MpjOnStream.waitOnStream(r, stream);
+            stream.launch(() -> ran[0] = true);
+            r.Cancel();
+            check(r.Is_null(), () -> "the Irecv no message matched yet was not cancelled");
+            stream.synchronize(); // would hang if the cancel left the stream's wait waiting
+        }
+        check(ran[0], () -> "the stream's task after the wait for the cancelled receive did not run");
+        try (HostStream stream = HostStream.create("cancelled-again")) {
+            expect("waitOnStream: the request is MPI.REQUEST_NULL, was cancelled, or was completed by a Wait or Test "
+                    + "already", () -> {
+                MpjOnStream.waitOnStream(r, stream);
+                return null;
+            });
+        }
+        MPI.COMM_WORLD.Send(go, 0, 1, MPI.INT, 1, 42);
+        int[] got = new int[4];
+        MPI.COMM_WORLD.Recv(got, 0, 4, MPI.INT, 1, 41);
+        check(Arrays.equals(got, new int[] {5, 6, 7, 8}), () -> "after the cancel: " + Arrays.toString(got));
+        check(Arrays.equals(never, new int[] {-1, -1, -1, -1}), () -> "the cancelled receive was written: "
+                + Arrays.toString(never));
     }
 
     private static void hosts() {
