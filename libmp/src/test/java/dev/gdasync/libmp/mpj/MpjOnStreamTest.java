@@ -5,8 +5,6 @@ import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -96,24 +94,6 @@ class MpjOnStreamTest {
 
     @Test
     void theGuidesStreamExampleRunsAsShown() throws Exception {
-        Map<String, String> env = MpjOverGdasyncTest.mpjEnv();
-        int ranks = 3;
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", String.valueOf(ranks), "--mpj",
-                demo.mpj.MpjStreamExchange.class.getName())) {
-            assertEquals(0, mprun.awaitExit(MpjOverGdasyncTest.WAIT), mprun.describe());
-            for (int r = 0; r < ranks; r++) {
-                int prev = (r + ranks - 1) % ranks;
-                for (String line : List.of("[" + r + "] rank " + r + " (MPJ): got " + (100 + prev) + " from rank " + prev,
-                        "[" + r + "] rank " + r + " (stream): got " + (200 + prev) + " from rank " + prev)) {
-                    assertTrue(mprun.stdout().contains(line), "missing '" + line + "': " + mprun.describe());
-                }
-            }
-        }
-        // The guide shows the program as it is compiled and run here.
-        Path root = Path.of("").toAbsolutePath().getParent();
-        String guide = Files.readString(root.resolve("docs/getting-started.md"));
-        String file = Files.readString(root.resolve("libmp/src/test/java/demo/mpj/MpjStreamExchange.java"));
-        assertTrue(guide.contains("```java\n" + file + "```\n"), "docs/getting-started.md shows "
-                + "libmp/src/test/java/demo/mpj/MpjStreamExchange.java as it is");
+        MpjOverGdasyncTest.runGuideExample(demo.mpj.MpjStreamExchange.class, "stream");
     }
 }

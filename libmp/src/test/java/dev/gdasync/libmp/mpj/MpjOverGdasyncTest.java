@@ -186,24 +186,35 @@ public class MpjOverGdasyncTest {
 
     @Test
     void mpjAndLibmpCallsShareTheNicInOneProgramAsTheGuideShowsIt() throws Exception {
+        runGuideExample(demo.mpj.MpjAndLibmp.class, "libmp put");
+    }
+
+    /**
+     * Runs one of the guide's MPJ ring examples on 3 ranks, checks that every rank printed the number its left
+     * neighbour sent by MPJ and by the second route, and that docs/getting-started.md shows the file as it is.
+     *
+     * @param example the example's main class (its source is libmp/src/test/java/demo/mpj/NAME.java)
+     * @param route   how its second exchange is labelled in its output, e.g. {@code libmp put}
+     */
+    static void runGuideExample(Class<?> example, String route) throws Exception {
         Map<String, String> env = mpjEnv();
         int ranks = 3;
-        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj", demo.mpj.MpjAndLibmp.class.getName())) {
+        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj", example.getName())) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < ranks; r++) {
                 int prev = (r + ranks - 1) % ranks;
                 for (String line : List.of("[" + r + "] rank " + r + " (MPJ): got " + (100 + prev) + " from rank " + prev,
-                        "[" + r + "] rank " + r + " (libmp put): got " + (200 + prev) + " from rank " + prev)) {
+                        "[" + r + "] rank " + r + " (" + route + "): got " + (200 + prev) + " from rank " + prev)) {
                     assertTrue(mprun.stdout().contains(line), "missing '" + line + "': " + mprun.describe());
                 }
             }
         }
         // The guide shows the program as it is compiled and run here.
+        String source = "libmp/src/test/java/demo/mpj/" + example.getSimpleName() + ".java";
         Path root = Path.of("").toAbsolutePath().getParent();
         String guide = Files.readString(root.resolve("docs/getting-started.md"));
-        String file = Files.readString(root.resolve("libmp/src/test/java/demo/mpj/MpjAndLibmp.java"));
-        assertTrue(guide.contains("```java\n" + file + "```\n"), "docs/getting-started.md shows "
-                + "libmp/src/test/java/demo/mpj/MpjAndLibmp.java as it is");
+        String file = Files.readString(root.resolve(source));
+        assertTrue(guide.contains("```java\n" + file + "```\n"), "docs/getting-started.md shows " + source + " as it is");
     }
 
     @Test
