@@ -29,6 +29,19 @@ final class Outbound {
 
     Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence, MemorySegment staticBytes,
              byte[] dynamicBytes, DeviceRequest request) {
+        this(kind, context, tag, type, elements, flags, sequence, staticBytes, dynamicBytes, request, -1, 0);
+    }
+
+    /** A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}. */
+    Outbound(int context, int tag, int type, int elements, int flags, long sequence, long offset, int length,
+             DeviceRequest request) {
+        this(Frames.RTS, context, tag, type, elements, flags, sequence, MemorySegment.ofArray(new byte[8]), NONE, request,
+                offset, length);
+    }
+
+    private Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence,
+                     MemorySegment staticBytes, byte[] dynamicBytes, DeviceRequest request, long rdvOffset,
+                     int rdvLength) {
         this.kind = kind;
         this.context = context;
         this.tag = tag;
@@ -39,25 +52,8 @@ final class Outbound {
         this.staticBytes = staticBytes;
         this.dynamicBytes = dynamicBytes == null ? NONE : dynamicBytes;
         this.request = request;
-        this.rdvOffset = -1;
-        this.rdvLength = 0;
-    }
-
-    /** A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}. */
-    Outbound(int context, int tag, int type, int elements, int flags, long sequence, long offset, int length,
-             DeviceRequest request) {
-        this.kind = Frames.RTS;
-        this.context = context;
-        this.tag = tag;
-        this.type = type;
-        this.elements = elements;
-        this.flags = flags;
-        this.sequence = sequence;
-        this.staticBytes = MemorySegment.ofArray(new byte[8]);
-        this.dynamicBytes = NONE;
-        this.request = request;
-        this.rdvOffset = offset;
-        this.rdvLength = length;
+        this.rdvOffset = rdvOffset;
+        this.rdvLength = rdvLength;
     }
 
     /** A header alone (an acknowledgement, a rendezvous message's FIN) echoing a message's sequence number. */

@@ -25,11 +25,7 @@ class MpjCrossHostTest {
 
     @Test
     void conformanceCasesOnFourRanksOverTwoHosts() {
-        Map<String, String> env = MpjPrograms.mpjEnvOrSkip("MpjCrossHostTest");
-        NetnsLaunchTest.assumeNetns();
-        java.util.Optional<String> noUcx = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
-        noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
-        assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
+        Map<String, String> env = twoHostsOrSkip();
         List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
                 "communicators", "objects", "rendezvous", "manylarge");
         List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
@@ -48,11 +44,7 @@ class MpjCrossHostTest {
      */
     @Test
     void streamSendsWithinAHostAndStreamWaitsAcrossHosts() {
-        Map<String, String> env = MpjPrograms.mpjEnvOrSkip("MpjCrossHostTest");
-        NetnsLaunchTest.assumeNetns();
-        java.util.Optional<String> noUcx = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
-        noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
-        assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
+        Map<String, String> env = twoHostsOrSkip();
         List<String> cases = List.of("hosts");
         try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", "4", "--netns", "2", "--mpj",
                 dev.gdasync.libmp.mpj.MpjStreamMain.class.getName(), "hosts")) {
@@ -61,5 +53,18 @@ class MpjCrossHostTest {
             assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
             assertEquals(0, status, mprun.describe());
         }
+    }
+
+    /**
+     * @return MPJ's environment for the launcher; skips the test, printing why, where MPJ Express, network namespaces
+     *         or UCX are missing
+     */
+    private static Map<String, String> twoHostsOrSkip() {
+        Map<String, String> env = MpjPrograms.mpjEnvOrSkip("MpjCrossHostTest");
+        NetnsLaunchTest.assumeNetns();
+        java.util.Optional<String> noUcx = dev.gdasync.gdsync.ucx.UcxLibrary.unavailableReason();
+        noUcx.ifPresent(r -> System.out.println("SKIPPED (UCX): " + r));
+        assumeTrue(noUcx.isEmpty(), noUcx.orElse(""));
+        return env;
     }
 }
