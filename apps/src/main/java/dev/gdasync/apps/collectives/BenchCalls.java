@@ -137,6 +137,19 @@ final class BenchCalls implements AutoCloseable {
     }
 
     /**
+     * Whether every rank answers yes, on every rank (an allreduce of the built-ins).
+     *
+     * @param yes this rank's answer
+     * @return whether all ranks said yes
+     */
+    boolean allAgree(boolean yes) {
+        MemorySegment w = b.asSlice(0, 4);
+        w.set(ValueLayout.JAVA_INT, 0, yes ? 1 : 0);
+        builtin.allreduce(w, br, w, br, 1, DataType.INT32, ReduceOp.MIN);
+        return w.get(ValueLayout.JAVA_INT, 0) == 1;
+    }
+
+    /**
      * One call on fresh data, checked element by element on this rank (the barrier: no rank left it before the last
      * one, held back, entered it). A rank that finds a wrong result says so on its standard error.
      *

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.apps.common.JitActivity;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
@@ -70,12 +71,11 @@ final class CollBench {
             long warmStart = System.nanoTime();
             boolean again = true;
             while (again) {
-                for (BenchCase c : cases) {
-                    for (String method : calls.methods(c, modes)) {
-                        calls.time(c, method, c.warmup());
-                    }
-                }
+                warmPass(calls, cases);
                 again = calls.agree(System.nanoTime() - warmStart < warmupSeconds * 1e9);
+            }
+            if (warmupSeconds > 0) {
+                settle(calls, cases);
             }
             for (BenchCase c : cases) {
                 List<String> methods = calls.methods(c, modes);
@@ -104,5 +104,35 @@ final class CollBench {
             BenchReport.write(rows, csv, plot, System.out);
         }
         return ok;
+    }
+
+    private void warmPass(BenchCalls calls, List<BenchCase> cases) {
+        for (BenchCase c : cases) {
+            for (String method : calls.methods(c, modes)) {
+                calls.time(c, method, c.warmup());
+            }
+        }
+    }
+
+    /**
+     * After the time-based warm-up, more passes until every rank's JIT compilers were quiet ({@link JitActivity#settle}:
+     * a compiler thread takes its CPU from a spinning rank for milliseconds at a time); rank 0 says how long it took.
+     */
+    private void settle(BenchCalls calls, List<BenchCase> cases) {
+        JitActivity.Ranks ranks = new JitActivity.Ranks() {
+            @Override
+            public boolean rootSays(boolean mine) {
+                return calls.agree(mine);
+            }
+
+            @Override
+            public boolean allSay(boolean mine) {
+                return calls.allAgree(mine);
+            }
+        };
+        String line = JitActivity.settle(ranks, () -> warmPass(calls, cases), warmupSeconds);
+        if (comm.rank() == 0) {
+            System.out.println(line);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.JitActivity;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
@@ -79,6 +80,9 @@ final class Measurement {
             progress.warming(k, 0, true);
             warm(pair, modes.get(k).loop, first, Math.min(iters, WARMUP_CHUNK), options.firstWarmupNanos(), progress, warmTrips);
         }
+        if (options.firstWarmupNanos() > 0) {
+            settle(pair, modes, first, Math.min(iters, WARMUP_CHUNK), options.warmupSeconds(), progress, warmTrips);
+        }
         List<List<R>> byMode = new ArrayList<>();
         for (int k = 0; k < modes.size(); k++) {
             byMode.add(new ArrayList<>());
@@ -112,6 +116,31 @@ final class Measurement {
         List<R> rows = new ArrayList<>();
         byMode.forEach(rows::addAll);
         return rows;
+    }
+
+    /**
+     * After the time-based warm-up, runs every mode in turn at the first size until both ranks' JIT compilers were
+     * quiet ({@link JitActivity#settle}); rank 0's progress says how long it took.
+     */
+    private static void settle(Pair pair, List<Mode> modes, int bytes, int iters, double warmupSeconds,
+                               MeasurementProgress progress, RoundTrips trips) {
+        JitActivity.Ranks ranks = new JitActivity.Ranks() {
+            @Override
+            public boolean rootSays(boolean mine) {
+                return pair.decide(mine);
+            }
+
+            @Override
+            public boolean allSay(boolean mine) {
+                return pair.allAgree(mine);
+            }
+        };
+        progress.note(JitActivity.settle(ranks, () -> {
+            for (Mode m : modes) {
+                progress.ran(bytes, iters, m.loop.run(bytes, iters, trips));
+                trips.reset();
+            }
+        }, warmupSeconds));
     }
 
     private static void warm(Pair pair, Loop loop, int bytes, int iters, long nanos, MeasurementProgress progress,

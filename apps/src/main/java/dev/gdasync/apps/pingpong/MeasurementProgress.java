@@ -23,26 +23,29 @@ final class MeasurementProgress {
     private final PingPongOptions options;
     private final List<String> modes;
     private final ProgressLine line;
+    /** Where notes go (rank 0), or null. */
+    private final PrintStream out;
     private final SizeCosts costs = new SizeCosts();
 
-    private MeasurementProgress(PingPongOptions options, List<String> modes, ProgressLine line) {
+    private MeasurementProgress(PingPongOptions options, List<String> modes, PrintStream out, ProgressLine line) {
         this.options = options;
         this.modes = List.copyOf(modes);
+        this.out = out;
         this.line = line;
     }
 
-    /** @return progress for rank 0: lines on standard error */
+    /** @return progress for rank 0: lines on standard error, notes on standard output beside the results */
     static MeasurementProgress toStandardError(PingPongOptions options, List<String> modes) {
-        return to(System.err, options, modes, interval());
+        return new MeasurementProgress(options, modes, System.out, new ProgressLine(System.err, (long) (interval() * 1e9)));
     }
 
     /** @return progress that prints nothing (rank 1) */
     static MeasurementProgress silent(PingPongOptions options) {
-        return new MeasurementProgress(options, List.of(), null);
+        return new MeasurementProgress(options, List.of(), null, null);
     }
 
     static MeasurementProgress to(PrintStream out, PingPongOptions options, List<String> modes, double intervalSeconds) {
-        return new MeasurementProgress(options, modes, new ProgressLine(out, (long) (intervalSeconds * 1e9)));
+        return new MeasurementProgress(options, modes, out, new ProgressLine(out, (long) (intervalSeconds * 1e9)));
     }
 
     private static double interval() {
@@ -57,6 +60,13 @@ final class MeasurementProgress {
     /** A run of {@code iters} round trips of {@code bytes} took {@code nanos}. */
     void ran(int bytes, int iters, long nanos) {
         costs.ran(bytes, iters, nanos);
+    }
+
+    /** Prints a note at once, a line that qualifies the results (rank 0; rank 1's progress prints nothing). */
+    void note(String text) {
+        if (out != null) {
+            out.println(text);
+        }
     }
 
     /** Mode {@code k} is about to warm up at size {@code sizeIndex} ({@code first}: the mode's first warm-up). */

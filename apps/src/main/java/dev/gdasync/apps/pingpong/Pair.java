@@ -67,6 +67,25 @@ final class Pair implements AutoCloseable {
         return root[0] == 1;
     }
 
+    /**
+     * Whether every rank says yes, on both ranks alike (outside timed runs: it goes through the bootstrap).
+     *
+     * @param mine this rank's answer
+     * @return whether both ranks answered yes
+     */
+    boolean allAgree(boolean mine) {
+        List<byte[]> all = bootstrap.allGather(new byte[]{(byte) (mine ? 1 : 0)});
+        for (byte[] b : all) {
+            if (b.length != 1) {
+                throw new IllegalStateException("a rank sent no answer: are both ranks running the same arguments?");
+            }
+            if (b[0] != 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Closes the Mp (a barrier, then the NIC). */
     @Override
     public void close() {

@@ -107,6 +107,17 @@ class MessageRateLaunchTest {
     }
 
     @Test
+    void aTimedWarmUpGoesOnUntilTheJitIsQuietAndSaysSo() throws Exception {
+        PingPongLaunchTest.Run r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
+                "--iters", "20", "--reps", "1", "--warmup", "0.3");
+        assertEquals(0, r.status(), r.all());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] warm-up: [0-9.]+ s more after the timed warm-up until the"
+                + " JIT was quiet \\(every rank's compilers under 2 % of a CPU for 500 ms or more\\)")
+                || l.matches("\\[0] warm-up: the JIT was still compiling [0-9.]+ s after the timed warm-up .*")), r.all());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] host +8 +8 .*")), r.all());
+    }
+
+    @Test
     void kiAndAWrongWindowAreRefusedWithOneMessage() throws Exception {
         PingPongLaunchTest.Run ki = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host,ki");
         assertEquals(2, ki.status(), ki.all());
