@@ -1599,6 +1599,7 @@ public final class Mp implements AutoCloseable {
      */
     private <T> T retryFullSlowly(java.util.function.Supplier<T> op) {
         long deadline = System.nanoTime() + config.waitTimeout().toNanos();
+        BackoffIdler full = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         for (;;) {
             try {
                 return op.get();
@@ -1607,7 +1608,7 @@ public final class Mp implements AutoCloseable {
                     if (System.nanoTime() > deadline) {
                         throw e;
                     }
-                    Thread.onSpinWait();
+                    full.idle();
                 }
             }
         }
@@ -1772,6 +1773,7 @@ public final class Mp implements AutoCloseable {
         }
         long deadline = System.nanoTime() + FAILURE_NEWS_WAIT_NANOS;
         while (failed == null && System.nanoTime() - deadline < 0) {
+            // Not a wait for a peer (the one idle policy's business): a bounded pause on an error path, in steps.
             LockSupport.parkNanos(200_000);
             failed = jobFailure;
         }

@@ -927,7 +927,7 @@ public final class Communicator {
         long deadline = op.number >= 0 && op.number == inCall ? callDeadline
                 : start + owner.mp().config().waitTimeout().toNanos();
         long look = start + STALL_NANOS;
-        int idle = 0;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         while (!test(request)) {
             long now = System.nanoTime();
             if (now - deadline > 0) {
@@ -941,10 +941,8 @@ public final class Communicator {
                 }
                 continue;
             }
-            // The message path's sends may wait for the NIC's agent thread: give it the core after a short spin.
-            if (++idle > 64) {
-                Thread.yield();
-            }
+            // The message path's sends may wait for the NIC's agent thread: the policy yields to it after its spins.
+            idler.idle();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.QueuePair;
@@ -95,13 +97,13 @@ final class OffloadEngine implements Engine {
                 }
             }
             queue.publishRank(me, ProcessHandle.current().pid(), ShmDirectory.currentStartMillis(), qp.endpoint().toBytes());
+            BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
             while (queue.state(me) == ProxyQueue.RANK_PUBLISHED) {
                 if (System.nanoTime() - start > timeout || !proxyAlive()) {
                     throw new IllegalStateException("the collective proxy (pid " + queue.proxyPid() + ") did not connect rank "
                             + me + " within " + mp.config().waitTimeout() + (proxyAlive() ? "" : ": it is gone"));
                 }
-                Thread.onSpinWait();
-                Thread.yield();
+                idler.idle();
             }
             if (queue.state(me) != ProxyQueue.PROXY_CONNECTED) {
                 throw new IllegalStateException(queue.refusal(me));
@@ -232,6 +234,7 @@ final class OffloadEngine implements Engine {
     private void awaitSlot(CollOp op, int s) {
         long timeout = mp.config().waitTimeout().toNanos();
         long start = System.nanoTime();
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         while (slotOps[s] != null) {
             progress();
             requireHealthy();
@@ -239,7 +242,7 @@ final class OffloadEngine implements Engine {
                 throw new CollectiveException(op + " on rank " + me + ": " + ProxyQueue.SLOTS + " collectives are outstanding"
                         + " and " + slotOps[s] + " did not finish within " + mp.config().waitTimeout(), null);
             }
-            Thread.yield();
+            idler.idle();
         }
     }
 
@@ -299,8 +302,9 @@ final class OffloadEngine implements Engine {
         queue.markClosed(me);
         // The proxy hands the area back (state 0) once it saw the close, so this rank can attach again.
         long deadline = System.nanoTime() + 2_000_000_000L;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         while (queue.state(me) == ProxyQueue.PROXY_CONNECTED && proxyAlive() && System.nanoTime() < deadline) {
-            Thread.yield();
+            idler.idle();
         }
         closeLinks();
         qp.close();

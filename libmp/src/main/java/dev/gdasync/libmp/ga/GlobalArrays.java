@@ -5,6 +5,8 @@ package dev.gdasync.libmp.ga;
 // patches, staging and the agreement already live in classes of their own. Splitting the operation families is
 // part of the libmp rooms work (issue 34).
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
@@ -20,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -675,12 +676,13 @@ public final class GlobalArrays implements AutoCloseable {
         }
     }
 
-    /** Spins, then parks, between tries of a lock; fails once the job failed or the Mp's wait timeout passed. */
+    /** Idles between tries of a lock (spin, yield, short parks); fails once the job failed or the Mp's wait timeout passed. */
     private final class Backoff {
         private final GlobalArray array;
         private final int owner;
         private final long start = System.nanoTime();
-        private int tries;
+        /** Nobody wakes a lock's waiter: it polls the word, as every wait for memory does. */
+        private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
 
         Backoff(GlobalArray array, int owner) {
             this.array = array;
@@ -693,16 +695,12 @@ public final class GlobalArrays implements AutoCloseable {
                 throw new MpException("rank " + rank() + " stopped waiting for the accumulate lock of array '" + array.name()
                         + "' at rank " + owner + ": the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
             }
-            if (++tries < 64) {
-                Thread.onSpinWait();
-                return;
-            }
             if (System.nanoTime() - start > mp.config().waitTimeout().toNanos()) {
                 throw new MpException("rank " + rank() + " timed out after " + mp.config().waitTimeout().toMillis()
                         + " ms waiting for the accumulate lock of array '" + array.name() + "' at rank " + owner
                         + ", held by rank " + (held - 1), null, null);
             }
-            LockSupport.parkNanos(20_000);
+            idler.idle();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memop.MemoryWord;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
@@ -151,12 +153,13 @@ final class DeviceWindow {
     }
 
     private void awaitGet(int p, MpRequest g) {
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
         while (!mp.test(g)) {
             String failed = mp.failure();
             if (failed != null) {
                 throw new IllegalStateException("the job failed while reading a message of rank " + p + ": " + failed);
             }
-            Thread.onSpinWait();
+            idler.idle();
         }
     }
 }

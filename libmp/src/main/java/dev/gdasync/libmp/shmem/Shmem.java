@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.Mp;
@@ -14,7 +16,6 @@ import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
-import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -1478,12 +1479,13 @@ public final class Shmem implements AutoCloseable {
     }
 
     /**
-     * Waits until {@code done} holds, spinning, then yielding, then parking; fails when the job fails or after the
-     * Mp's wait timeout, naming what it waited for.
+     * Waits until {@code done} holds, idling as every wait for a peer does ({@link BackoffPolicy#PEER_WAIT}, parked
+     * through the NIC so that a delivery can wake it); fails when the job fails or after the Mp's wait timeout, naming
+     * what it waited for.
      */
     private void await(BooleanSupplier done, Supplier<String> what) {
         long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
-        int idle = 0;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT, nanos -> mp.nic().awaitPeers(nanos, done));
         while (!done.getAsBoolean()) {
             String failed = mp.failure();
             if (failed != null) {
@@ -1494,7 +1496,7 @@ public final class Shmem implements AutoCloseable {
                 throw new MpException("PE " + myPe() + " waited " + mp.config().waitTimeout() + " for " + what.get(),
                         null, null);
             }
-            idle = idle(idle);
+            idler.idle();
         }
     }
 
@@ -1765,18 +1767,6 @@ public final class Shmem implements AutoCloseable {
             throw new IllegalStateException("a KI launch is prepared (kiPrepare): complete it (ShmemKi.complete) before"
                     + " other calls, whose posts would ring the queue pairs past slots the kernel has not patched yet");
         }
-    }
-
-    /** Spins a little, then yields, then parks for up to 50 µs: the writer may share this CPU. */
-    private static int idle(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(Math.min(50_000L, 1_000L << Math.min(6, (idle - 128) / 16)));
-        }
-        return idle + 1;
     }
 
     private static long roundUp(long bytes) {

@@ -1,5 +1,8 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -35,15 +38,12 @@ final class BlockThreads implements AutoCloseable {
 
     /** Waits until every task handed out has returned (the tasks end themselves: a run sets their stop flag). */
     void join() {
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         for (Worker w : workers) {
-            int idle = 0;
             while (w.task != null) {
-                if (idle++ < 256) {
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(20_000);
-                }
+                idler.idle();
             }
+            idler.reset();
         }
     }
 

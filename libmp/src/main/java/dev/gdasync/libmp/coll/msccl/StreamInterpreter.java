@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memop.Memop;
 import dev.gdasync.gdsync.memop.MemopBatch;
 import dev.gdasync.gdsync.memop.MemoryWord;
@@ -23,7 +25,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -279,7 +280,7 @@ final class StreamInterpreter implements AutoCloseable {
     /** Prepares, waiting while the queue pair is full of rung puts the NIC has not executed yet. */
     private MpRequest retry(Supplier<MpRequest> prepare) {
         long deadline = System.nanoTime() + config.timeout().toNanos();
-        int idle = 0;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         while (true) {
             try {
                 return prepare.get();
@@ -288,7 +289,7 @@ final class StreamInterpreter implements AutoCloseable {
                     throw new CollectiveException("rank " + mp.rank() + ": the NIC did not execute the MSCCL run's "
                             + "puts within " + config.timeout() + ": " + e.getMessage(), e);
                 }
-                idle = idle(idle);
+                idler.idle();
             }
         }
     }
@@ -297,28 +298,19 @@ final class StreamInterpreter implements AutoCloseable {
     private void drain() {
         Event e = nic.record();
         long deadline = System.nanoTime() + config.timeout().toNanos();
-        int idle = 0;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         while (!e.isDone()) {
             if (System.nanoTime() > deadline) {
                 throw new CollectiveException("rank " + mp.rank() + ": the MSCCL run's NIC stream did not reach the "
                         + "end of its " + "previous segment within " + config.timeout() + (failure() == null ? ""
                         : ": " + failure()), failure());
             }
-            idle = idle(idle);
+            idler.idle();
         }
         if (e.failure() != null) {
             throw new CollectiveException("rank " + mp.rank() + ": the MSCCL run's streams failed: " + e.failure(),
                     e.failure());
         }
-    }
-
-    private static int idle(int idle) {
-        if (idle < 256) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000);
-        }
-        return idle + 1;
     }
 
     private MemorySegment slot(MemorySegment region, long seq) {

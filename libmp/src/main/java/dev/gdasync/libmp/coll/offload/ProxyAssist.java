@@ -200,6 +200,8 @@ final class ProxyAssist implements AutoCloseable {
                     idle = 0;
                 }
             } else if (++idle < 64) {
+                // The proxy's helpers idle on their own terms: between fills they sleep on the bell the ranks ring
+                // (a futex), and only this short spin-then-yield runs while a collective may still come.
                 Thread.onSpinWait();
             } else {
                 Thread.yield();

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll.shm;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 
@@ -486,10 +488,11 @@ public final class ShmChannel implements AutoCloseable {
         abandon("its Collectives closed");
         long deadline = System.nanoTime() + 1_000_000_000L;
         boolean quiet = mp.failure() == null;
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
         for (int m = 0; m < areas.length && quiet; m++) {
             while (m != me && quiet && areas[m].done() < seq) {
                 quiet = System.nanoTime() - deadline < 0 && mp.failure() == null;
-                Thread.onSpinWait();
+                idler.idle();
             }
         }
         if (quiet) {
