@@ -1401,7 +1401,6 @@ public final class Mp implements AutoCloseable {
         return wordWaitProgress;
     }
 
-    /** @return the link to a peer (for this package's tests, which look at its queue pair) */
     /**
      * Another rank's registered host memory for direct loads and stores from this process, where the NIC maps that
      * rank's memory here (the software NIC over shared memory does; OpenSHMEM's {@code shmem_ptr} for any

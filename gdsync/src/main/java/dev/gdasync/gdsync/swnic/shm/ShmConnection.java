@@ -282,8 +282,9 @@ final class ShmConnection implements Connection {
     }
 
     /**
-     * The largest WRITE or READ the posting thread executes itself: a larger one is left to the agent, so that a
-     * non-blocking put or get of megabytes returns at once and the copy overlaps what the caller does next.
+     * The largest WRITE or READ the fast path takes. A larger one goes through the send queue (its entry written and
+     * rung, as any post): next to the copy the entry costs nothing. The ring still executes it at once on the posting
+     * thread unless the agent holds the queue pair at that moment, so a put or get of megabytes returns once copied.
      */
     static final int ONE_SIDED_DIRECT_MAX = 64 * 1024;
 

@@ -73,7 +73,7 @@ final class ShmArea {
 
     /**
      * @param slotBytes the capacity of one slot
-     * @return the bytes of an area with two such slots
+     * @return the bytes of an area with {@link #DEPTH} such slots
      */
     static long bytesFor(long slotBytes) {
         return SLOTS + DEPTH * slotBytes;
