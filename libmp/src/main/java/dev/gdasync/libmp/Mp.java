@@ -70,6 +70,8 @@ public final class Mp implements AutoCloseable {
     private final MpConfig config;
     private final Nic nic;
     private final PeerLink[] links;
+    /** What the classes beside this one know of it: they hold this, never the Mp. */
+    private final MpContext context;
     private final List<Region> regions = new ArrayList<>();
     private final List<Region> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Completion completion = new Completion();
@@ -99,10 +101,11 @@ public final class Mp implements AutoCloseable {
     private Mp(Bootstrap bootstrap, MpConfig config) {
         this.bootstrap = bootstrap;
         this.config = config;
-        this.pool = new RequestPool(this, config.requestPool());
         this.cpuWaits = new WaitPolicy(BackoffPolicy.PEER_WAIT, config.waitTimeout().toNanos());
-        this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.links = new PeerLink[bootstrap.size()];
+        this.context = new MpContext(bootstrap.rank(), links, wordWaitProgress);
+        this.pool = new RequestPool(context, config.requestPool());
+        this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
         this.peerWait = new PeerWait(nic, links, completion);
         this.idler = new BackoffIdler(BackoffPolicy.PEER_WAIT, peerWait);
         // Before connecting: once every rank connected, every rank of the job is in the CPU share registry.
@@ -344,7 +347,7 @@ public final class Mp implements AutoCloseable {
         }
         for (Region r : regions) {
             if (r.isOpen() && liesIn(memory, r)) {
-                return new MpRegistration(this, nic.register(r, memory.address() - r.address(), memory.byteSize(), Access.ALL));
+                return new MpRegistration(context, nic.register(r, memory.address() - r.address(), memory.byteSize(), Access.ALL));
             }
         }
         throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
@@ -409,7 +412,7 @@ public final class Mp implements AutoCloseable {
         if (!deviceRegions.contains(memory) || !memory.isOpen()) {
             throw new IllegalArgumentException(memory + " is not GPU memory from this Mp's allocateDevice(), or was freed");
         }
-        return new MpRegistration(this, nic.register(memory, Access.ALL));
+        return new MpRegistration(context, nic.register(memory, Access.ALL));
     }
 
     /**
@@ -918,7 +921,7 @@ public final class Mp implements AutoCloseable {
                 throw new WindowRefusedException(p);
             }
         }
-        return new MpWindow(this, reg, buffer, addr, rkey, size);
+        return new MpWindow(context, reg, buffer, addr, rkey, size);
     }
 
     /**
@@ -1261,13 +1264,13 @@ public final class Mp implements AutoCloseable {
     /** @return a new, empty descriptor queue (LibMP's {@code mp_desc_queue_alloc}) */
     public MpDescQueue descQueue() {
         requireOpen();
-        return new MpDescQueue(this);
+        return new MpDescQueue(context);
     }
 
     /** @return a new KI export of this Mp's requests into a descriptor table */
     public MpKiExport kiExport() {
         requireOpen();
-        return new MpKiExport(this);
+        return new MpKiExport(context);
     }
 
     /**
@@ -1281,7 +1284,7 @@ public final class Mp implements AutoCloseable {
     public MpKiExport kiExport(KiTableExecutor executor) {
         Objects.requireNonNull(executor, "executor must not be null");
         requireOpen();
-        return new MpKiExport(this, KiTable.builder(Objects.requireNonNull(executor, "executor")));
+        return new MpKiExport(context, KiTable.builder(Objects.requireNonNull(executor, "executor")));
     }
 
     /**
@@ -1780,27 +1783,27 @@ public final class Mp implements AutoCloseable {
     }
 
     private void requireWaitable(MpRequest r) {
-        Objects.requireNonNull(r, "request").checkWaitable(this);
+        Objects.requireNonNull(r, "request").checkWaitable(context);
     }
 
     private void requirePrepared(MpRequest r) {
-        Objects.requireNonNull(r, "request").checkPostable(this);
+        Objects.requireNonNull(r, "request").checkPostable(context);
     }
 
     private void requireStreamWaitable(MpRequest r) {
-        Objects.requireNonNull(r, "request").checkStreamWaitable(this);
+        Objects.requireNonNull(r, "request").checkStreamWaitable(context);
     }
 
     private void requireOwn(MpRegistration reg) {
         Objects.requireNonNull(reg, "registration");
-        if (reg.owner != this) {
+        if (reg.owner != context) {
             throw new IllegalArgumentException(reg + " belongs to another Mp");
         }
     }
 
     private void requireOwn(MpWindow w) {
         Objects.requireNonNull(w, "window");
-        if (w.owner != this) {
+        if (w.owner != context) {
             throw new IllegalArgumentException("the window belongs to another Mp");
         }
     }

@@ -16,12 +16,12 @@ import java.util.Objects;
  * queue is posted, not when they are added, so a refused post leaves them as they were.
  */
 public final class MpDescQueue implements Staging {
-    private final Mp mp;
+    private final MpContext mp;
     private final List<Descriptor> descriptors = new ArrayList<>();
     private final List<MpRequest> sends = new ArrayList<>();
     private final List<MpRequest> waits = new ArrayList<>();
 
-    MpDescQueue(Mp mp) {
+    MpDescQueue(MpContext mp) {
         this.mp = mp;
     }
 

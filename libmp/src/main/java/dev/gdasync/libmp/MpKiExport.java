@@ -16,16 +16,16 @@ import java.util.Objects;
  * wait. Requests change state when the table is written, so a failed write changes nothing.
  */
 public final class MpKiExport implements Staging {
-    private final Mp mp;
+    private final MpContext mp;
     private final KiTable.Builder builder;
     private final List<MpRequest> sends = new ArrayList<>();
     private final List<MpRequest> waits = new ArrayList<>();
 
-    MpKiExport(Mp mp) {
+    MpKiExport(MpContext mp) {
         this(mp, KiTable.builder(DeviceAddressMap.HOST));
     }
 
-    MpKiExport(Mp mp, KiTable.Builder builder) {
+    MpKiExport(MpContext mp, KiTable.Builder builder) {
         this.mp = mp;
         this.builder = builder;
     }

@@ -9,11 +9,11 @@ import java.lang.foreign.MemorySegment;
  * received, put and got.
  */
 public final class MpRegistration {
-    final Mp owner;
+    final MpContext owner;
     final MemoryRegion region;
     private boolean released;
 
-    MpRegistration(Mp owner, MemoryRegion region) {
+    MpRegistration(MpContext owner, MemoryRegion region) {
         this.owner = owner;
         this.region = region;
     }

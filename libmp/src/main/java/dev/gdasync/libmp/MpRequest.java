@@ -40,7 +40,7 @@ public final class MpRequest {
     private static final String POST = "post (PREPARED → PENDING_NOWAIT)";
     private static final String WAIT_ON_STREAM = "wait on a stream (PENDING_NOWAIT → PENDING)";
 
-    private final Mp owner;
+    private final MpContext owner;
     private final long id;
     private final Kind kind;
     private final int peer;
@@ -71,7 +71,7 @@ public final class MpRequest {
     private int received;
 
     /** A PREPARED request; only its {@link RequestPool} makes them. */
-    MpRequest(Mp owner, long id, Kind kind, int peer, long bytes, boolean nowait) {
+    MpRequest(MpContext owner, long id, Kind kind, int peer, long bytes, boolean nowait) {
         this.owner = owner;
         this.id = id;
         this.kind = kind;
@@ -162,7 +162,7 @@ public final class MpRequest {
      * @param mp the Mp it is used with
      * @throws IllegalArgumentException if it is another Mp's
      */
-    void checkOwner(Mp mp) {
+    void checkOwner(MpContext mp) {
         if (owner != mp) {
             throw new IllegalArgumentException(this + " belongs to another Mp");
         }
@@ -175,7 +175,7 @@ public final class MpRequest {
      * @throws IllegalArgumentException if it is another Mp's
      * @throws IllegalStateException    if it is not PREPARED
      */
-    void checkPostable(Mp mp) {
+    void checkPostable(MpContext mp) {
         checkOwner(mp);
         if (state != RequestState.PREPARED) {
             throw new IllegalStateException(describe() + " is " + state + ", not PREPARED: only a prepared"
@@ -190,7 +190,7 @@ public final class MpRequest {
      * @throws IllegalArgumentException if it is another Mp's
      * @throws IllegalStateException    if it was released, was never posted or is a NOWAIT put
      */
-    void checkWaitable(Mp mp) {
+    void checkWaitable(MpContext mp) {
         checkOwner(mp);
         switch (state) {
             case RELEASED -> throw new IllegalStateException(describe() + " was already completed and released:"
@@ -212,7 +212,7 @@ public final class MpRequest {
      * @throws IllegalArgumentException if it is another Mp's
      * @throws IllegalStateException    if it cannot be waited on, or its completion already is
      */
-    void checkStreamWaitable(Mp mp) {
+    void checkStreamWaitable(MpContext mp) {
         checkWaitable(mp);
         if (state == RequestState.PENDING) {
             throw new IllegalStateException(describe() + " is already waited on by a stream");
@@ -343,7 +343,7 @@ public final class MpRequest {
      * @throws IllegalArgumentException if it is another Mp's
      * @throws IllegalStateException    if that part cannot be posted, or is already in a queue or export
      */
-    void stage(Mp mp, Staging to, boolean send) {
+    void stage(MpContext mp, Staging to, boolean send) {
         if (send) {
             checkPostable(mp);
             if (stagedSend != null) {

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * known to every rank. Created and destroyed collectively.
  */
 public final class MpWindow {
-    final Mp owner;
+    final MpContext owner;
     final MpRegistration local;
     final MemorySegment buffer;
     final long[] addresses;
@@ -15,7 +15,7 @@ public final class MpWindow {
     final long[] sizes;
     boolean destroyed;
 
-    MpWindow(Mp owner, MpRegistration local, MemorySegment buffer, long[] addresses, long[] rkeys, long[] sizes) {
+    MpWindow(MpContext owner, MpRegistration local, MemorySegment buffer, long[] addresses, long[] rkeys, long[] sizes) {
         this.owner = owner;
         this.local = local;
         this.buffer = buffer;

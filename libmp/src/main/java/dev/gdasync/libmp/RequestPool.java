@@ -8,12 +8,12 @@ package dev.gdasync.libmp;
  * stays dead, and each request has its own id.
  */
 final class RequestPool {
-    private final Mp owner;
+    private final MpContext owner;
     private final int capacity;
     private int available;
     private long nextId = 1;
 
-    RequestPool(Mp owner, int capacity) {
+    RequestPool(MpContext owner, int capacity) {
         this.owner = owner;
         this.capacity = capacity;
         this.available = capacity;

@@ -12,7 +12,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The layer rules inside libmp and apps (issue 34), checked on the compiled main classes: the library does not depend
  * on its tools (the launcher and the command-line layer), the root ({@code Mp} and its request machinery) is below
- * the layers built on it, the built-in collectives are below the MSCCL runtime, and the applications' packages form
+ * the layers built on it, no class beside {@code Mp} in the root holds it or calls back into it, the built-in collectives are below the MSCCL runtime, and the applications' packages form
  * no cycle. See docs/architecture.md.
  */
 class LibmpLayerRulesTest {
@@ -38,6 +38,14 @@ class LibmpLayerRulesTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.gdasync.libmp.coll..", "dev.gdasync.libmp.comm..",
                         "dev.gdasync.libmp.shmem..", "dev.gdasync.libmp.ga..", "dev.gdasync.libmp.mpj..",
                         "dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..")
+                .check(main);
+    }
+
+    @Test
+    void noClassBesideMpHoldsItOrCallsBackIntoIt() {
+        // They hold the Mp's context (MpContext) instead: no arrow from the request machinery back up to the facade.
+        noClasses().that().resideInAPackage("dev.gdasync.libmp").and().doNotHaveSimpleName("Mp")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.gdasync.libmp.Mp")
                 .check(main);
     }
 
