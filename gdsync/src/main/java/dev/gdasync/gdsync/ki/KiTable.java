@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+// Why this file is long: the table's builder (export of sends, templates and waits, checked before anything is posted)
+// and its reader (status, describe) share one binary layout and are kept beside it.
 /**
  * A KI descriptor table: prepared sends, templates and waits exported for the threads of a kernel (or
  * the host KI executor), which ring and wait themselves (LibGDSync's {@code gds_mlx5_get_send_info} /

@@ -30,6 +30,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+// Why this file is long: it is the whole executor of one transport (send, write, read, atomics, the one-sided and
+// small-message fast paths, device memory), each opcode checked by the same AccessChecker calls, as a transport of UCT is.
 /**
  * A queue pair's connection to a peer on this host, over shared memory: the sender-driven single copy. The
  * executor of a request copies its bytes straight into the peer's posted receive buffer or target region (mapped

@@ -7,6 +7,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 
+// Why this file is long: it declares the queue file's whole layout once for both sides (the ranks and the proxy),
+// with every field's accessor beside its offset, so the format has one home.
 /**
  * The collective proxy's descriptor queue: one shared-memory file the proxy creates (and registers in its own NIC,
  * so the staging areas in it are the proxy's local memory) and every rank of the host maps. Little-endian,
