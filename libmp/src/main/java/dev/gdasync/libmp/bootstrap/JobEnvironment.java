@@ -113,15 +113,15 @@ public final class JobEnvironment {
         int size = parseInt(env, names[1]);
         checkRankSize(rank, size, source + " (" + names[0] + "=" + rank + ", " + names[1] + "=" + size + ")");
         Duration timeout = DEFAULT_TIMEOUT;
-        String t = value(env, "GDASYNC_BOOTSTRAP_TIMEOUT_MS");
+        String t = value(env, EnvNames.BOOTSTRAP_TIMEOUT_MS);
         if (t != null) {
-            long ms = parseLong(t, "GDASYNC_BOOTSTRAP_TIMEOUT_MS");
+            long ms = parseLong(t, EnvNames.BOOTSTRAP_TIMEOUT_MS);
             if (ms <= 0) {
                 throw new BootstrapException("GDASYNC_BOOTSTRAP_TIMEOUT_MS=" + t + " must be a positive number of milliseconds");
             }
             timeout = Duration.ofMillis(ms);
         }
-        String rendezvous = value(env, "GDASYNC_RENDEZVOUS");
+        String rendezvous = value(env, EnvNames.RENDEZVOUS);
         byte[] secret = readSecret(env);
         if (size > 1 && rendezvous == null) {
             throw new BootstrapException("GDASYNC_RENDEZVOUS is not set: the " + size + " ranks from " + source
@@ -137,8 +137,8 @@ public final class JobEnvironment {
         int port = 0;
         if (rendezvous != null) {
             int colon = rendezvous.lastIndexOf(':');
-            host = parseHost(rendezvous, colon, "GDASYNC_RENDEZVOUS");
-            port = parsePort(rendezvous, colon, "GDASYNC_RENDEZVOUS");
+            host = parseHost(rendezvous, colon, EnvNames.RENDEZVOUS);
+            port = parsePort(rendezvous, colon, EnvNames.RENDEZVOUS);
         }
         String jobId = jobId(env, rendezvous, secret);
         return new JobEnvironment(rank, size, source, host, port, secret, jobId, timeout);
@@ -146,7 +146,7 @@ public final class JobEnvironment {
 
     private static String[] rankSizeNames(Map<String, String> env) {
         String[][] sources = {
-                {"GDASYNC_RANK", "GDASYNC_SIZE", "the gdasync launcher"},
+                {EnvNames.RANK, EnvNames.SIZE, "the gdasync launcher"},
                 {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun"},
                 {"SLURM_PROCID", "SLURM_NTASKS", "Slurm"},
         };
@@ -167,21 +167,21 @@ public final class JobEnvironment {
     }
 
     private static byte[] readSecret(Map<String, String> env) {
-        String hex = value(env, "GDASYNC_SECRET");
-        String file = value(env, "GDASYNC_SECRET_FILE");
+        String hex = value(env, EnvNames.SECRET);
+        String file = value(env, EnvNames.SECRET_FILE);
         if (hex != null && file != null) {
             throw new BootstrapException("both GDASYNC_SECRET and GDASYNC_SECRET_FILE are set; set only one");
         }
         if (hex != null) {
-            return Secrets.parseHex(hex, "GDASYNC_SECRET");
+            return Secrets.parseHex(hex, EnvNames.SECRET);
         }
-        return file == null ? null : Secrets.readFile(Path.of(file), "GDASYNC_SECRET_FILE");
+        return file == null ? null : Secrets.readFile(Path.of(file), EnvNames.SECRET_FILE);
     }
 
     private static String jobId(Map<String, String> env, String rendezvous, byte[] secret) {
-        String given = value(env, "GDASYNC_JOB_ID");
+        String given = value(env, EnvNames.JOB_ID);
         if (given != null) {
-            return JobIds.require(given, "GDASYNC_JOB_ID");
+            return JobIds.require(given, EnvNames.JOB_ID);
         }
         String ompi = value(env, "OMPI_MCA_ess_base_jobid");
         if (ompi == null) {

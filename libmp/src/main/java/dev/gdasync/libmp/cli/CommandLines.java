@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.cli;
 
+import dev.gdasync.libmp.bootstrap.EnvNames;
 import picocli.CommandLine;
 import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.ParameterException;
@@ -51,7 +52,7 @@ public final class CommandLines {
      * @return whether this process speaks for the job
      */
     public static boolean speaksForJob() {
-        String rank = System.getenv("GDASYNC_RANK");
+        String rank = System.getenv(EnvNames.RANK);
         return rank == null || "0".equals(rank);
     }
 

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.bootstrap.EnvNames;
 import dev.gdasync.libmp.coll.offload.CollProxy;
 import dev.gdasync.libmp.coll.shm.ShmChannel;
 
@@ -23,7 +24,7 @@ import java.util.Objects;
  */
 public final class Collectives implements AutoCloseable {
     /** Set to {@code offload} (mprun --proxies does) to make {@link #open} choose the offload engine. */
-    public static final String ENGINE_ENV = "GDASYNC_COLL_ENGINE";
+    public static final String ENGINE_ENV = EnvNames.COLL_ENGINE;
 
     private final Engine engine;
     private final Communicator world;

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.libmp.bootstrap.EnvNames;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
@@ -24,7 +26,7 @@ import java.util.Map;
  */
 final class ClassPath {
     /** The variable that names the program's class path when {@code --classpath} is not given. */
-    static final String VARIABLE = "GDASYNC_CLASSPATH";
+    static final String VARIABLE = EnvNames.CLASSPATH;
     private static final List<String> JAVA_OPTIONS = List.of("-cp", "-classpath", "--class-path");
 
     private final List<Path> entries;

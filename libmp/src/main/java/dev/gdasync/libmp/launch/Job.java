@@ -2,8 +2,8 @@ package dev.gdasync.libmp.launch;
 
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.trace.FlightRecording;
+import dev.gdasync.libmp.bootstrap.EnvNames;
 import dev.gdasync.libmp.bootstrap.JobIds;
-import dev.gdasync.libmp.coll.Collectives;
 import dev.gdasync.libmp.coll.offload.CollProxy;
 
 import java.io.IOException;
@@ -135,7 +135,7 @@ final class Job {
         // Started from this (the supervising) thread, which lives until the launcher exits: see ParentDeath.
         List<String> prefix = ParentDeath.prefix();
         // Variables that would compete with the launcher's (GDASYNC_SECRET_FILE) or confuse apps.
-        List<String> unset = List.of("GDASYNC_SECRET_FILE");
+        List<String> unset = List.of(EnvNames.SECRET_FILE);
         int hosts = Math.max(1, options.netns());
         List<Path> locators = new ArrayList<>();
         if (!proxyJvm.isEmpty() && !startProxies(hosts, jobId, rendezvous, secret, prefix, unset, locators)) {
@@ -143,22 +143,22 @@ final class Job {
         }
         for (int r = 0; r < options.ranks(); r++) {
             Map<String, String> env = new HashMap<>(Map.of(
-                    "GDASYNC_RANK", Integer.toString(r),
-                    "GDASYNC_SIZE", Integer.toString(options.ranks()),
-                    "GDASYNC_RENDEZVOUS", rendezvous,
-                    "GDASYNC_SECRET", HexFormat.of().formatHex(secret),
-                    "GDASYNC_JOB_ID", jobId));
+                    EnvNames.RANK, Integer.toString(r),
+                    EnvNames.SIZE, Integer.toString(options.ranks()),
+                    EnvNames.RENDEZVOUS, rendezvous,
+                    EnvNames.SECRET, HexFormat.of().formatHex(secret),
+                    EnvNames.JOB_ID, jobId));
             if (!locators.isEmpty()) {
-                env.put(CollProxy.LOCATOR_ENV, locators.get(NetNamespaces.hostOf(r, hosts)).toString());
-                env.put(Collectives.ENGINE_ENV, "offload");
+                env.put(EnvNames.COLL_PROXY, locators.get(NetNamespaces.hostOf(r, hosts)).toString());
+                env.put(EnvNames.COLL_ENGINE, "offload");
             }
             List<String> command = new ArrayList<>(prefix);
             if (options.netns() > 0) {
                 int h = NetNamespaces.hostOf(r, options.netns());
                 command.addAll(netnsExec);
                 command.add(NetNamespaces.name(h));
-                env.put("GDASYNC_NETNS", NetNamespaces.name(h));
-                env.put("GDASYNC_NETNS_ADDRESS", NetNamespaces.address(h));
+                env.put(EnvNames.NETNS, NetNamespaces.name(h));
+                env.put(EnvNames.NETNS_ADDRESS, NetNamespaces.address(h));
             }
             if (options.jfr() != null) {
                 // After the java binary: the rank's own recording file.
@@ -201,12 +201,12 @@ final class Job {
         for (int h = 0; h < hosts; h++) {
             Path locator = ShmDirectory.userRoot(shmBase).resolve("coll-proxy-" + jobId + (hosts > 1 ? "-h" + h : ""));
             locators.add(locator);
-            Map<String, String> env = new HashMap<>(Map.of("GDASYNC_SIZE", Integer.toString(options.ranks()),
-                    "GDASYNC_JOB_ID", jobId, CollProxy.LOCATOR_ENV, locator.toString()));
+            Map<String, String> env = new HashMap<>(Map.of(EnvNames.SIZE, Integer.toString(options.ranks()),
+                    EnvNames.JOB_ID, jobId, EnvNames.COLL_PROXY, locator.toString()));
             List<String> command = new ArrayList<>(prefix);
             if (hosts > 1) {
-                env.putAll(Map.of(CollProxy.PLACEMENT_ENV, placement.toString(), CollProxy.HOST_ENV, Integer.toString(h),
-                        CollProxy.RENDEZVOUS_ENV, rendezvous, "GDASYNC_SECRET", HexFormat.of().formatHex(secret)));
+                env.putAll(Map.of(EnvNames.COLL_PLACEMENT, placement.toString(), EnvNames.COLL_HOST, Integer.toString(h),
+                        EnvNames.COLL_RENDEZVOUS, rendezvous, EnvNames.SECRET, HexFormat.of().formatHex(secret)));
                 command.addAll(netnsExec);
                 command.add(NetNamespaces.name(h));
             }

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.libmp.bootstrap.EnvNames;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +37,7 @@ final class NetNamespaces {
     /** The most hosts the address plan and the script allow. */
     static final int MAX_HOSTS = 64;
     /** The variable that names the script. */
-    static final String SCRIPT_VARIABLE = "GDASYNC_NETNS_SCRIPT";
+    static final String SCRIPT_VARIABLE = EnvNames.NETNS_SCRIPT;
     private static final long UP_TIMEOUT_SECONDS = 60;
 
     private NetNamespaces() {

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.libmp.bootstrap.EnvNames;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,7 +26,7 @@ import java.util.stream.Stream;
  */
 public final class MscclPrograms {
     /** The environment variable listing program files or directories (separated by the path separator). */
-    public static final String ENV = "GDASYNC_MSCCL_XML";
+    public static final String ENV = EnvNames.MSCCL_XML;
     /** The system property with the same meaning; it wins over {@link #ENV}. */
     public static final String PROPERTY = "gdasync.msccl.xml";
 

@@ -19,6 +19,7 @@ import dev.gdasync.gdsync.nic.SendFlags;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
+import dev.gdasync.libmp.bootstrap.EnvNames;
 import dev.gdasync.libmp.bootstrap.JobEnvironment;
 
 import java.io.IOException;
@@ -61,13 +62,13 @@ import java.util.Objects;
  */
 public final class CollProxy implements AutoCloseable {
     /** The environment variable naming the locator file (a path the launcher picks). */
-    public static final String LOCATOR_ENV = "GDASYNC_COLL_PROXY";
+    public static final String LOCATOR_ENV = EnvNames.COLL_PROXY;
     /** The environment variable giving the host of every rank, comma-separated (absent: one host). */
-    public static final String PLACEMENT_ENV = "GDASYNC_COLL_PLACEMENT";
+    public static final String PLACEMENT_ENV = EnvNames.COLL_PLACEMENT;
     /** The environment variable giving this proxy's host (absent: 0). */
-    public static final String HOST_ENV = "GDASYNC_COLL_HOST";
+    public static final String HOST_ENV = EnvNames.COLL_HOST;
     /** The environment variable giving the proxies' rendezvous ({@code host:port}) when there are several hosts. */
-    public static final String RENDEZVOUS_ENV = "GDASYNC_COLL_RENDEZVOUS";
+    public static final String RENDEZVOUS_ENV = EnvNames.COLL_RENDEZVOUS;
     /** Default size from which a send is read straight from the sender's buffer. */
     public static final long DEFAULT_THRESHOLD = 8 * 1024;
     /** Bytes one transit chunk moves. */
@@ -827,8 +828,8 @@ public final class CollProxy implements AutoCloseable {
      */
     public static void main(String[] args) {
         String locator = System.getenv(LOCATOR_ENV);
-        String size = System.getenv("GDASYNC_SIZE");
-        String job = System.getenv("GDASYNC_JOB_ID");
+        String size = System.getenv(EnvNames.SIZE);
+        String job = System.getenv(EnvNames.JOB_ID);
         if (locator == null || size == null || job == null) {
             System.err.println("coll-proxy: needs " + LOCATOR_ENV + ", GDASYNC_SIZE and GDASYNC_JOB_ID (started by mprun --proxies)");
             System.exit(2);
@@ -841,7 +842,7 @@ public final class CollProxy implements AutoCloseable {
         Bootstrap boot = null;
         if (hosts > 1) {
             int me = Integer.parseInt(Objects.requireNonNullElse(System.getenv(HOST_ENV), "0"));
-            byte[] secret = HexFormat.of().parseHex(Objects.requireNonNull(System.getenv("GDASYNC_SECRET"),
+            byte[] secret = HexFormat.of().parseHex(Objects.requireNonNull(System.getenv(EnvNames.SECRET),
                     "coll-proxy: several hosts need GDASYNC_SECRET"));
             boot = EnvBootstrap.connect(JobEnvironment.of(me, hosts, System.getenv(RENDEZVOUS_ENV), secret,
                     job + "-proxies", JobEnvironment.DEFAULT_TIMEOUT));

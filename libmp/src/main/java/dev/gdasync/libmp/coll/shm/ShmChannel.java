@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
+import dev.gdasync.libmp.bootstrap.EnvNames;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,7 @@ public final class ShmChannel implements AutoCloseable {
     /** System property (or {@value #ENABLED_ENV}): {@code off} keeps every communicator on the message path. */
     public static final String ENABLED_PROPERTY = "gdasync.coll.shm";
     /** Environment variable read when the property is not set. */
-    public static final String ENABLED_ENV = "GDASYNC_COLL_SHM";
+    public static final String ENABLED_ENV = EnvNames.COLL_SHM;
     /** System property: the bytes of one slot (payloads up to this size are copied through the area). */
     public static final String SLOT_PROPERTY = "gdasync.coll.shm.slotBytes";
     /** The default slot: 64 KiB, four per member and communicator. */
