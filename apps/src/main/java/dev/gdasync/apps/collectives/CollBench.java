@@ -119,17 +119,7 @@ final class CollBench {
      * a compiler thread takes its CPU from a spinning rank for milliseconds at a time); rank 0 says how long it took.
      */
     private void settle(BenchCalls calls, List<BenchCase> cases) {
-        JitActivity.Ranks ranks = new JitActivity.Ranks() {
-            @Override
-            public boolean rootSays(boolean mine) {
-                return calls.agree(mine);
-            }
-
-            @Override
-            public boolean allSay(boolean mine) {
-                return calls.allAgree(mine);
-            }
-        };
+        JitActivity.Ranks ranks = JitActivity.Ranks.of(calls::agree, calls::allAgree);
         String line = JitActivity.settle(ranks, () -> warmPass(calls, cases), warmupSeconds);
         if (comm.rank() == 0) {
             System.out.println(line);

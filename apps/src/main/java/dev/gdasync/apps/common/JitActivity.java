@@ -3,6 +3,7 @@ package dev.gdasync.apps.common;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * How busy this JVM's JIT compilers were over a stretch of wall time, from the compile time the JVM accumulates
@@ -37,6 +38,25 @@ public final class JitActivity {
          * @return whether every rank answered yes, on every rank
          */
         boolean allSay(boolean mine);
+
+        /**
+         * @param rootSays rank 0's answer, on every rank
+         * @param allSay   whether every rank answered yes, on every rank
+         * @return the two as ranks
+         */
+        static Ranks of(Predicate<Boolean> rootSays, Predicate<Boolean> allSay) {
+            return new Ranks() {
+                @Override
+                public boolean rootSays(boolean mine) {
+                    return rootSays.test(mine);
+                }
+
+                @Override
+                public boolean allSay(boolean mine) {
+                    return allSay.test(mine);
+                }
+            };
+        }
     }
 
     private final CompilationMXBean bean = ManagementFactory.getCompilationMXBean();

@@ -124,17 +124,7 @@ final class Measurement {
      */
     private static void settle(Pair pair, List<Mode> modes, int bytes, int iters, double warmupSeconds,
                                MeasurementProgress progress, RoundTrips trips) {
-        JitActivity.Ranks ranks = new JitActivity.Ranks() {
-            @Override
-            public boolean rootSays(boolean mine) {
-                return pair.decide(mine);
-            }
-
-            @Override
-            public boolean allSay(boolean mine) {
-                return pair.allAgree(mine);
-            }
-        };
+        JitActivity.Ranks ranks = JitActivity.Ranks.of(pair::decide, pair::allAgree);
         progress.note(JitActivity.settle(ranks, () -> {
             for (Mode m : modes) {
                 progress.ran(bytes, iters, m.loop.run(bytes, iters, trips));

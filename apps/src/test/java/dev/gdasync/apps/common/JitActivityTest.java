@@ -11,17 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class JitActivityTest {
     /** One rank: it is rank 0 and all the ranks. */
-    private static final JitActivity.Ranks ALONE = new JitActivity.Ranks() {
-        @Override
-        public boolean rootSays(boolean mine) {
-            return mine;
-        }
-
-        @Override
-        public boolean allSay(boolean mine) {
-            return mine;
-        }
-    };
+    private static final JitActivity.Ranks ALONE = JitActivity.Ranks.of(mine -> mine, mine -> mine);
 
     @AfterEach
     void clearProperty() {
