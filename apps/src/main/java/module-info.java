@@ -10,6 +10,7 @@ module dev.gdasync.apps {
     requires jmh.core;
     requires HdrHistogram;
     requires java.desktop;
+    requires org.jfree.jfreechart;
     requires jdk.jfr;
     requires jdk.management;
     requires com.fasterxml.jackson.core;
