@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.ki.kernels.KiKernelLayout;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

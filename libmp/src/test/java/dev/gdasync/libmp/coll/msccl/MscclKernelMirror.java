@@ -1,7 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.MscclKernelTable;
-import dev.gdasync.ki.MscclOperators;
+import dev.gdasync.ki.msccl.MscclKernelTable;
+import dev.gdasync.ki.msccl.MscclOperators;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,6 +1,6 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.MscclKernelTable;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.msccl;
 
 /**
  * The reduction operators of the MSCCL-IR kernel table ({@code op}: 0 sum, 1 product, 2 max, 3 min), element by

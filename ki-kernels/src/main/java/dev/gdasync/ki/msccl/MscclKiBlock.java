@@ -1,6 +1,8 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.msccl;
 
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.shmem.ShmemDevice;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -23,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * scratch as offsets from the heap's base, a status word, then the KI form's send and receive PEs and its staging
  * region), and a 16-byte record per step.
  */
-final class MscclKiBlock {
+public final class MscclKiBlock {
     private static final int MAGIC = MscclKernelTable.MAGIC;
     private static final int HEADER_BYTES = MscclKernelTable.HEADER_BYTES;
     private static final int TB_BYTES = MscclKernelTable.TB_BYTES;
@@ -85,7 +87,7 @@ final class MscclKiBlock {
      *
      * @throws IllegalArgumentException if it is not a KI-form table for this many blocks
      */
-    static void check(MemorySegment program, int blocks, int firstTile, int endTile) {
+    public static void check(MemorySegment program, int blocks, int firstTile, int endTile) {
         long a = program.address();
         if (!program.isNative() || program.byteSize() < HEADER_BYTES + (long) TB_BYTES * blocks || (a & 7) != 0
                 || u32(a) != MAGIC || u32(a + 4) != 1 || u32(a + 8) != blocks) {
@@ -99,7 +101,7 @@ final class MscclKiBlock {
     }
 
     /** Runs block {@code block}'s steps for tiles [firstTile, endTile). */
-    static void run(ShmemDevice dev, long state, long program, int block, int firstTile, int endTile) {
+    public static void run(ShmemDevice dev, long state, long program, int block, int firstTile, int endTile) {
         new MscclKiBlock(dev, u64(state + ShmemKiLayout.S_HEAP), program, block).run(firstTile, endTile);
     }
 

@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.msccl;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
