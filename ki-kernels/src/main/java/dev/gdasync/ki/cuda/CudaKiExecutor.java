@@ -12,6 +12,7 @@ import dev.gdasync.gdsync.cuda.CudaPointers;
 import dev.gdasync.gdsync.cuda.CudaResults;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.ki.KiLaunch;
@@ -460,7 +461,7 @@ public final class CudaKiExecutor implements KiExecutor {
                 ended = true;
                 CudaException.check(JCudaDriver.cuMemcpyDtoH(CudaPointers.host(arena.address()),
                         CudaPointers.device(deviceArena), arena.byteSize()), "cuMemcpyDtoH(arena)");
-                MemorySegment tbs = image.asSlice(table.tbsOffset(), (long) MscclKernelTable.TB_BYTES * table.blocks());
+                MemorySegment tbs = image.asSlice(table.tbsOffset(), (long) MscclTableLayout.TB_BYTES * table.blocks());
                 CudaException.check(JCudaDriver.cuMemcpyDtoH(CudaPointers.host(tbs.address()),
                         CudaPointers.device(deviceTable + table.tbsOffset()), tbs.byteSize()), "cuMemcpyDtoH(tbs)");
                 List<String> failures = table.failures(tbs);

@@ -1,6 +1,7 @@
 package dev.gdasync.ki.cuda;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.ki.KiLaunch;
 import dev.gdasync.ki.kernels.KiCopy;
 import dev.gdasync.ki.kernels.KiCopyWork;
@@ -133,7 +134,7 @@ public final class ExecutorProbeMain {
         java.lang.foreign.ValueLayout.OfInt i32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
         java.lang.foreign.ValueLayout.OfLong i64 = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
         MemorySegment h = arena.allocate(64, 8);
-        h.set(i32, 0, dev.gdasync.ki.msccl.MscclKernelTable.MAGIC);
+        h.set(i32, 0, MscclTableLayout.MAGIC);
         h.set(i32, 4, 1);
         h.set(i32, 8, 2);
         h.set(i32, 12, 1);
