@@ -5,7 +5,7 @@
 #   ki_templates.sm_90.cubin   that PTX assembled for sm_90
 #   kernels.properties         what was built, with which compiler, and each kernel's register count
 # Run by the Maven build (exec-maven-plugin, phase generate-resources). Without nvcc it builds nothing and
-# succeeds: the jar then ships without kernels, and dev.gdasync.ki.KiKernels says so. Any compile error fails.
+# succeeds: the jar then ships without kernels, and dev.gdasync.ki.kernels.KiKernels says so. Any compile error fails.
 #
 # usage: build-kernels.sh OUTDIR
 # nvcc is looked for in $NVCC, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin; ptxas next to it, then on PATH.

@@ -4,7 +4,7 @@
  *
  * Contract: docs/ki.md (device API, kernels, status protocol) and docs/ki-descriptor-table.md (table).
  * The structs mirror the Java layouts byte for byte (dev.gdasync.gdsync.ki.KiTableLayout and
- * dev.gdasync.ki.KiKernelLayout); a test of ki-kernels compiles this header with a host C++ compiler and
+ * dev.gdasync.ki.kernels.KiKernelLayout); a test of ki-kernels compiles this header with a host C++ compiler and
  * compares every offset and size. The struct part is plain C++ that any host compiler accepts; the device
  * functions are compiled only by nvcc (__CUDACC__).
  *

@@ -145,9 +145,9 @@ extern "C" __global__ void gds_msccl_interpreter(const gds_msccl_header *h, gds_
             uint8_t *in = receives ? arena + tb->recv_region + (uint64_t)rslot * h->slot_bytes : nullptr;
             uint8_t *out = sends ? arena + tb->send_region + (uint64_t)sslot * h->slot_bytes : nullptr;
             switch (h->dtype) {
-                case 0: gds_msccl_execute<int32_t>(h, st, arena, tb, in, out, t, elems); break;
-                case 1: gds_msccl_execute<int64_t>(h, st, arena, tb, in, out, t, elems); break;
-                case 2: gds_msccl_execute<float>(h, st, arena, tb, in, out, t, elems); break;
+                case GDS_MSCCL_INT32: gds_msccl_execute<int32_t>(h, st, arena, tb, in, out, t, elems); break;
+                case GDS_MSCCL_INT64: gds_msccl_execute<int64_t>(h, st, arena, tb, in, out, t, elems); break;
+                case GDS_MSCCL_FLOAT32: gds_msccl_execute<float>(h, st, arena, tb, in, out, t, elems); break;
                 default: gds_msccl_execute<double>(h, st, arena, tb, in, out, t, elems); break;
             }
             __syncthreads();

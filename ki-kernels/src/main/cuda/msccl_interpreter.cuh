@@ -1,8 +1,9 @@
 /*
  * The MSCCL-IR interpreter as a kernel: one CUDA block per thread block of the program (a cooperative launch of
  * the table's ntb blocks, so that every block runs at once and a dependency never waits for an unscheduled block).
- * The table is written by dev.gdasync.libmp.coll.msccl.MscclDeviceTable (docs/msccl.md, "Kernel interpreter"); all
- * addresses in it are byte offsets into one arena (the ranks' buffers, the connections' slots, flags and
+ * The table is written by dev.gdasync.libmp.coll.msccl.MscclDeviceTable (docs/msccl.md, "Kernel interpreter") in the
+ * layout of dev.gdasync.gdsync.ki.MscclTableLayout, which mirrors the structs and constants below (a test of
+ * ki-kernels compiles this header with a host compiler and compares); all addresses in it are byte offsets into one arena (the ranks' buffers, the connections' slots, flags and
  * acknowledgement words, the semaphores), so that a launch on one device can run every rank of a program and a
  * multi-device launch can map peers' regions into the same offsets.
  *
@@ -18,7 +19,27 @@
 #include <stdint.h>
 
 #define GDS_MSCCL_MAGIC 0x4c43534du /* "MSCL" */
-#define GDS_MSCCL_NONE 0xffffffffffffffffull
+#define GDS_MSCCL_VERSION 1u
+#define GDS_MSCCL_NONE 0xffffffffffffffffull /* an arena offset that names nothing */
+
+/* gds_msccl_tb.flags */
+#define GDS_MSCCL_TB_SENDS 1u    /* the block has a send connection */
+#define GDS_MSCCL_TB_RECEIVES 2u /* the block has a receive connection */
+
+/* gds_msccl_header.dtype */
+enum gds_msccl_dtype : uint32_t {
+    GDS_MSCCL_INT32 = 0, GDS_MSCCL_INT64 = 1, GDS_MSCCL_FLOAT32 = 2, GDS_MSCCL_FLOAT64 = 3
+};
+
+/* gds_msccl_header.op (dev.gdasync.gdsync.ki.Reduction's codes) */
+enum gds_msccl_op : uint32_t {
+    GDS_MSCCL_OP_SUM = 0, GDS_MSCCL_OP_PROD = 1, GDS_MSCCL_OP_MAX = 2, GDS_MSCCL_OP_MIN = 3
+};
+
+/* gds_msccl_step.srcbuf and dstbuf */
+enum gds_msccl_buffer : uint8_t {
+    GDS_MSCCL_BUF_INPUT = 0, GDS_MSCCL_BUF_OUTPUT = 1, GDS_MSCCL_BUF_SCRATCH = 2, GDS_MSCCL_BUF_NONE = 255
+};
 
 enum gds_msccl_step_type : uint8_t {
     GDS_MSCCL_SEND = 0, GDS_MSCCL_RECV = 1, GDS_MSCCL_RECV_COPY_SEND = 2, GDS_MSCCL_RECV_REDUCE_SEND = 3,
@@ -29,15 +50,15 @@ enum gds_msccl_step_type : uint8_t {
 /* 64 bytes. */
 struct gds_msccl_header {
     uint32_t magic;
-    uint32_t version;       /* 1 */
+    uint32_t version;       /* GDS_MSCCL_VERSION */
     uint32_t ntb;           /* blocks of the launch */
     uint32_t tiles;
     uint64_t tile_elems;    /* elements of a full tile of one chunk */
     uint64_t chunk_elems;
     uint32_t slots;
     uint32_t slot_bytes;
-    uint32_t dtype;         /* 0 int32, 1 int64, 2 float32, 3 float64 */
-    uint32_t op;            /* 0 sum, 1 prod, 2 max, 3 min */
+    uint32_t dtype;         /* gds_msccl_dtype: 0 int32, 1 int64, 2 float32, 3 float64 */
+    uint32_t op;            /* gds_msccl_op: 0 sum, 1 prod, 2 max, 3 min */
     uint64_t epoch_base;    /* the run's epoch << 32 */
     uint64_t sem_offset;    /* arena offset of the semaphores: one 64-bit word per block of the launch */
 };
@@ -47,20 +68,20 @@ struct gds_msccl_tb {
     uint32_t first_step;    /* index into the step records */
     uint32_t nsteps;
     uint32_t gpu_first;     /* the launch index of block 0 of the same gpu (its depid 0) */
-    uint32_t flags;         /* bit 0: has a send connection, bit 1: has a receive connection */
+    uint32_t flags;         /* GDS_MSCCL_TB_SENDS | GDS_MSCCL_TB_RECEIVES */
     uint64_t recv_region;   /* this block's receive region: slots, then one flag word per slot */
     uint64_t send_region;   /* the receiving peer block's region */
     uint64_t ack_word;      /* this block's acknowledgement word (the receiver writes it) */
     uint64_t peer_ack_word; /* the sending peer block's acknowledgement word (this block writes it) */
-    uint64_t buf[3];        /* the rank's input, output, scratch */
+    uint64_t buf[3];        /* the rank's input, output, scratch (by gds_msccl_buffer) */
     uint64_t status;        /* 0, or 1 + the step that gave up, written by the block */
-    uint64_t reserved[2];
+    uint64_t reserved[2];   /* the KI form (the host mirror, MscclKiBlock): send PE u32, receive PE u32, staging u64 */
 };
 
 /* 16 bytes. */
 struct gds_msccl_step {
     uint8_t type;
-    uint8_t srcbuf;         /* 0 input, 1 output, 2 scratch, 255 none */
+    uint8_t srcbuf;         /* gds_msccl_buffer: 0 input, 1 output, 2 scratch, 255 none */
     uint8_t dstbuf;
     uint8_t hasdep;
     uint16_t srcoff;
@@ -70,6 +91,9 @@ struct gds_msccl_step {
     int16_t deps;
     uint16_t reserved;
 };
+
+#ifdef __CUDACC__
+/* The device code: compiled by nvcc only (the layout probe includes the structs and constants above). */
 
 __device__ __forceinline__ uint64_t gds_msccl_load(const volatile uint64_t *w) {
     uint64_t v = *w;
@@ -114,9 +138,9 @@ __device__ __forceinline__ T gds_msccl_fmin(T a, T b) {
 template <typename T>
 __device__ __forceinline__ T gds_msccl_combine(T a, T b, uint32_t op) {
     switch (op) {
-        case 0: return a + b;
-        case 1: return a * b;
-        case 2: return a > b ? a : b;
+        case GDS_MSCCL_OP_SUM: return a + b;
+        case GDS_MSCCL_OP_PROD: return a * b;
+        case GDS_MSCCL_OP_MAX: return a > b ? a : b;
         default: return a < b ? a : b;
     }
 }
@@ -124,9 +148,9 @@ __device__ __forceinline__ T gds_msccl_combine(T a, T b, uint32_t op) {
 template <>
 __device__ __forceinline__ float gds_msccl_combine<float>(float a, float b, uint32_t op) {
     switch (op) {
-        case 0: return a + b;
-        case 1: return a * b;
-        case 2: return gds_msccl_fmax(a, b);
+        case GDS_MSCCL_OP_SUM: return a + b;
+        case GDS_MSCCL_OP_PROD: return a * b;
+        case GDS_MSCCL_OP_MAX: return gds_msccl_fmax(a, b);
         default: return gds_msccl_fmin(a, b);
     }
 }
@@ -134,9 +158,9 @@ __device__ __forceinline__ float gds_msccl_combine<float>(float a, float b, uint
 template <>
 __device__ __forceinline__ double gds_msccl_combine<double>(double a, double b, uint32_t op) {
     switch (op) {
-        case 0: return a + b;
-        case 1: return a * b;
-        case 2: return gds_msccl_fmax(a, b);
+        case GDS_MSCCL_OP_SUM: return a + b;
+        case GDS_MSCCL_OP_PROD: return a * b;
+        case GDS_MSCCL_OP_MAX: return gds_msccl_fmax(a, b);
         default: return gds_msccl_fmin(a, b);
     }
 }
@@ -146,9 +170,9 @@ template <typename T>
 __device__ void gds_msccl_execute(const gds_msccl_header *h, const gds_msccl_step *st, uint8_t *arena,
                                   const gds_msccl_tb *tb, uint8_t *in, uint8_t *out, uint64_t tile, uint64_t elems) {
     for (uint32_t j = 0; j < st->cnt; j++) {
-        T *src = st->srcbuf == 255 ? nullptr
+        T *src = st->srcbuf == GDS_MSCCL_BUF_NONE ? nullptr
                 : (T *)(arena + tb->buf[st->srcbuf]) + (uint64_t)(st->srcoff + j) * h->chunk_elems + tile * h->tile_elems;
-        T *dst = st->dstbuf == 255 ? nullptr
+        T *dst = st->dstbuf == GDS_MSCCL_BUF_NONE ? nullptr
                 : (T *)(arena + tb->buf[st->dstbuf]) + (uint64_t)(st->dstoff + j) * h->chunk_elems + tile * h->tile_elems;
         const T *rin = in == nullptr ? nullptr : (const T *)in + (uint64_t)j * elems;
         T *rout = out == nullptr ? nullptr : (T *)out + (uint64_t)j * elems;
@@ -173,7 +197,9 @@ __device__ void gds_msccl_execute(const gds_msccl_header *h, const gds_msccl_ste
     }
 }
 
-/* The layout MscclDeviceTable (Java) writes: sizes and the offsets it relies on. */
+#endif /* __CUDACC__ */
+
+/* The layout MscclTableLayout (Java) declares: sizes and the offsets the kernel relies on. */
 static_assert(sizeof(gds_msccl_header) == 64, "gds_msccl_header is 64 bytes");
 static_assert(offsetof(gds_msccl_header, tile_elems) == 16 && offsetof(gds_msccl_header, slots) == 32
               && offsetof(gds_msccl_header, epoch_base) == 48 && offsetof(gds_msccl_header, sem_offset) == 56,

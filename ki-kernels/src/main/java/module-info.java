@@ -8,5 +8,9 @@ module dev.gdasync.ki {
 
     exports dev.gdasync.ki;
     exports dev.gdasync.ki.cuda;
+    exports dev.gdasync.ki.exec;
+    exports dev.gdasync.ki.kernels;
+    exports dev.gdasync.ki.msccl;
+    exports dev.gdasync.ki.shmem;
     exports dev.gdasync.ki.trace;
 }

@@ -1,11 +1,16 @@
-// Prints what the host C++ compiler makes of the structs and constants of device.cuh, for a Java test that
-// compares them with the Java layouts (KiTableLayout, KiKernelLayout).
+// Prints what the host C++ compiler makes of the structs and constants of device.cuh, shmem.cuh and
+// msccl_interpreter.cuh, for a Java test that compares them with the Java layouts (KiTableLayout, KiKernelLayout,
+// ShmemKiLayout, MscclTableLayout).
 //
-//   layout_probe layout      "struct NAME SIZE", "field STRUCT FIELD OFFSET SIZE", "const NAME VALUE" lines
-//   layout_probe dump FILE   reads a KI table from FILE with the C structs and prints its fields:
-//                            "header FIELD VALUE", "send I FIELD VALUE", "wait I FIELD VALUE",
-//                            "template I FIELD VALUE"; values unsigned decimal of the field's width
+//   layout_probe layout            "struct NAME SIZE", "field STRUCT FIELD OFFSET SIZE", "const NAME VALUE" lines
+//   layout_probe dump FILE         reads a KI table from FILE with the C structs and prints its fields:
+//                                  "header FIELD VALUE", "send I FIELD VALUE", "wait I FIELD VALUE",
+//                                  "template I FIELD VALUE"; values unsigned decimal of the field's width
+//   layout_probe msccl-dump FILE   reads an MSCCL kernel table (header, block records, step records) from FILE and
+//                                  prints "header FIELD VALUE", "tb I FIELD VALUE" ("buf0".."buf2" for buf),
+//                                  "step I FIELD VALUE" lines, likewise
 #include "device.cuh"
+#include "msccl_interpreter.cuh"
 #include "shmem.cuh"
 
 #include <cstdio>
@@ -153,6 +158,72 @@ void layout() {
     CONSTANT(GDS_SHMEM_CMP_LE);
     CONSTANT(GDS_SHMEM_SIGNAL_SET);
     CONSTANT(GDS_SHMEM_SIGNAL_ADD);
+
+    STRUCT(gds_msccl_header);
+    FIELD(gds_msccl_header, magic);
+    FIELD(gds_msccl_header, version);
+    FIELD(gds_msccl_header, ntb);
+    FIELD(gds_msccl_header, tiles);
+    FIELD(gds_msccl_header, tile_elems);
+    FIELD(gds_msccl_header, chunk_elems);
+    FIELD(gds_msccl_header, slots);
+    FIELD(gds_msccl_header, slot_bytes);
+    FIELD(gds_msccl_header, dtype);
+    FIELD(gds_msccl_header, op);
+    FIELD(gds_msccl_header, epoch_base);
+    FIELD(gds_msccl_header, sem_offset);
+
+    STRUCT(gds_msccl_tb);
+    FIELD(gds_msccl_tb, first_step);
+    FIELD(gds_msccl_tb, nsteps);
+    FIELD(gds_msccl_tb, gpu_first);
+    FIELD(gds_msccl_tb, flags);
+    FIELD(gds_msccl_tb, recv_region);
+    FIELD(gds_msccl_tb, send_region);
+    FIELD(gds_msccl_tb, ack_word);
+    FIELD(gds_msccl_tb, peer_ack_word);
+    FIELD(gds_msccl_tb, buf);
+    FIELD(gds_msccl_tb, status);
+    FIELD(gds_msccl_tb, reserved);
+
+    STRUCT(gds_msccl_step);
+    FIELD(gds_msccl_step, type);
+    FIELD(gds_msccl_step, srcbuf);
+    FIELD(gds_msccl_step, dstbuf);
+    FIELD(gds_msccl_step, hasdep);
+    FIELD(gds_msccl_step, srcoff);
+    FIELD(gds_msccl_step, dstoff);
+    FIELD(gds_msccl_step, cnt);
+    FIELD(gds_msccl_step, depid);
+    FIELD(gds_msccl_step, deps);
+    FIELD(gds_msccl_step, reserved);
+
+    CONSTANT(GDS_MSCCL_MAGIC);
+    CONSTANT(GDS_MSCCL_VERSION);
+    CONSTANT(GDS_MSCCL_NONE);
+    CONSTANT(GDS_MSCCL_TB_SENDS);
+    CONSTANT(GDS_MSCCL_TB_RECEIVES);
+    CONSTANT(GDS_MSCCL_INT32);
+    CONSTANT(GDS_MSCCL_INT64);
+    CONSTANT(GDS_MSCCL_FLOAT32);
+    CONSTANT(GDS_MSCCL_FLOAT64);
+    CONSTANT(GDS_MSCCL_OP_SUM);
+    CONSTANT(GDS_MSCCL_OP_PROD);
+    CONSTANT(GDS_MSCCL_OP_MAX);
+    CONSTANT(GDS_MSCCL_OP_MIN);
+    CONSTANT(GDS_MSCCL_BUF_INPUT);
+    CONSTANT(GDS_MSCCL_BUF_OUTPUT);
+    CONSTANT(GDS_MSCCL_BUF_SCRATCH);
+    CONSTANT(GDS_MSCCL_BUF_NONE);
+    CONSTANT(GDS_MSCCL_SEND);
+    CONSTANT(GDS_MSCCL_RECV);
+    CONSTANT(GDS_MSCCL_RECV_COPY_SEND);
+    CONSTANT(GDS_MSCCL_RECV_REDUCE_SEND);
+    CONSTANT(GDS_MSCCL_RECV_REDUCE_COPY);
+    CONSTANT(GDS_MSCCL_RECV_REDUCE_COPY_SEND);
+    CONSTANT(GDS_MSCCL_COPY);
+    CONSTANT(GDS_MSCCL_REDUCE);
+    CONSTANT(GDS_MSCCL_NOP);
 }
 
 // A field's value as an unsigned number of its own width.
@@ -170,19 +241,26 @@ unsigned long long as_unsigned(V v) {
 #define VALUE(prefix, e, f) std::printf("%s %s %llu\n", prefix, #f, as_unsigned((e).f))
 #define ENTRY_VALUE(kind, i, e, f) std::printf("%s %u %s %llu\n", kind, i, #f, as_unsigned((e).f))
 
-int dump(const char *path) {
+bool read_file(const char *path, std::vector<unsigned char> &bytes) {
     std::FILE *in = std::fopen(path, "rb");
     if (in == nullptr) {
         std::perror(path);
-        return 1;
+        return false;
     }
-    std::vector<unsigned char> bytes;
     unsigned char buffer[4096];
     size_t n;
     while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) {
         bytes.insert(bytes.end(), buffer, buffer + n);
     }
     std::fclose(in);
+    return true;
+}
+
+int dump(const char *path) {
+    std::vector<unsigned char> bytes;
+    if (!read_file(path, bytes)) {
+        return 1;
+    }
     if (bytes.size() < sizeof(gds_ki_table_header)) {
         std::fprintf(stderr, "%s: %zu bytes, shorter than a table header\n", path, bytes.size());
         return 1;
@@ -247,6 +325,68 @@ int dump(const char *path) {
     return 0;
 }
 
+int msccl_dump(const char *path) {
+    std::vector<unsigned char> bytes;
+    if (!read_file(path, bytes)) {
+        return 1;
+    }
+    if (bytes.size() < sizeof(gds_msccl_header)) {
+        std::fprintf(stderr, "%s: %zu bytes, shorter than an MSCCL table header\n", path, bytes.size());
+        return 1;
+    }
+    gds_msccl_header h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    VALUE("header", h, magic);
+    VALUE("header", h, version);
+    VALUE("header", h, ntb);
+    VALUE("header", h, tiles);
+    VALUE("header", h, tile_elems);
+    VALUE("header", h, chunk_elems);
+    VALUE("header", h, slots);
+    VALUE("header", h, slot_bytes);
+    VALUE("header", h, dtype);
+    VALUE("header", h, op);
+    VALUE("header", h, epoch_base);
+    VALUE("header", h, sem_offset);
+    size_t steps_at = sizeof h + static_cast<size_t>(h.ntb) * sizeof(gds_msccl_tb);
+    if (steps_at > bytes.size() || (bytes.size() - steps_at) % sizeof(gds_msccl_step) != 0) {
+        std::fprintf(stderr, "%s: %zu bytes do not hold %u block records and whole step records\n", path, bytes.size(),
+                     h.ntb);
+        return 1;
+    }
+    for (uint32_t i = 0; i < h.ntb; i++) {
+        gds_msccl_tb e;
+        std::memcpy(&e, bytes.data() + sizeof h + static_cast<size_t>(i) * sizeof e, sizeof e);
+        ENTRY_VALUE("tb", i, e, first_step);
+        ENTRY_VALUE("tb", i, e, nsteps);
+        ENTRY_VALUE("tb", i, e, gpu_first);
+        ENTRY_VALUE("tb", i, e, flags);
+        ENTRY_VALUE("tb", i, e, recv_region);
+        ENTRY_VALUE("tb", i, e, send_region);
+        ENTRY_VALUE("tb", i, e, ack_word);
+        ENTRY_VALUE("tb", i, e, peer_ack_word);
+        for (unsigned k = 0; k < 3; k++) {
+            std::printf("tb %u buf%u %llu\n", i, k, as_unsigned(e.buf[k]));
+        }
+        ENTRY_VALUE("tb", i, e, status);
+    }
+    uint32_t steps = static_cast<uint32_t>((bytes.size() - steps_at) / sizeof(gds_msccl_step));
+    for (uint32_t i = 0; i < steps; i++) {
+        gds_msccl_step e;
+        std::memcpy(&e, bytes.data() + steps_at + static_cast<size_t>(i) * sizeof e, sizeof e);
+        ENTRY_VALUE("step", i, e, type);
+        ENTRY_VALUE("step", i, e, srcbuf);
+        ENTRY_VALUE("step", i, e, dstbuf);
+        ENTRY_VALUE("step", i, e, hasdep);
+        ENTRY_VALUE("step", i, e, srcoff);
+        ENTRY_VALUE("step", i, e, dstoff);
+        ENTRY_VALUE("step", i, e, cnt);
+        ENTRY_VALUE("step", i, e, depid);
+        ENTRY_VALUE("step", i, e, deps);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -257,6 +397,9 @@ int main(int argc, char **argv) {
     if (argc == 3 && std::strcmp(argv[1], "dump") == 0) {
         return dump(argv[2]);
     }
-    std::fprintf(stderr, "usage: %s layout | %s dump FILE\n", argv[0], argv[0]);
+    if (argc == 3 && std::strcmp(argv[1], "msccl-dump") == 0) {
+        return msccl_dump(argv[2]);
+    }
+    std::fprintf(stderr, "usage: %s layout | %s dump FILE | %s msccl-dump FILE\n", argv[0], argv[0], argv[0]);
     return 2;
 }

@@ -3,11 +3,13 @@ package dev.gdasync.ki;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableExecutor;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.util.List;
 
 /**
- * Runs the KI templates over KI descriptor tables: {@link HostKiExecutor} on Java threads, or the CUDA
+ * Runs the KI templates over KI descriptor tables: {@link dev.gdasync.ki.exec.HostKiExecutor} on Java threads, or the CUDA
  * kernels on a GPU. Both read the same table and the same work descriptions and report failures the
  * same way, in the table's status fields (see {@code docs/ki.md}).
  *

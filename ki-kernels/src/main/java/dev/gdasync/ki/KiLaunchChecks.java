@@ -1,6 +1,10 @@
 package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiExchangeWork;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.util.List;
 import java.util.Objects;

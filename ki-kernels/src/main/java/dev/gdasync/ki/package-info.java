@@ -1,10 +1,16 @@
 /**
- * Kernel-initiated communication: the KI executors that run a fused kernel's threads over a KI descriptor table.
- * {@link dev.gdasync.ki.HostKiExecutor} runs the kernel templates on Java threads (a block is an agent thread), so
- * the KI model runs and is tested without a GPU; the CUDA templates themselves are built from
- * {@code src/main/cuda} into PTX and cubins.
+ * Kernel-initiated communication: what every KI executor is and promises. {@link dev.gdasync.ki.KiExecutor} runs the
+ * KI kernels over KI descriptor tables and gives a {@link dev.gdasync.ki.KiLaunch} per launch, whose {@code join}
+ * raises a {@link dev.gdasync.ki.KiException} naming the failed descriptor; {@link dev.gdasync.ki.KiLaunchChecks}
+ * refuses bad arguments the same way on every executor.
  *
- * <p>Layer: above gdsync's {@code ki}, {@code memop} and {@code concurrent}, which it may call; libmp's tests and
- * applications call it.
+ * <p>The rooms of this module: {@code kernels} (the KI kernels: images, binary layouts, launch arguments, and the
+ * device API of {@code device.cuh} in Java), {@code exec} (the host KI executor and the host mirrors of the kernels it
+ * runs), {@code shmem} (the shmem device API of {@code shmem.cuh} on host block threads), {@code msccl} (the MSCCL-IR
+ * interpreter's kernel table and its host mirror), {@code cuda} (the GPU executor) and {@code trace} (flight-recorder
+ * events).
+ *
+ * <p>Layer: above {@code kernels} and gdsync's {@code ki}, which it may call; the executors ({@code exec},
+ * {@code cuda}), libmp's tests and the applications call it.
  */
 package dev.gdasync.ki;

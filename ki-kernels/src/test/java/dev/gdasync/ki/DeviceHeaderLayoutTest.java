@@ -2,8 +2,11 @@ package dev.gdasync.ki;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.gdsync.ki.Reduction;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.ki.kernels.KiKernelLayout;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -14,6 +17,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.PaddingLayout;
+import java.lang.foreign.SequenceLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -29,15 +33,16 @@ import java.util.TreeMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The C structs of {@code device.cuh} against the Java layouts: a probe program compiled with the host C++
- * compiler prints every struct's size, every field's offset and size and the constants, and dumps a table
- * that Java wrote with the C structs.
+ * The C structs of {@code device.cuh}, {@code shmem.cuh} and {@code msccl_interpreter.cuh} against the Java layouts: a
+ * probe program compiled with the host C++ compiler prints every struct's size, every field's offset and size and the
+ * constants, and dumps a KI table and an MSCCL kernel table that Java wrote with the C structs.
  */
 class DeviceHeaderLayoutTest {
     /** Every Java layout the header mirrors. */
     private static final List<StructLayout> STRUCTS = List.of(KiTableLayout.HEADER, KiTableLayout.SEND,
             KiTableLayout.WAIT, KiTableLayout.TEMPLATE, KiKernelLayout.EXCHANGE_CTL, KiKernelLayout.COPY,
-            KiKernelLayout.EXCHANGE_WORK, KiKernelLayout.TEMPLATE_ARGS, ShmemKiLayout.PE, ShmemKiLayout.STATE);
+            KiKernelLayout.EXCHANGE_WORK, KiKernelLayout.TEMPLATE_ARGS, ShmemKiLayout.PE, ShmemKiLayout.STATE,
+            MscclTableLayout.HEADER, MscclTableLayout.TB, MscclTableLayout.STEP);
 
     @TempDir
     static Path dir;
@@ -140,6 +145,32 @@ class DeviceHeaderLayoutTest {
         expected.put("GDS_SHMEM_CMP_LE", (long) ShmemKiLayout.CMP_LE);
         expected.put("GDS_SHMEM_SIGNAL_SET", (long) ShmemKiLayout.SIGNAL_SET);
         expected.put("GDS_SHMEM_SIGNAL_ADD", (long) ShmemKiLayout.SIGNAL_ADD);
+        expected.put("GDS_MSCCL_MAGIC", (long) MscclTableLayout.MAGIC);
+        expected.put("GDS_MSCCL_VERSION", (long) MscclTableLayout.VERSION);
+        expected.put("GDS_MSCCL_NONE", MscclTableLayout.NONE);
+        expected.put("GDS_MSCCL_TB_SENDS", (long) MscclTableLayout.TB_SENDS);
+        expected.put("GDS_MSCCL_TB_RECEIVES", (long) MscclTableLayout.TB_RECEIVES);
+        expected.put("GDS_MSCCL_INT32", (long) MscclTableLayout.DTYPE_INT32);
+        expected.put("GDS_MSCCL_INT64", (long) MscclTableLayout.DTYPE_INT64);
+        expected.put("GDS_MSCCL_FLOAT32", (long) MscclTableLayout.DTYPE_FLOAT32);
+        expected.put("GDS_MSCCL_FLOAT64", (long) MscclTableLayout.DTYPE_FLOAT64);
+        expected.put("GDS_MSCCL_OP_SUM", (long) Reduction.SUM);
+        expected.put("GDS_MSCCL_OP_PROD", (long) Reduction.PROD);
+        expected.put("GDS_MSCCL_OP_MAX", (long) Reduction.MAX);
+        expected.put("GDS_MSCCL_OP_MIN", (long) Reduction.MIN);
+        expected.put("GDS_MSCCL_BUF_INPUT", (long) MscclTableLayout.BUF_INPUT);
+        expected.put("GDS_MSCCL_BUF_OUTPUT", (long) MscclTableLayout.BUF_OUTPUT);
+        expected.put("GDS_MSCCL_BUF_SCRATCH", (long) MscclTableLayout.BUF_SCRATCH);
+        expected.put("GDS_MSCCL_BUF_NONE", (long) MscclTableLayout.BUF_NONE);
+        expected.put("GDS_MSCCL_SEND", (long) MscclTableLayout.STEP_SEND);
+        expected.put("GDS_MSCCL_RECV", (long) MscclTableLayout.STEP_RECV);
+        expected.put("GDS_MSCCL_RECV_COPY_SEND", (long) MscclTableLayout.STEP_RECV_COPY_SEND);
+        expected.put("GDS_MSCCL_RECV_REDUCE_SEND", (long) MscclTableLayout.STEP_RECV_REDUCE_SEND);
+        expected.put("GDS_MSCCL_RECV_REDUCE_COPY", (long) MscclTableLayout.STEP_RECV_REDUCE_COPY);
+        expected.put("GDS_MSCCL_RECV_REDUCE_COPY_SEND", (long) MscclTableLayout.STEP_RECV_REDUCE_COPY_SEND);
+        expected.put("GDS_MSCCL_COPY", (long) MscclTableLayout.STEP_COPY);
+        expected.put("GDS_MSCCL_REDUCE", (long) MscclTableLayout.STEP_REDUCE);
+        expected.put("GDS_MSCCL_NOP", (long) MscclTableLayout.STEP_NOP);
         Map<String, Long> actual = new TreeMap<>();
         for (String line : probe("layout")) {
             String[] w = line.split(" ");
@@ -195,30 +226,67 @@ class DeviceHeaderLayoutTest {
             assertEquals(expected.get("send 2 db_value"), Long.toUnsignedString(read.send(2).doorbellValue()));
             assertEquals(expected.get("template 1 off_rkey"), Integer.toString(read.template(1).offRkey()));
 
-            Path file = dir.resolve("table.bin");
-            Files.write(file, table.toArray(ValueLayout.JAVA_BYTE));
-            Map<String, String> dumped = new TreeMap<>();
-            for (String line : probe("dump", file.toString())) {
-                int last = line.lastIndexOf(' ');
-                dumped.put(line.substring(0, last), line.substring(last + 1));
-            }
-            List<String> differences = new ArrayList<>();
-            for (String key : expected.keySet()) {
-                if (!expected.get(key).equals(dumped.get(key))) {
-                    differences.add(key + ": Java wrote " + expected.get(key) + ", C read " + dumped.get(key));
-                }
-            }
-            for (String key : dumped.keySet()) {
-                if (!expected.containsKey(key)) {
-                    differences.add(key + ": C read " + dumped.get(key) + ", a field Java does not have");
-                }
-            }
-            assertEquals(List.of(), differences, "fields of the table, Java and C");
+            Map<String, String> dumped = dumpWithC(table, "dump", "table.bin");
+            assertEquals(List.of(), differences(expected, dumped), "fields of the table, Java and C");
             assertEquals(expected.size(), dumped.size());
         }
     }
 
-    /** Writes entries of one kind, a distinctive value in every field; wait conditions stay valid codes. */
+    @Test
+    void anMscclTableWrittenByJavaReadsTheSameInC() throws Exception {
+        assumeProbe();
+        int blocks = 2;
+        int steps = 3;
+        Map<String, String> expected = new TreeMap<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment table = arena.allocate(MscclTableLayout.bytes(blocks, steps), 8);
+            int k = 0;
+            for (MemoryLayout m : MscclTableLayout.HEADER.memberLayouts()) {
+                String name = m.name().orElseThrow();
+                // the block count is the table's structure: the C side reads that many records
+                long value = name.equals("ntb") ? blocks : distinctive(m.byteSize(), 0, 0, k);
+                k++;
+                expected.put("header " + name, put(table, MscclTableLayout.HEADER, name, 0, value));
+            }
+            entries(table, "tb", MscclTableLayout.TB, MscclTableLayout.HEADER_BYTES, blocks, 1, expected);
+            entries(table, "step", MscclTableLayout.STEP, MscclTableLayout.HEADER_BYTES
+                    + (long) MscclTableLayout.TB_BYTES * blocks, steps, 2, expected);
+            assertEquals(List.of(), differences(expected, dumpWithC(table, "msccl-dump", "msccl.bin")),
+                    "fields of the MSCCL table, Java and C");
+        }
+    }
+
+    /** Writes the table to a file, has the probe read it with the C structs, and gives back its "what value" lines. */
+    private static Map<String, String> dumpWithC(MemorySegment table, String mode, String fileName) throws Exception {
+        Path file = dir.resolve(fileName);
+        Files.write(file, table.toArray(ValueLayout.JAVA_BYTE));
+        Map<String, String> dumped = new TreeMap<>();
+        for (String line : probe(mode, file.toString())) {
+            int last = line.lastIndexOf(' ');
+            dumped.put(line.substring(0, last), line.substring(last + 1));
+        }
+        return dumped;
+    }
+
+    private static List<String> differences(Map<String, String> expected, Map<String, String> dumped) {
+        List<String> differences = new ArrayList<>();
+        for (String key : expected.keySet()) {
+            if (!expected.get(key).equals(dumped.get(key))) {
+                differences.add(key + ": Java wrote " + expected.get(key) + ", C read " + dumped.get(key));
+            }
+        }
+        for (String key : dumped.keySet()) {
+            if (!expected.containsKey(key)) {
+                differences.add(key + ": C read " + dumped.get(key) + ", a field Java does not have");
+            }
+        }
+        return differences;
+    }
+
+    /**
+     * Writes entries of one kind, a distinctive value in every field (each element of an array field, named
+     * {@code name0}, {@code name1}, ...); wait conditions stay valid codes.
+     */
     private static void entries(MemorySegment table, String kind, StructLayout layout, long offset, int count, int kindId,
                                 Map<String, String> expected) {
         for (int i = 0; i < count; i++) {
@@ -229,6 +297,15 @@ class DeviceHeaderLayoutTest {
                     continue;
                 }
                 String name = m.name().orElseThrow();
+                if (m instanceof SequenceLayout seq) {
+                    for (int e = 0; e < seq.elementCount(); e++) {
+                        long value = distinctive(seq.elementLayout().byteSize(), kindId, i, k++);
+                        VarHandle vh = layout.varHandle(PathElement.groupElement(name), PathElement.sequenceElement(e));
+                        vh.set(table, base, value);
+                        expected.put(kind + " " + i + " " + name + e, Long.toUnsignedString(value));
+                    }
+                    continue;
+                }
                 long value = kind.equals("wait") && name.equals("cond") ? (i + 1) % 4 : distinctive(m.byteSize(), kindId, i, k);
                 k++;
                 expected.put(kind + " " + i + " " + name, put(table, layout, name, base, value));
@@ -239,6 +316,7 @@ class DeviceHeaderLayoutTest {
     /** A value with the top bit set (signedness shows) that names its kind, entry and field. */
     private static long distinctive(long bytes, int kind, int entry, int field) {
         return switch ((int) bytes) {
+            case 1 -> 0x80 | entry << 4 | field & 0xF;
             case 2 -> 0x8000 | kind << 12 | entry << 8 | field << 4 | 0x5;
             case 4 -> 0x8000_0000L | (long) kind << 24 | entry << 16 | field << 8 | 0x5A;
             case 8 -> 0x8000_0000_0000_0000L | (long) kind << 56 | (long) entry << 48 | (long) field << 40 | 0x1234_5678_9AL;
@@ -259,6 +337,9 @@ class DeviceHeaderLayoutTest {
         } else if (type == short.class) {
             vh.set(segment, base, (short) value);
             return Long.toString(value & 0xFFFFL);
+        } else if (type == byte.class) {
+            vh.set(segment, base, (byte) value);
+            return Long.toString(value & 0xFFL);
         }
         throw new AssertionError(field + " has type " + type);
     }

@@ -1,5 +1,6 @@
 package dev.gdasync.ki;
 
+import dev.gdasync.ki.kernels.KiKernels;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

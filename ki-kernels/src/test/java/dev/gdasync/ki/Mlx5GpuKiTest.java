@@ -11,6 +11,7 @@ import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.swnic.SwNicConfig;
 import dev.gdasync.ki.cuda.CudaKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -12,6 +12,8 @@ import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.nic.WqeTemplate;
 import dev.gdasync.gdsync.swnic.SwNicConfig;
+import dev.gdasync.ki.exec.HostKiExecutor;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,7 @@
 package dev.gdasync.ki;
 
+import dev.gdasync.ki.kernels.KiExchangeWork;
+
 /** Exchange work that does nothing: tests override the steps they watch. */
 public class StubWork implements KiExchangeWork {
     @Override

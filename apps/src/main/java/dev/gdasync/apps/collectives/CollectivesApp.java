@@ -1,7 +1,7 @@
 package dev.gdasync.apps.collectives;
 
 import dev.gdasync.apps.rankmain.RankMain;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 import dev.gdasync.libmp.cli.ProjectVersion;

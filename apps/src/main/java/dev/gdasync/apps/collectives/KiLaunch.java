@@ -1,6 +1,6 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.coll.msccl.MscclConfig;
 import dev.gdasync.libmp.coll.msccl.MscclKiLauncher;

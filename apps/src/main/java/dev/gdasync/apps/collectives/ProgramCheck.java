@@ -1,7 +1,7 @@
 package dev.gdasync.apps.collectives;
 
 import dev.gdasync.gdsync.stream.HostStream;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Collectives;

@@ -1,15 +1,15 @@
 package dev.gdasync.apps.comd;
 
 import dev.gdasync.gdsync.nic.QueuePairConfig;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.gdsync.stream.StreamFailedException;
 import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpException;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 import dev.gdasync.libmp.cli.CommandLines;
-import dev.gdasync.gdsync.stream.StreamFailedException;
 import picocli.CommandLine;
 
 import java.io.PrintStream;

@@ -1,10 +1,10 @@
 package dev.gdasync.apps.comd;
 
 import dev.gdasync.gdsync.ki.KiTable;
-import dev.gdasync.ki.KiExchange;
-import dev.gdasync.ki.KiExchangeWork;
 import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.ki.KiLaunch;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiExchangeWork;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpKiExport;
 import dev.gdasync.libmp.MpRequest;

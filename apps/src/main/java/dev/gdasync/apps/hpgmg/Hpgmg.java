@@ -1,7 +1,7 @@
 package dev.gdasync.apps.hpgmg;
 
 import dev.gdasync.gdsync.stream.HostStream;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;

@@ -2,8 +2,8 @@ package dev.gdasync.apps.jacobi2d;
 
 import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
-import dev.gdasync.ki.HostKiExecutor;
-import dev.gdasync.ki.ShmemDevice;
+import dev.gdasync.ki.exec.HostKiExecutor;
+import dev.gdasync.ki.shmem.ShmemDevice;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.cli.ProjectVersion;
 import dev.gdasync.libmp.shmem.Shmem;

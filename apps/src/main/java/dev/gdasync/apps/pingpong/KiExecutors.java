@@ -2,11 +2,11 @@ package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.gdsync.cuda.CudaException;
-import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.ki.KiException;
 import dev.gdasync.ki.KiExecutor;
-import dev.gdasync.ki.KiKernels;
 import dev.gdasync.ki.cuda.CudaKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
+import dev.gdasync.ki.kernels.KiKernels;
 
 import java.io.PrintStream;
 import java.util.Optional;

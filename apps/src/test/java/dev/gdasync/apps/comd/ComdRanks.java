@@ -2,8 +2,8 @@ package dev.gdasync.apps.comd;
 
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.swnic.SwNicConfig;
-import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.ki.KiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.Bootstrap;

@@ -313,7 +313,7 @@ class PingPongLaunchTest {
      */
     private Map<String, String> standInDriver() throws IOException {
         java.util.Optional<String> reason = dev.gdasync.gdsync.cuda.FakeCuda.unavailableReason();
-        if (reason.isEmpty() && !dev.gdasync.ki.KiKernels.available()) {
+        if (reason.isEmpty() && !dev.gdasync.ki.kernels.KiKernels.available()) {
             reason = java.util.Optional.of("ki-kernels was built without nvcc, so there is no compute kernel to launch");
         }
         if (reason.isPresent()) {

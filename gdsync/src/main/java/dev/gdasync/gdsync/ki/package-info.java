@@ -1,6 +1,9 @@
 /**
  * Kernel-initiated communication, host side of the table (DESIGN.md §3.6): the KI descriptor table's binary layout
- * ({@link dev.gdasync.gdsync.ki.KiTableLayout}), the table builder that exports prepared sends, templated sends and
+ * ({@link dev.gdasync.gdsync.ki.KiTableLayout}), the other binary formats the kernels share with libmp, declared here
+ * once for both (the shmem KI state, {@link dev.gdasync.gdsync.ki.ShmemKiLayout}; the MSCCL-IR interpreter's table,
+ * {@link dev.gdasync.gdsync.ki.MscclTableLayout}, and its operators, {@link dev.gdasync.gdsync.ki.Reduction}), the
+ * table builder that exports prepared sends, templated sends and
  * waits ({@link dev.gdasync.gdsync.ki.KiTable}), and what runs the tables
  * ({@link dev.gdasync.gdsync.ki.KiTableExecutor}).
  *

@@ -5,7 +5,7 @@ import dev.gdasync.gdsync.cuda.CudaException;
 import dev.gdasync.gdsync.cuda.CudaResults;
 import dev.gdasync.gdsync.cuda.CudaStream;
 import dev.gdasync.ki.KiException;
-import dev.gdasync.ki.KiKernels;
+import dev.gdasync.ki.kernels.KiKernels;
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;

@@ -1,5 +1,7 @@
 package dev.gdasync.ki.cuda;
 
+import dev.gdasync.gdsync.concurrent.BackoffIdler;
+import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.cuda.CudaAddressMap;
 import dev.gdasync.gdsync.cuda.CudaContext;
 import dev.gdasync.gdsync.cuda.CudaDevice;
@@ -8,18 +10,17 @@ import dev.gdasync.gdsync.cuda.CudaException;
 import dev.gdasync.gdsync.cuda.CudaMemory;
 import dev.gdasync.gdsync.cuda.CudaPointers;
 import dev.gdasync.gdsync.cuda.CudaResults;
-import dev.gdasync.gdsync.concurrent.BackoffIdler;
-import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
-import dev.gdasync.ki.KiCopyWork;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.ki.KiException;
-import dev.gdasync.ki.KiExchange;
 import dev.gdasync.ki.KiExecutor;
-import dev.gdasync.ki.KiKernelLayout;
 import dev.gdasync.ki.KiLaunch;
-import dev.gdasync.ki.KiTemplateArgs;
-import dev.gdasync.ki.MscclKernelTable;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiKernelLayout;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
@@ -460,7 +461,7 @@ public final class CudaKiExecutor implements KiExecutor {
                 ended = true;
                 CudaException.check(JCudaDriver.cuMemcpyDtoH(CudaPointers.host(arena.address()),
                         CudaPointers.device(deviceArena), arena.byteSize()), "cuMemcpyDtoH(arena)");
-                MemorySegment tbs = image.asSlice(table.tbsOffset(), (long) MscclKernelTable.TB_BYTES * table.blocks());
+                MemorySegment tbs = image.asSlice(table.tbsOffset(), (long) MscclTableLayout.TB_BYTES * table.blocks());
                 CudaException.check(JCudaDriver.cuMemcpyDtoH(CudaPointers.host(tbs.address()),
                         CudaPointers.device(deviceTable + table.tbsOffset()), tbs.byteSize()), "cuMemcpyDtoH(tbs)");
                 List<String> failures = table.failures(tbs);

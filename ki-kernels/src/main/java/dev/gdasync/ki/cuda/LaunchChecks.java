@@ -2,10 +2,10 @@ package dev.gdasync.ki.cuda;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
-import dev.gdasync.ki.KiCopyWork;
-import dev.gdasync.ki.KiExchange;
 import dev.gdasync.ki.KiLaunchChecks;
-import dev.gdasync.ki.KiTemplateArgs;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -111,7 +111,7 @@ final class LaunchChecks {
     /**
      * @throws IllegalArgumentException if the arena does not match the table, or a bound is out of range
      */
-    static void msccl(dev.gdasync.ki.MscclKernelTable table, MemorySegment arena, int threadsPerBlock, long spinLimit,
+    static void msccl(dev.gdasync.ki.msccl.MscclKernelTable table, MemorySegment arena, int threadsPerBlock, long spinLimit,
                       Duration timeout) {
         Objects.requireNonNull(table, "table must not be null");
         Objects.requireNonNull(arena, "arena must not be null");

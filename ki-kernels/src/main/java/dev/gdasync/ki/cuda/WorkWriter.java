@@ -1,9 +1,9 @@
 package dev.gdasync.ki.cuda;
 
-import dev.gdasync.ki.KiCopy;
-import dev.gdasync.ki.KiCopyWork;
-import dev.gdasync.ki.KiKernelLayout;
-import dev.gdasync.ki.KiTemplateArgs;
+import dev.gdasync.ki.kernels.KiCopy;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiKernelLayout;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

@@ -1,11 +1,12 @@
 package dev.gdasync.ki.cuda;
 
 import dev.gdasync.gdsync.ki.KiTable;
-import dev.gdasync.ki.KiCopy;
-import dev.gdasync.ki.KiCopyWork;
-import dev.gdasync.ki.KiExchange;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.ki.KiLaunch;
-import dev.gdasync.ki.KiTemplateArgs;
+import dev.gdasync.ki.kernels.KiCopy;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -129,11 +130,11 @@ public final class ExecutorProbeMain {
      * A two-rank program by hand, in the kernel's format: rank 0's block sends its 4-element input chunk into rank 1's
      * block, which receives it into its output (slots of 16 bytes; regions at 128 and 192, semaphores at 256).
      */
-    static dev.gdasync.ki.MscclKernelTable mscclTable(Arena arena) {
+    static dev.gdasync.ki.msccl.MscclKernelTable mscclTable(Arena arena) {
         java.lang.foreign.ValueLayout.OfInt i32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
         java.lang.foreign.ValueLayout.OfLong i64 = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
         MemorySegment h = arena.allocate(64, 8);
-        h.set(i32, 0, dev.gdasync.ki.MscclKernelTable.MAGIC);
+        h.set(i32, 0, MscclTableLayout.MAGIC);
         h.set(i32, 4, 1);
         h.set(i32, 8, 2);
         h.set(i32, 12, 1);
@@ -163,7 +164,7 @@ public final class ExecutorProbeMain {
             steps.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 8, (short) 1);
             steps.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 10, (short) -1);
         }
-        return dev.gdasync.ki.MscclKernelTable.of(h, tbs, steps, MSCCL_ARENA, arena);
+        return dev.gdasync.ki.msccl.MscclKernelTable.of(h, tbs, steps, MSCCL_ARENA, arena);
     }
 
     /** A shmem KI state as Shmem.kiPrepare writes it, for this executor's view of the table (2 PEs). */

@@ -1,7 +1,7 @@
 package dev.gdasync.ki.cuda;
 
 import dev.gdasync.gdsync.cuda.FakeCuda;
-import dev.gdasync.ki.KiKernels;
+import dev.gdasync.ki.kernels.KiKernels;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,12 +1,12 @@
 package dev.gdasync.ki.cuda;
 
 import dev.gdasync.gdsync.ki.KiTable;
-import dev.gdasync.ki.KiCopy;
-import dev.gdasync.ki.KiCopyWork;
-import dev.gdasync.ki.KiExchange;
-import dev.gdasync.ki.KiExchangeWork;
 import dev.gdasync.ki.StubWork;
-import dev.gdasync.ki.KiTemplateArgs;
+import dev.gdasync.ki.kernels.KiCopy;
+import dev.gdasync.ki.kernels.KiCopyWork;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiExchangeWork;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.cuda.CudaDriver;
-import dev.gdasync.ki.KiKernels;
+import dev.gdasync.ki.kernels.KiKernels;
 import dev.gdasync.libmp.testutil.ChildProcess;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

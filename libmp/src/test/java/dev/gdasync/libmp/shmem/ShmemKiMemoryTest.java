@@ -1,7 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.testutil.FuzzSeeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

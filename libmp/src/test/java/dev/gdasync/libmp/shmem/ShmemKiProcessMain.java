@@ -1,9 +1,9 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.ki.HostKiExecutor;
 import dev.gdasync.ki.KiException;
-import dev.gdasync.ki.ShmemDevice;
-import dev.gdasync.ki.ShmemKernel;
+import dev.gdasync.ki.exec.HostKiExecutor;
+import dev.gdasync.ki.shmem.ShmemDevice;
+import dev.gdasync.ki.shmem.ShmemKernel;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpException;

@@ -1,8 +1,8 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.stream.HostStream;
-import dev.gdasync.ki.HostKiExecutor;
-import dev.gdasync.ki.ShmemDevice;
+import dev.gdasync.ki.exec.HostKiExecutor;
+import dev.gdasync.ki.shmem.ShmemDevice;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.testutil.KilledMidCall;
 

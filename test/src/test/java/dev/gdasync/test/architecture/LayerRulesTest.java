@@ -98,4 +98,17 @@ class LayerRulesTest {
     void softwareNicPackagesFormNoCycles() {
         slices().matching("dev.gdasync.gdsync.swnic.(*)..").should().beFreeOfCycles().check(main);
     }
+
+    @Test
+    void kiKernelsRoomsFormNoCycles() {
+        slices().matching("dev.gdasync.ki.(*)..").should().beFreeOfCycles().check(main);
+        // The executor contract (the module's root package) sits below every executor and mirror, above the kernels.
+        noClasses().that().resideInAPackage("dev.gdasync.ki")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.gdasync.ki.exec..", "dev.gdasync.ki.cuda..",
+                        "dev.gdasync.ki.shmem..", "dev.gdasync.ki.msccl..")
+                .check(main);
+        noClasses().that().resideInAPackage("dev.gdasync.ki.kernels..")
+                .should().dependOnClassesThat().resideInAPackage("dev.gdasync.ki")
+                .check(main);
+    }
 }

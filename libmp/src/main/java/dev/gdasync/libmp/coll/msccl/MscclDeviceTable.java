@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 
@@ -8,26 +9,23 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
+import static dev.gdasync.gdsync.ki.MscclTableLayout.HEADER_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.STEP_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.TB_BYTES;
+
 /**
  * The table of the kernel interpreter ({@code gds_msccl_interpreter} in ki-kernels' {@code msccl_interpreter.cuh}):
  * a 64-byte header, a 96-byte record per thread block of the launch and a 16-byte record per step, with every
- * address a byte offset into one arena. This encoding runs all ranks of a program in one launch on one device (the
- * rank's blocks follow each other); each rank's input, output and scratch, each block's connection region and the
- * semaphores are laid out in the arena as {@link Layout} says. The C structs assert the same sizes and offsets.
+ * address a byte offset into one arena, in gdsync's {@link MscclTableLayout} (the format's one definition, which
+ * ki-kernels reads and a test compares with the C structs). This encoding runs all ranks of a program in one launch
+ * on one device (the rank's blocks follow each other); each rank's input, output and scratch, each block's connection
+ * region and the semaphores are laid out in the arena as {@link Layout} says.
  *
  * <p>The kernel has not run yet (no GPU was lent to this work): the table is tested against the program here, the
  * kernel is compiled and assembled by ki-kernels' build.
  */
 public final class MscclDeviceTable {
-    /** Bytes of the header. */
-    public static final int HEADER_BYTES = 64;
-    /** Bytes of a thread block's record. */
-    public static final int TB_BYTES = 96;
-    /** Bytes of a step's record. */
-    public static final int STEP_BYTES = 16;
-    /** The header's magic, "MSCL" little-endian. */
-    public static final int MAGIC = 0x4c43534d;
-    private static final long NONE = -1L;
+    private static final long NONE = MscclTableLayout.NONE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
@@ -134,18 +132,18 @@ public final class MscclDeviceTable {
         Layout layout = new Layout(align(at), input, output, region, semaphores);
 
         MemorySegment header = arena.allocate(HEADER_BYTES, 64);
-        header.set(I32, 0, MAGIC);
-        header.set(I32, 4, 1);
-        header.set(I32, 8, ntb);
-        header.set(I32, 12, (int) tiles);
-        header.set(I64, 16, tileElems);
-        header.set(I64, 24, chunkElems);
-        header.set(I32, 32, slots);
-        header.set(I32, 36, slotBytes);
-        header.set(I32, 40, type.ordinal());
-        header.set(I32, 44, op.ordinal());
-        header.set(I64, 48, epoch << 32);
-        header.set(I64, 56, semaphores);
+        header.set(I32, MscclTableLayout.H_MAGIC, MscclTableLayout.MAGIC);
+        header.set(I32, MscclTableLayout.H_VERSION, MscclTableLayout.VERSION);
+        header.set(I32, MscclTableLayout.H_NTB, ntb);
+        header.set(I32, MscclTableLayout.H_TILES, (int) tiles);
+        header.set(I64, MscclTableLayout.H_TILE_ELEMS, tileElems);
+        header.set(I64, MscclTableLayout.H_CHUNK_ELEMS, chunkElems);
+        header.set(I32, MscclTableLayout.H_SLOTS, slots);
+        header.set(I32, MscclTableLayout.H_SLOT_BYTES, slotBytes);
+        header.set(I32, MscclTableLayout.H_DTYPE, typeCode(type));
+        header.set(I32, MscclTableLayout.H_OP, op.code());
+        header.set(I64, MscclTableLayout.H_EPOCH_BASE, epoch << 32);
+        header.set(I64, MscclTableLayout.H_SEM_OFFSET, semaphores);
 
         MemorySegment tbs = arena.allocate((long) TB_BYTES * Math.max(1, ntb), 64);
         MemorySegment steps = arena.allocate((long) STEP_BYTES * Math.max(1, nsteps), 64);
@@ -155,31 +153,32 @@ public final class MscclDeviceTable {
         for (MscclProgram.Gpu g : p.gpus()) {
             for (MscclProgram.ThreadBlock tb : g.tbs()) {
                 long rec = (long) TB_BYTES * b;
-                tbs.set(I32, rec, s);
-                tbs.set(I32, rec + 4, tb.steps().size());
-                tbs.set(I32, rec + 8, first[g.id()]);
-                tbs.set(I32, rec + 12, (tb.send() >= 0 ? 1 : 0) | (tb.recv() >= 0 ? 2 : 0));
-                tbs.set(I64, rec + 16, tb.recv() >= 0 ? region[b] : NONE);
-                tbs.set(I64, rec + 24, tb.send() >= 0
+                tbs.set(I32, rec + MscclTableLayout.TB_FIRST_STEP, s);
+                tbs.set(I32, rec + MscclTableLayout.TB_NSTEPS, tb.steps().size());
+                tbs.set(I32, rec + MscclTableLayout.TB_GPU_FIRST, first[g.id()]);
+                tbs.set(I32, rec + MscclTableLayout.TB_FLAGS, (tb.send() >= 0 ? MscclTableLayout.TB_SENDS : 0)
+                        | (tb.recv() >= 0 ? MscclTableLayout.TB_RECEIVES : 0));
+                tbs.set(I64, rec + MscclTableLayout.TB_RECV_REGION, tb.recv() >= 0 ? region[b] : NONE);
+                tbs.set(I64, rec + MscclTableLayout.TB_SEND_REGION, tb.send() >= 0
                         ? region[first[tb.send()] + p.tbConnectedTo(tb.send(), g.id(), tb.chan(), false)] : NONE);
-                tbs.set(I64, rec + 32, region[b] + flagsAndAck);
-                tbs.set(I64, rec + 40, tb.recv() >= 0
+                tbs.set(I64, rec + MscclTableLayout.TB_ACK_WORD, region[b] + flagsAndAck);
+                tbs.set(I64, rec + MscclTableLayout.TB_PEER_ACK_WORD, tb.recv() >= 0
                         ? region[first[tb.recv()] + p.tbConnectedTo(tb.recv(), g.id(), tb.chan(), true)] + flagsAndAck
                         : NONE);
-                tbs.set(I64, rec + 48, input[g.id()]);
-                tbs.set(I64, rec + 56, output[g.id()]);
-                tbs.set(I64, rec + 64, scratch[g.id()]);
+                tbs.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_INPUT, input[g.id()]);
+                tbs.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_OUTPUT, output[g.id()]);
+                tbs.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_SCRATCH, scratch[g.id()]);
                 for (MscclProgram.Step st : tb.steps()) {
                     long o = (long) STEP_BYTES * s++;
-                    steps.set(ValueLayout.JAVA_BYTE, o, (byte) st.type().ordinal());
-                    steps.set(ValueLayout.JAVA_BYTE, o + 1, bufferCode(st.srcbuf()));
-                    steps.set(ValueLayout.JAVA_BYTE, o + 2, bufferCode(st.dstbuf()));
-                    steps.set(ValueLayout.JAVA_BYTE, o + 3, (byte) (st.hasdep() ? 1 : 0));
-                    steps.set(I16, o + 4, (short) Math.max(0, st.srcoff()));
-                    steps.set(I16, o + 6, (short) Math.max(0, st.dstoff()));
-                    steps.set(I16, o + 8, (short) st.cnt());
-                    steps.set(I16, o + 10, (short) st.depid());
-                    steps.set(I16, o + 12, (short) st.deps());
+                    steps.set(ValueLayout.JAVA_BYTE, o + MscclTableLayout.ST_TYPE, (byte) stepCode(st.type()));
+                    steps.set(ValueLayout.JAVA_BYTE, o + MscclTableLayout.ST_SRCBUF, (byte) bufferCode(st.srcbuf()));
+                    steps.set(ValueLayout.JAVA_BYTE, o + MscclTableLayout.ST_DSTBUF, (byte) bufferCode(st.dstbuf()));
+                    steps.set(ValueLayout.JAVA_BYTE, o + MscclTableLayout.ST_HASDEP, (byte) (st.hasdep() ? 1 : 0));
+                    steps.set(I16, o + MscclTableLayout.ST_SRCOFF, (short) Math.max(0, st.srcoff()));
+                    steps.set(I16, o + MscclTableLayout.ST_DSTOFF, (short) Math.max(0, st.dstoff()));
+                    steps.set(I16, o + MscclTableLayout.ST_CNT, (short) st.cnt());
+                    steps.set(I16, o + MscclTableLayout.ST_DEPID, (short) st.depid());
+                    steps.set(I16, o + MscclTableLayout.ST_DEPS, (short) st.deps());
                 }
                 b++;
             }
@@ -233,7 +232,8 @@ public final class MscclDeviceTable {
         for (int r = 0; r < rank; r++) {
             first += p.gpus().get(r).tbs().size();
         }
-        int firstStep = ntb == 0 ? 0 : all.tbs().get(I32, (long) TB_BYTES * first);
+        int firstStep = ntb == 0 ? 0
+                : all.tbs().get(I32, (long) TB_BYTES * first + MscclTableLayout.TB_FIRST_STEP);
         int nsteps = 0;
         for (MscclProgram.ThreadBlock tb : g.tbs()) {
             nsteps += tb.steps().size();
@@ -242,37 +242,68 @@ public final class MscclDeviceTable {
         long stepsAt = tbsAt + (long) TB_BYTES * ntb;
         MemorySegment t = arena.allocate(stepsAt + (long) STEP_BYTES * Math.max(1, nsteps), 64);
         MemorySegment.copy(all.header(), 0, t, 0, HEADER_BYTES);
-        t.set(I32, 8, ntb);
-        t.set(I64, 56, layout.semaphores());
+        t.set(I32, MscclTableLayout.H_NTB, ntb);
+        t.set(I64, MscclTableLayout.H_SEM_OFFSET, layout.semaphores());
         MemorySegment.copy(all.steps(), (long) STEP_BYTES * firstStep, t, stepsAt, (long) STEP_BYTES * nsteps);
         long rb = layout.regionBytes();
         long ack = (long) slots * slotBytes + 8L * slots;
         for (MscclProgram.ThreadBlock tb : g.tbs()) {
             long rec = tbsAt + (long) TB_BYTES * tb.id();
             long from = (long) TB_BYTES * (first + tb.id());
-            t.set(I32, rec, all.tbs().get(I32, from) - firstStep);
-            t.set(I32, rec + 4, tb.steps().size());
-            t.set(I32, rec + 8, 0);
-            t.set(I32, rec + 12, all.tbs().get(I32, from + 12));
-            t.set(I64, rec + 16, layout.regions() + rb * tb.id());
-            t.set(I64, rec + 24, tb.send() >= 0
+            t.set(I32, rec + MscclTableLayout.TB_FIRST_STEP,
+                    all.tbs().get(I32, from + MscclTableLayout.TB_FIRST_STEP) - firstStep);
+            t.set(I32, rec + MscclTableLayout.TB_NSTEPS, tb.steps().size());
+            t.set(I32, rec + MscclTableLayout.TB_GPU_FIRST, 0);
+            t.set(I32, rec + MscclTableLayout.TB_FLAGS, all.tbs().get(I32, from + MscclTableLayout.TB_FLAGS));
+            t.set(I64, rec + MscclTableLayout.TB_RECV_REGION, layout.regions() + rb * tb.id());
+            t.set(I64, rec + MscclTableLayout.TB_SEND_REGION, tb.send() >= 0
                     ? layout.regions() + rb * p.tbConnectedTo(tb.send(), rank, tb.chan(), false) : NONE);
-            t.set(I64, rec + 32, layout.regions() + rb * tb.id() + ack);
-            t.set(I64, rec + 40, tb.recv() >= 0
+            t.set(I64, rec + MscclTableLayout.TB_ACK_WORD, layout.regions() + rb * tb.id() + ack);
+            t.set(I64, rec + MscclTableLayout.TB_PEER_ACK_WORD, tb.recv() >= 0
                     ? layout.regions() + rb * p.tbConnectedTo(tb.recv(), rank, tb.chan(), true) + ack : NONE);
-            t.set(I64, rec + 48, layout.input());
-            t.set(I64, rec + 56, layout.output());
-            t.set(I64, rec + 64, layout.scratch());
-            t.set(I64, rec + 72, 0);
-            t.set(I32, rec + 80, tb.send() >= 0 ? layout.pes()[tb.send()] : -1);
-            t.set(I32, rec + 84, tb.recv() >= 0 ? layout.pes()[tb.recv()] : -1);
-            t.set(I64, rec + 88, layout.staging() + rb * tb.id());
+            t.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_INPUT, layout.input());
+            t.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_OUTPUT, layout.output());
+            t.set(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_SCRATCH, layout.scratch());
+            t.set(I64, rec + MscclTableLayout.TB_STATUS, 0);
+            t.set(I32, rec + MscclTableLayout.TB_KI_SEND_PE, tb.send() >= 0 ? layout.pes()[tb.send()] : -1);
+            t.set(I32, rec + MscclTableLayout.TB_KI_RECV_PE, tb.recv() >= 0 ? layout.pes()[tb.recv()] : -1);
+            t.set(I64, rec + MscclTableLayout.TB_KI_STAGING, layout.staging() + rb * tb.id());
         }
         return t;
     }
 
-    private static byte bufferCode(Buffer b) {
-        return b == null ? (byte) 255 : (byte) b.ordinal();
+    private static int bufferCode(Buffer b) {
+        if (b == null) {
+            return MscclTableLayout.BUF_NONE;
+        }
+        return switch (b) {
+            case INPUT -> MscclTableLayout.BUF_INPUT;
+            case OUTPUT -> MscclTableLayout.BUF_OUTPUT;
+            case SCRATCH -> MscclTableLayout.BUF_SCRATCH;
+        };
+    }
+
+    private static int stepCode(StepType t) {
+        return switch (t) {
+            case SEND -> MscclTableLayout.STEP_SEND;
+            case RECV -> MscclTableLayout.STEP_RECV;
+            case RECV_COPY_SEND -> MscclTableLayout.STEP_RECV_COPY_SEND;
+            case RECV_REDUCE_SEND -> MscclTableLayout.STEP_RECV_REDUCE_SEND;
+            case RECV_REDUCE_COPY -> MscclTableLayout.STEP_RECV_REDUCE_COPY;
+            case RECV_REDUCE_COPY_SEND -> MscclTableLayout.STEP_RECV_REDUCE_COPY_SEND;
+            case COPY -> MscclTableLayout.STEP_COPY;
+            case REDUCE -> MscclTableLayout.STEP_REDUCE;
+            case NOP -> MscclTableLayout.STEP_NOP;
+        };
+    }
+
+    private static int typeCode(DataType t) {
+        return switch (t) {
+            case INT32 -> MscclTableLayout.DTYPE_INT32;
+            case INT64 -> MscclTableLayout.DTYPE_INT64;
+            case FLOAT32 -> MscclTableLayout.DTYPE_FLOAT32;
+            case FLOAT64 -> MscclTableLayout.DTYPE_FLOAT64;
+        };
     }
 
     private static long align(long v) {

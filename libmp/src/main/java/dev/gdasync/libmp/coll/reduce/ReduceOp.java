@@ -1,27 +1,41 @@
 package dev.gdasync.libmp.coll.reduce;
 
+import dev.gdasync.gdsync.ki.Reduction;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * How two elements combine. Integer SUM and PROD wrap around (two's complement, as MPI and NCCL do); float MAX and
- * MIN follow {@link Math#max(float, float)} (a NaN wins). Every operator is commutative bit for bit, so the
- * collectives' fixed order gives every rank the same bits.
+ * How two elements combine, as gdsync's {@link Reduction} defines it for every form (host, kernel table, CUDA kernel).
+ * Integer SUM and PROD wrap around (two's complement, as MPI and NCCL do); float MAX and MIN follow
+ * {@link Math#max(float, float)} (a NaN wins). Every operator is commutative bit for bit, so the collectives' fixed
+ * order gives every rank the same bits.
  */
 public enum ReduceOp {
     /** a + b. */
-    SUM,
+    SUM(Reduction.SUM),
     /** a · b. */
-    PROD,
+    PROD(Reduction.PROD),
     /** the larger. */
-    MAX,
+    MAX(Reduction.MAX),
     /** the smaller. */
-    MIN;
+    MIN(Reduction.MIN);
 
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
+    private final int code;
+
+    ReduceOp(int code) {
+        this.code = code;
+    }
+
+    /** @return the operator's code in kernel tables ({@link Reduction}) */
+    public int code() {
+        return code;
+    }
 
     /**
      * {@code acc[i] = acc[i] ∘ in[i]} for {@code count} elements.
@@ -40,60 +54,24 @@ public enum ReduceOp {
         switch (type) {
             case INT32 -> {
                 for (long o = 0; o < n; o += 4) {
-                    acc.set(I32, o, ints(acc.get(I32, o), in.get(I32, o)));
+                    acc.set(I32, o, Reduction.combine(code, acc.get(I32, o), in.get(I32, o)));
                 }
             }
             case INT64 -> {
                 for (long o = 0; o < n; o += 8) {
-                    acc.set(I64, o, longs(acc.get(I64, o), in.get(I64, o)));
+                    acc.set(I64, o, Reduction.combine(code, acc.get(I64, o), in.get(I64, o)));
                 }
             }
             case FLOAT32 -> {
                 for (long o = 0; o < n; o += 4) {
-                    acc.set(F32, o, floats(acc.get(F32, o), in.get(F32, o)));
+                    acc.set(F32, o, Reduction.combine(code, acc.get(F32, o), in.get(F32, o)));
                 }
             }
             case FLOAT64 -> {
                 for (long o = 0; o < n; o += 8) {
-                    acc.set(F64, o, doubles(acc.get(F64, o), in.get(F64, o)));
+                    acc.set(F64, o, Reduction.combine(code, acc.get(F64, o), in.get(F64, o)));
                 }
             }
         }
-    }
-
-    private int ints(int a, int b) {
-        return switch (this) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MAX -> Math.max(a, b);
-            case MIN -> Math.min(a, b);
-        };
-    }
-
-    private long longs(long a, long b) {
-        return switch (this) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MAX -> Math.max(a, b);
-            case MIN -> Math.min(a, b);
-        };
-    }
-
-    private float floats(float a, float b) {
-        return switch (this) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MAX -> Math.max(a, b);
-            case MIN -> Math.min(a, b);
-        };
-    }
-
-    private double doubles(double a, double b) {
-        return switch (this) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MAX -> Math.max(a, b);
-            case MIN -> Math.min(a, b);
-        };
     }
 }

@@ -1,6 +1,6 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 
 import java.time.Duration;

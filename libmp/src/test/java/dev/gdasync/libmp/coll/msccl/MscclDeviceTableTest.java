@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.coll.msccl;
 
+import dev.gdasync.gdsync.ki.MscclTableLayout;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class MscclDeviceTableTest {
             MscclDeviceTable.Encoded t = MscclDeviceTable.encode(ring, DataType.INT32, ReduceOp.SUM, 4000, 2, 1024, 7,
                     arena);
             MemorySegment h = t.header();
-            assertEquals(MscclDeviceTable.MAGIC, h.get(I32, 0));
+            assertEquals(MscclTableLayout.MAGIC, h.get(I32, 0));
             assertEquals(4, h.get(I32, 8));
             assertEquals(4, h.get(I32, 12));
             assertEquals(256, h.get(I64, 16));
@@ -39,7 +40,7 @@ class MscclDeviceTableTest {
             assertEquals(t.layout().semaphores(), h.get(I64, 56));
             long ack = 2 * 1024 + 2 * 8;
             for (int r = 0; r < 4; r++) {
-                long rec = (long) MscclDeviceTable.TB_BYTES * r;
+                long rec = (long) MscclTableLayout.TB_BYTES * r;
                 assertEquals(7L * r, t.tbs().get(I32, rec), "first step");
                 assertEquals(7, t.tbs().get(I32, rec + 4));
                 assertEquals(r, t.tbs().get(I32, rec + 8), "gpu's first block");
@@ -53,7 +54,7 @@ class MscclDeviceTableTest {
                 assertEquals(t.layout().input()[r], t.tbs().get(I64, rec + 48));
             }
             // Rank 0's step 3: rrcs of chunk 1.
-            long st = 3L * MscclDeviceTable.STEP_BYTES;
+            long st = 3L * MscclTableLayout.STEP_BYTES;
             assertEquals(StepType.RECV_REDUCE_COPY_SEND.ordinal(), t.steps().get(ValueLayout.JAVA_BYTE, st));
             assertEquals(1, t.steps().get(I16, st + 4));
             assertEquals(1, t.steps().get(I16, st + 8));
@@ -72,9 +73,9 @@ class MscclDeviceTableTest {
             assertEquals(3, t.header().get(I32, 40), "FLOAT64");
             assertEquals(2, t.header().get(I32, 44), "MAX");
             // Gpu 1's blocks are launch blocks 2 and 3; gpu 1 tb 1 step 2 waits for its tb 0 step 3.
-            long rec = 3L * MscclDeviceTable.TB_BYTES;
+            long rec = 3L * MscclTableLayout.TB_BYTES;
             assertEquals(2, t.tbs().get(I32, rec + 8));
-            long st = (long) (t.tbs().get(I32, rec) + 2) * MscclDeviceTable.STEP_BYTES;
+            long st = (long) (t.tbs().get(I32, rec) + 2) * MscclTableLayout.STEP_BYTES;
             assertEquals(0, t.steps().get(I16, st + 10));
             assertEquals(3, t.steps().get(I16, st + 12));
             assertEquals(2, t.steps().get(I16, st + 8), "cnt");
@@ -95,18 +96,18 @@ class MscclDeviceTableTest {
                     new int[] {7, 6, 5, 4});
             MemorySegment t = MscclDeviceTable.encodeRank(rdh, 1, DataType.INT32, ReduceOp.SUM, 64, 4, 64, 5, layout,
                     arena);
-            assertEquals(MscclDeviceTable.MAGIC, t.get(I32, 0));
+            assertEquals(MscclTableLayout.MAGIC, t.get(I32, 0));
             assertEquals(2, t.get(I32, 8), "rank 1's blocks");
             assertEquals(5L << 32, t.get(I64, 48));
             assertEquals(20000, t.get(I64, 56), "semaphores in the heap");
-            long steps = MscclDeviceTable.HEADER_BYTES + 2L * MscclDeviceTable.TB_BYTES;
+            long steps = MscclTableLayout.HEADER_BYTES + 2L * MscclTableLayout.TB_BYTES;
             long ack = 4 * 64 + 4 * 8;
             for (int b = 0; b < 2; b++) {
-                long rec = MscclDeviceTable.HEADER_BYTES + (long) MscclDeviceTable.TB_BYTES * b;
+                long rec = MscclTableLayout.HEADER_BYTES + (long) MscclTableLayout.TB_BYTES * b;
                 MscclProgram.ThreadBlock tb = rdh.gpus().get(1).tbs().get(b);
-                long from = (long) MscclDeviceTable.TB_BYTES * (2 + b);
+                long from = (long) MscclTableLayout.TB_BYTES * (2 + b);
                 int first = t.get(I32, rec);
-                assertEquals(all.tbs().get(I32, from) - all.tbs().get(I32, 2L * MscclDeviceTable.TB_BYTES), first);
+                assertEquals(all.tbs().get(I32, from) - all.tbs().get(I32, 2L * MscclTableLayout.TB_BYTES), first);
                 assertEquals(tb.steps().size(), t.get(I32, rec + 4));
                 assertEquals(0, t.get(I32, rec + 8), "block 0 of the gpu is the table's block 0");
                 assertEquals(1000 + rb * b, t.get(I64, rec + 16), "own receive region");
@@ -119,10 +120,10 @@ class MscclDeviceTableTest {
                 assertEquals(7 - tb.recv(), t.get(I32, rec + 84), "receive PE");
                 assertEquals(9000 + rb * b, t.get(I64, rec + 88), "staging");
                 for (int s = 0; s < tb.steps().size(); s++) {
-                    long mine = steps + (long) MscclDeviceTable.STEP_BYTES * (first + s);
-                    long kernel = (long) MscclDeviceTable.STEP_BYTES * (all.tbs().get(I32, from) + s);
-                    assertEquals(-1L, MemorySegment.mismatch(t, mine, mine + MscclDeviceTable.STEP_BYTES, all.steps(),
-                            kernel, kernel + MscclDeviceTable.STEP_BYTES), "step " + s + " as the kernel has it");
+                    long mine = steps + (long) MscclTableLayout.STEP_BYTES * (first + s);
+                    long kernel = (long) MscclTableLayout.STEP_BYTES * (all.tbs().get(I32, from) + s);
+                    assertEquals(-1L, MemorySegment.mismatch(t, mine, mine + MscclTableLayout.STEP_BYTES, all.steps(),
+                            kernel, kernel + MscclTableLayout.STEP_BYTES), "step " + s + " as the kernel has it");
                 }
             }
         }

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.MscclKernelTable;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 
@@ -88,7 +89,7 @@ final class MscclKernelCase {
      * @return the index of the changed step record
      */
     static int makeUnmeetable(MscclDeviceTable.Encoded e) {
-        for (int s = 0; s < e.steps().byteSize() / MscclKernelTable.STEP_BYTES; s++) {
+        for (int s = 0; s < e.steps().byteSize() / MscclTableLayout.STEP_BYTES; s++) {
             if (e.steps().get(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 10) >= 0) {
                 e.steps().set(ValueLayout.JAVA_SHORT_UNALIGNED, 16L * s + 12, (short) 999);
                 return s;

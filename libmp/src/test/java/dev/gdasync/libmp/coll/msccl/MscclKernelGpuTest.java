@@ -2,9 +2,9 @@ package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.ki.KiException;
-import dev.gdasync.ki.KiKernels;
-import dev.gdasync.ki.MscclKernelTable;
 import dev.gdasync.ki.cuda.CudaKiExecutor;
+import dev.gdasync.ki.kernels.KiKernels;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.AfterAll;

@@ -1,7 +1,8 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.MscclKernelTable;
-import dev.gdasync.ki.MscclOperators;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.gdsync.ki.Reduction;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,7 +80,7 @@ final class MscclKernelMirror {
     }
 
     private long tb(int b, long field) {
-        return tbs + (long) MscclKernelTable.TB_BYTES * b + field;
+        return tbs + (long) MscclTableLayout.TB_BYTES * b + field;
     }
 
     private void block(int b) {
@@ -95,7 +96,7 @@ final class MscclKernelMirror {
         for (int t = 0; t < tiles; t++) {
             long elems = Math.min(chunkElems - (long) t * tileElems, tileElems);
             for (int s = 0; s < nsteps; s++) {
-                long st = steps + (firstStep + s) * MscclKernelTable.STEP_BYTES;
+                long st = steps + (firstStep + s) * MscclTableLayout.STEP_BYTES;
                 int type = image.get(ValueLayout.JAVA_BYTE, st);
                 boolean receives = type >= 1 && type <= 5;
                 boolean sends = type == 0 || type == 2 || type == 3 || type == 5;
@@ -117,7 +118,7 @@ final class MscclKernelMirror {
                     ok = waitGeq(ackWord, epoch + sq - slots);
                 }
                 if (!ok) {
-                    image.set(I64, tb(b, MscclKernelTable.TB_STATUS), 1 + s);
+                    image.set(I64, tb(b, MscclTableLayout.TB_STATUS), 1 + s);
                     return;
                 }
                 long in = receives ? recvRegion + rslot * slotBytes : -1;
@@ -211,11 +212,11 @@ final class MscclKernelMirror {
     /** to = a op b, in the table's type. */
     private void combine(long a, long b, long to) {
         switch (dtype) {
-            case 0 -> arena.set(I32, to, (int) MscclOperators.integers(op, arena.get(I32, a), arena.get(I32, b)));
-            case 1 -> arena.set(I64, to, MscclOperators.integers(op, arena.get(I64, a), arena.get(I64, b)));
-            case 2 -> arena.set(ValueLayout.JAVA_FLOAT_UNALIGNED, to, (float) MscclOperators.floats(op,
+            case 0 -> arena.set(I32, to, Reduction.combine(op, arena.get(I32, a), arena.get(I32, b)));
+            case 1 -> arena.set(I64, to, Reduction.combine(op, arena.get(I64, a), arena.get(I64, b)));
+            case 2 -> arena.set(ValueLayout.JAVA_FLOAT_UNALIGNED, to, Reduction.combine(op,
                     arena.get(ValueLayout.JAVA_FLOAT_UNALIGNED, a), arena.get(ValueLayout.JAVA_FLOAT_UNALIGNED, b)));
-            default -> arena.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, to, MscclOperators.floats(op,
+            default -> arena.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, to, Reduction.combine(op,
                     arena.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, a), arena.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, b)));
         }
     }

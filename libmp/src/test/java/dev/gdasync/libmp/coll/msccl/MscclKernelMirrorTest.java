@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.ki.MscclKernelTable;
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.ki.msccl.MscclKernelTable;
 import dev.gdasync.libmp.coll.reduce.DataType;
 import dev.gdasync.libmp.coll.reduce.ReduceOp;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,7 @@ class MscclKernelMirrorTest {
             List<String> failures = MscclKernelMirror.run(t, memory.allocate(e.layout().arenaBytes(), 64), 200_000_000L);
             int block = blockOfStep(e, at);
             String first = "rank " + t.rankOf(block) + " thread block " + t.threadBlockOf(block) + " gave up waiting at step "
-                    + (at - e.tbs().get(ValueLayout.JAVA_INT_UNALIGNED, (long) MscclKernelTable.TB_BYTES * block));
+                    + (at - e.tbs().get(ValueLayout.JAVA_INT_UNALIGNED, (long) MscclTableLayout.TB_BYTES * block));
             assertTrue(failures.contains(first), first + " in " + failures);
         }
     }
@@ -61,7 +62,7 @@ class MscclKernelMirrorTest {
     private static int blockOfStep(MscclDeviceTable.Encoded e, int step) {
         int ntb = e.header().get(ValueLayout.JAVA_INT_UNALIGNED, 8);
         for (int b = 0; b < ntb; b++) {
-            long rec = (long) MscclKernelTable.TB_BYTES * b;
+            long rec = (long) MscclTableLayout.TB_BYTES * b;
             int first = e.tbs().get(ValueLayout.JAVA_INT_UNALIGNED, rec);
             if (step >= first && step < first + e.tbs().get(ValueLayout.JAVA_INT_UNALIGNED, rec + 4)) {
                 return b;
@@ -79,7 +80,7 @@ class MscclKernelMirrorTest {
                 "MSCCL kernel table: the block records hold 384 bytes; 5 blocks need 480");
         refused(ring, e -> e.header().set(ValueLayout.JAVA_INT_UNALIGNED, 40, 7),
                 "MSCCL kernel table: the element type code is 7; the kernel knows 0..3 (int32, int64, float32, float64)");
-        refused(ring, e -> e.tbs().set(ValueLayout.JAVA_LONG_UNALIGNED, MscclKernelTable.TB_BYTES + 24, 1L << 40),
+        refused(ring, e -> e.tbs().set(ValueLayout.JAVA_LONG_UNALIGNED, MscclTableLayout.TB_BYTES + 24, 1L << 40),
                 "MSCCL kernel table: rank 1 thread block 0 (launch block 1): the region it sends into (arena offset "
                         + (1L << 40) + ", 144 bytes) must be 8-byte aligned and lie in the arena of ");
         refused(ring, e -> e.steps().set(ValueLayout.JAVA_SHORT_UNALIGNED, 10, (short) 1),
@@ -107,14 +108,14 @@ class MscclKernelMirrorTest {
         MscclProgram ring = MscclKernelCase.reference("allreduce_ring_4gpu_simple.xml");
         try (Arena memory = Arena.ofConfined()) {
             MscclDeviceTable.Encoded e = MscclDeviceTable.encode(ring, DataType.INT32, ReduceOp.SUM, 64, 2, 64, 1, memory);
-            e.tbs().set(ValueLayout.JAVA_LONG_UNALIGNED, MscclKernelTable.TB_STATUS, 5);
+            e.tbs().set(ValueLayout.JAVA_LONG_UNALIGNED, MscclTableLayout.TB_STATUS, 5);
             MscclKernelTable t = MscclKernelTable.of(e.header(), e.tbs(), e.steps(), e.layout().arenaBytes(), memory);
             MemorySegment img = t.image();
             assertEquals(4, t.blocks());
             assertEquals(64 + 4 * 96, t.stepsOffset());
             assertEquals(-1, img.asSlice(0, 64).mismatch(e.header()));
             assertEquals(-1, img.asSlice(t.stepsOffset(), e.steps().byteSize()).mismatch(e.steps()));
-            assertEquals(0, img.get(ValueLayout.JAVA_LONG_UNALIGNED, t.tbsOffset() + MscclKernelTable.TB_STATUS));
+            assertEquals(0, img.get(ValueLayout.JAVA_LONG_UNALIGNED, t.tbsOffset() + MscclTableLayout.TB_STATUS));
             assertEquals(List.of(), t.failures(img.asSlice(t.tbsOffset())));
             assertEquals(List.of(1, 2), List.of(t.rankOf(1), t.rankOf(2)));
         }

@@ -1,7 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
 import dev.gdasync.gdsync.stream.HostStream;
-import dev.gdasync.ki.HostKiExecutor;
+import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.Collectives;

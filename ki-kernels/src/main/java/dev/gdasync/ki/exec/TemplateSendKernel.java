@@ -1,6 +1,7 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 
 import java.util.List;
 

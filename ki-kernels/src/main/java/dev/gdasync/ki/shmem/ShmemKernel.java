@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.shmem;
 
 /**
  * The body of a shmem kernel on the host KI executor: what one block does with its context. The executor runs it

@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.concurrent.AgentThread;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
@@ -7,6 +7,15 @@ import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.concurrent.ThreadAffinity;
 import dev.gdasync.gdsync.ki.DeviceAddressMap;
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.KiExecutor;
+import dev.gdasync.ki.KiLaunch;
+import dev.gdasync.ki.KiLaunchChecks;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
+import dev.gdasync.ki.msccl.MscclKiBlock;
+import dev.gdasync.ki.shmem.ShmemDevice;
+import dev.gdasync.ki.shmem.ShmemKernel;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.SleepingIdleStrategy;

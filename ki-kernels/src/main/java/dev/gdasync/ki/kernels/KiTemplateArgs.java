@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.kernels;
 
 /**
  * The dynamic fields a kernel thread writes into a templated send before ringing it. Addresses and keys

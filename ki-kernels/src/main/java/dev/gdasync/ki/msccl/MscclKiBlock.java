@@ -1,10 +1,18 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.msccl;
 
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.gdsync.ki.Reduction;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.shmem.ShmemDevice;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+
+import static dev.gdasync.gdsync.ki.MscclTableLayout.HEADER_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.STEP_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.TB_BYTES;
 
 /**
  * The host mirror of {@code msccl_interpreter.cuh} in its KI form: one thread block of an MSCCL-IR program, run by a
@@ -16,27 +24,19 @@ import java.lang.invoke.VarHandle;
  * {@link ShmemDevice#waitUntil}. Semaphores are WRITE64 (release) and WAIT64 GEQ (acquire) on words of this rank's
  * heap, with the values of the host and stream interpreters.
  *
- * <p>The table, as the kernel reads it: a 64-byte header (magic, version, blocks, tiles, tile and chunk elements,
- * slots, slot bytes, type, operator, epoch base, the semaphores' heap offset), a 96-byte record per block (first
- * step, steps, flags, its receive region, the receiving peer block's region, its acknowledgement word, the sending
- * peer block's acknowledgement word — all heap offsets, the same on every rank —, the rank's input, output and
- * scratch as offsets from the heap's base, a status word, then the KI form's send and receive PEs and its staging
- * region), and a 16-byte record per step.
+ * <p>The table, as the kernel reads it ({@link MscclTableLayout}): a 64-byte header (magic, version, blocks, tiles,
+ * tile and chunk elements, slots, slot bytes, type, operator, epoch base, the semaphores' heap offset), a 96-byte
+ * record per block (first step, steps, flags, its receive region, the receiving peer block's region, its
+ * acknowledgement word, the sending peer block's acknowledgement word — all heap offsets, the same on every rank —,
+ * the rank's input, output and scratch as offsets from the heap's base, a status word, then the KI form's send and
+ * receive PEs and its staging region), and a 16-byte record per step.
+ *
+ * <p>Applications launch it through {@code HostKiExecutor.msccl}, which checks the launch with {@link #check} and runs
+ * {@link #run} on every block's thread.
  */
-final class MscclKiBlock {
-    private static final int MAGIC = MscclKernelTable.MAGIC;
-    private static final int HEADER_BYTES = MscclKernelTable.HEADER_BYTES;
-    private static final int TB_BYTES = MscclKernelTable.TB_BYTES;
-    private static final int STEP_BYTES = MscclKernelTable.STEP_BYTES;
+public final class MscclKiBlock {
+    /** The step types' names in MSCCL-IR, by code. */
     private static final String[] TYPES = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
-    private static final int SEND = 0;
-    private static final int RECV = 1;
-    private static final int RECV_COPY_SEND = 2;
-    private static final int RECV_REDUCE_SEND = 3;
-    private static final int RECV_REDUCE_COPY = 4;
-    private static final int RECV_REDUCE_COPY_SEND = 5;
-    private static final int COPY = 6;
-    private static final int REDUCE = 7;
     /** In place of a step type: the wait for the last acknowledgement, after the block's last step. */
     private static final int AFTER_LAST_STEP = -1;
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -67,57 +67,74 @@ final class MscclKiBlock {
         this.heap = heap;
         this.h = program;
         this.block = block;
-        this.ntb = u32(h + 8);
-        this.tiles = u32(h + 12);
-        this.tileElems = u64(h + 16);
-        this.chunkElems = u64(h + 24);
-        this.slots = u32(h + 32);
-        this.slotBytes = u32(h + 36);
-        this.dtype = u32(h + 40);
-        this.op = u32(h + 44);
-        this.base = u64(h + 48);
-        this.sem = u64(h + 56);
+        this.ntb = u32(h + MscclTableLayout.H_NTB);
+        this.tiles = u32(h + MscclTableLayout.H_TILES);
+        this.tileElems = u64(h + MscclTableLayout.H_TILE_ELEMS);
+        this.chunkElems = u64(h + MscclTableLayout.H_CHUNK_ELEMS);
+        this.slots = u32(h + MscclTableLayout.H_SLOTS);
+        this.slotBytes = u32(h + MscclTableLayout.H_SLOT_BYTES);
+        this.dtype = u32(h + MscclTableLayout.H_DTYPE);
+        this.op = u32(h + MscclTableLayout.H_OP);
+        this.base = u64(h + MscclTableLayout.H_EPOCH_BASE);
+        this.sem = u64(h + MscclTableLayout.H_SEM_OFFSET);
         this.tb = h + HEADER_BYTES + (long) TB_BYTES * block;
     }
 
     /**
      * Checks a program table as the kernel's entry does.
      *
-     * @throws IllegalArgumentException if it is not a KI-form table for this many blocks
+     * @param program   the table ({@code MscclDeviceTable.encodeRank}), native and 8-byte aligned
+     * @param blocks    the blocks of the launch
+     * @param firstTile the first tile the launch runs
+     * @param endTile   one past its last tile
+     * @throws IllegalArgumentException if it is not a KI-form table for this many blocks, or the tiles are not its
      */
-    static void check(MemorySegment program, int blocks, int firstTile, int endTile) {
+    public static void check(MemorySegment program, int blocks, int firstTile, int endTile) {
         long a = program.address();
         if (!program.isNative() || program.byteSize() < HEADER_BYTES + (long) TB_BYTES * blocks || (a & 7) != 0
-                || u32(a) != MAGIC || u32(a + 4) != 1 || u32(a + 8) != blocks) {
+                || u32(a + MscclTableLayout.H_MAGIC) != MscclTableLayout.MAGIC
+                || u32(a + MscclTableLayout.H_VERSION) != MscclTableLayout.VERSION
+                || u32(a + MscclTableLayout.H_NTB) != blocks) {
             throw new IllegalArgumentException(program + " is not an MSCCL kernel table of " + blocks
                     + " thread blocks (encode it with MscclDeviceTable.encodeRank)");
         }
-        if (firstTile < 0 || endTile < firstTile || endTile > u32(a + 12)) {
+        int tiles = u32(a + MscclTableLayout.H_TILES);
+        if (firstTile < 0 || endTile < firstTile || endTile > tiles) {
             throw new IllegalArgumentException("tiles [" + firstTile + ", " + endTile + ") are outside the table's "
-                    + u32(a + 12) + " tiles");
+                    + tiles + " tiles");
         }
     }
 
-    /** Runs block {@code block}'s steps for tiles [firstTile, endTile). */
-    static void run(ShmemDevice dev, long state, long program, int block, int firstTile, int endTile) {
+    /**
+     * Runs block {@code block}'s steps for tiles [firstTile, endTile), on the block's thread.
+     *
+     * @param dev       the block's shmem context
+     * @param state     the address of the launch's shmem KI state
+     * @param program   the address of the program table ({@link #check}ed)
+     * @param block     the block, its thread block in the program
+     * @param firstTile the first tile
+     * @param endTile   one past the last tile
+     * @throws KiException if a wait timed out or the launch was aborted (the block's status names the step)
+     */
+    public static void run(ShmemDevice dev, long state, long program, int block, int firstTile, int endTile) {
         new MscclKiBlock(dev, u64(state + ShmemKiLayout.S_HEAP), program, block).run(firstTile, endTile);
     }
 
     private void run(int firstTile, int endTile) {
-        int first = u32(tb);
-        int nsteps = u32(tb + 4);
-        long recvRegion = u64(tb + 16);
-        long sendRegion = u64(tb + 24);
-        long ackWord = u64(tb + 32);
-        long peerAck = u64(tb + 40);
-        int sendPe = u32(tb + 80);
-        int recvPe = u32(tb + 84);
-        long staging = u64(tb + 88);
+        int first = u32(tb + MscclTableLayout.TB_FIRST_STEP);
+        int nsteps = u32(tb + MscclTableLayout.TB_NSTEPS);
+        long recvRegion = u64(tb + MscclTableLayout.TB_RECV_REGION);
+        long sendRegion = u64(tb + MscclTableLayout.TB_SEND_REGION);
+        long ackWord = u64(tb + MscclTableLayout.TB_ACK_WORD);
+        long peerAck = u64(tb + MscclTableLayout.TB_PEER_ACK_WORD);
+        int sendPe = u32(tb + MscclTableLayout.TB_KI_SEND_PE);
+        int recvPe = u32(tb + MscclTableLayout.TB_KI_RECV_PE);
+        long staging = u64(tb + MscclTableLayout.TB_KI_STAGING);
         long steps = h + HEADER_BYTES + (long) TB_BYTES * ntb;
         int sendsPerTile = 0;
         int recvsPerTile = 0;
         for (int s = 0; s < nsteps; s++) {
-            int type = u8(steps + (long) STEP_BYTES * (first + s));
+            int type = u8(steps + (long) STEP_BYTES * (first + s) + MscclTableLayout.ST_TYPE);
             sendsPerTile += sends(type) ? 1 : 0;
             recvsPerTile += receives(type) ? 1 : 0;
         }
@@ -129,12 +146,12 @@ final class MscclKiBlock {
             long elems = Math.min(tileElems, chunkElems - tile * tileElems);
             for (int s = 0; s < nsteps; s++) {
                 long st = steps + (long) STEP_BYTES * (first + s);
-                int type = u8(st);
-                int depid = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 10);
-                int deps = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 12);
-                int cnt = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 8) & 0xffff;
+                int type = u8(st + MscclTableLayout.ST_TYPE);
+                int depid = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + MscclTableLayout.ST_DEPID);
+                int deps = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + MscclTableLayout.ST_DEPS);
+                int cnt = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + MscclTableLayout.ST_CNT) & 0xffff;
                 if (depid >= 0) {
-                    int depSteps = u32(h + HEADER_BYTES + (long) TB_BYTES * depid + 4);
+                    int depSteps = u32(h + HEADER_BYTES + (long) TB_BYTES * depid + MscclTableLayout.TB_NSTEPS);
                     waitGeq(sem + 8L * depid, base + (long) tile * depSteps + deps + 1, s, type, tile,
                             Awaited.SEMAPHORE, depid, deps);
                 }
@@ -162,7 +179,7 @@ final class MscclKiBlock {
                     dev.p(segment(peerAck, 8), base + rq, recvPe);
                     recvSeq = rq;
                 }
-                if (u8(st + 3) != 0) {
+                if (u8(st + MscclTableLayout.ST_HASDEP) != 0) {
                     LONG.setRelease(ALL, heap + sem + 8L * block, base + (long) tile * nsteps + s + 1);
                 }
             }
@@ -194,7 +211,7 @@ final class MscclKiBlock {
         try {
             dev.waitUntil(segment(offset, 8), ShmemDevice.CMP_GE, value);
         } catch (KiException e) {
-            LONG.setVolatile(ALL, tb + MscclKernelTable.TB_STATUS, 1L + step);
+            LONG.setVolatile(ALL, tb + MscclTableLayout.TB_STATUS, 1L + step);
             String at = type == AFTER_LAST_STEP ? "tb " + block + " after its last step"
                     : "tb " + block + " step " + step + " (" + TYPES[type] + ", tile " + tile + " of " + tiles + ")";
             String awaited = switch (what) {
@@ -214,32 +231,32 @@ final class MscclKiBlock {
 
     /** One step on one tile (the kernel's {@code gds_msccl_execute}): piece j of a message is chunk off + j's tile. */
     private void execute(long st, int type, int cnt, int tile, long elems, long in, long out) {
-        int srcbuf = u8(st + 1);
-        int dstbuf = u8(st + 2);
-        int srcoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 4) & 0xffff;
-        int dstoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + 6) & 0xffff;
+        int srcbuf = u8(st + MscclTableLayout.ST_SRCBUF);
+        int dstbuf = u8(st + MscclTableLayout.ST_DSTBUF);
+        int srcoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + MscclTableLayout.ST_SRCOFF) & 0xffff;
+        int dstoff = ALL.get(ValueLayout.JAVA_SHORT_UNALIGNED, st + MscclTableLayout.ST_DSTOFF) & 0xffff;
         long e = elemBytes();
         long len = elems * e;
         for (int j = 0; j < cnt; j++) {
-            long src = srcbuf == 255 ? 0 : piece(srcbuf, srcoff + j, tile);
-            long dst = dstbuf == 255 ? 0 : piece(dstbuf, dstoff + j, tile);
+            long src = srcbuf == MscclTableLayout.BUF_NONE ? 0 : piece(srcbuf, srcoff + j, tile);
+            long dst = dstbuf == MscclTableLayout.BUF_NONE ? 0 : piece(dstbuf, dstoff + j, tile);
             long rin = in + j * len;
             long rout = out + j * len;
             switch (type) {
-                case SEND -> copy(src, rout, len);
-                case RECV -> copy(rin, dst, len);
-                case RECV_COPY_SEND -> {
+                case MscclTableLayout.STEP_SEND -> copy(src, rout, len);
+                case MscclTableLayout.STEP_RECV -> copy(rin, dst, len);
+                case MscclTableLayout.STEP_RECV_COPY_SEND -> {
                     copy(rin, dst, len);
                     copy(rin, rout, len);
                 }
-                case RECV_REDUCE_SEND -> combine(rout, src, rin, elems);
-                case RECV_REDUCE_COPY -> combine(dst, src, rin, elems);
-                case RECV_REDUCE_COPY_SEND -> {
+                case MscclTableLayout.STEP_RECV_REDUCE_SEND -> combine(rout, src, rin, elems);
+                case MscclTableLayout.STEP_RECV_REDUCE_COPY -> combine(dst, src, rin, elems);
+                case MscclTableLayout.STEP_RECV_REDUCE_COPY_SEND -> {
                     combine(dst, src, rin, elems);
                     copy(dst, rout, len);
                 }
-                case COPY -> copy(src, dst, len);
-                case REDUCE -> combine(dst, dst, src, elems);
+                case MscclTableLayout.STEP_COPY -> copy(src, dst, len);
+                case MscclTableLayout.STEP_REDUCE -> combine(dst, dst, src, elems);
                 default -> {
                     // nop: only its dependency
                 }
@@ -249,11 +266,12 @@ final class MscclKiBlock {
     }
 
     private long piece(int buf, int chunk, int tile) {
-        return heap + u64(tb + 48 + 8L * buf) + ((long) chunk * chunkElems + (long) tile * tileElems) * elemBytes();
+        return heap + u64(tb + MscclTableLayout.TB_BUF + 8L * buf)
+                + ((long) chunk * chunkElems + (long) tile * tileElems) * elemBytes();
     }
 
     private int elemBytes() {
-        return dtype == 0 || dtype == 2 ? 4 : 8;
+        return MscclTableLayout.elementBytes(dtype);
     }
 
     private static void copy(long from, long to, long len) {
@@ -262,27 +280,28 @@ final class MscclKiBlock {
         }
     }
 
-    /** {@code dst[i] = a[i] ∘ b[i]} ({@link MscclOperators}: libmp's ReduceOp, integers wrap). */
+    /** {@code dst[i] = a[i] ∘ b[i]} ({@link Reduction}, as libmp's ReduceOp and the kernel: integers wrap). */
     private void combine(long dst, long a, long b, long elems) {
         int e = elemBytes();
         for (long i = 0; i < elems * e; i += e) {
             switch (dtype) {
-                case 0 -> ALL.set(I32, dst + i,
-                        (int) MscclOperators.integers(op, ALL.get(I32, a + i), ALL.get(I32, b + i)));
-                case 1 -> ALL.set(I64, dst + i, MscclOperators.integers(op, ALL.get(I64, a + i), ALL.get(I64, b + i)));
-                case 2 -> ALL.set(F32, dst + i,
-                        (float) MscclOperators.floats(op, ALL.get(F32, a + i), ALL.get(F32, b + i)));
-                default -> ALL.set(F64, dst + i, MscclOperators.floats(op, ALL.get(F64, a + i), ALL.get(F64, b + i)));
+                case MscclTableLayout.DTYPE_INT32 ->
+                        ALL.set(I32, dst + i, Reduction.combine(op, ALL.get(I32, a + i), ALL.get(I32, b + i)));
+                case MscclTableLayout.DTYPE_INT64 ->
+                        ALL.set(I64, dst + i, Reduction.combine(op, ALL.get(I64, a + i), ALL.get(I64, b + i)));
+                case MscclTableLayout.DTYPE_FLOAT32 ->
+                        ALL.set(F32, dst + i, Reduction.combine(op, ALL.get(F32, a + i), ALL.get(F32, b + i)));
+                default -> ALL.set(F64, dst + i, Reduction.combine(op, ALL.get(F64, a + i), ALL.get(F64, b + i)));
             }
         }
     }
 
     private static boolean sends(int type) {
-        return type == SEND || type == RECV_COPY_SEND || type == RECV_REDUCE_SEND || type == RECV_REDUCE_COPY_SEND;
+        return MscclTableLayout.sends(type);
     }
 
     private static boolean receives(int type) {
-        return type >= RECV && type <= RECV_REDUCE_COPY_SEND;
+        return MscclTableLayout.receives(type);
     }
 
     private static int u8(long address) {

@@ -1,8 +1,12 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.ki.kernels.KiDevice;
+import dev.gdasync.ki.kernels.KiExchange;
+import dev.gdasync.ki.kernels.KiExchangeWork;
+import dev.gdasync.ki.kernels.KiKernelLayout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

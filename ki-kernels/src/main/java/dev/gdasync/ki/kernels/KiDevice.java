@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.kernels;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;

@@ -1,7 +1,9 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.kernels.KiDevice;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -17,6 +19,11 @@ final class BlockContext {
     BlockContext(BackoffIdler idler, Runnable afterRing) {
         this.idler = afterRing == null ? idler : new ProgressingIdler(idler, afterRing);
         this.afterRing = afterRing;
+    }
+
+    /** @return what runs after each ring and between looks while waiting, or null */
+    Runnable afterRing() {
+        return afterRing;
     }
 
     /** Runs the hook, then idles as the policy says. */

@@ -1,4 +1,7 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.msccl;
+
+import dev.gdasync.gdsync.ki.MscclTableLayout;
+import dev.gdasync.gdsync.ki.Reduction;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -7,11 +10,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
+import static dev.gdasync.gdsync.ki.MscclTableLayout.HEADER_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.STEP_BYTES;
+import static dev.gdasync.gdsync.ki.MscclTableLayout.TB_BYTES;
+
 /**
  * The table of the MSCCL-IR kernel interpreter ({@code gds_msccl_interpreter}, {@code msccl_interpreter.cuh}) as one
  * checked image: the 64-byte header, a 96-byte record per block of the launch and a 16-byte record per step, laid out
- * back to back for one copy to the GPU. libmp's {@code MscclDeviceTable.encode} writes the three parts; this class
- * knows nothing of programs, only the kernel's format, and refuses a table the kernel could not run safely: every
+ * back to back for one copy to the GPU, in the format of gdsync's {@link MscclTableLayout}. libmp's
+ * {@code MscclDeviceTable.encode} writes the three parts; this class knows nothing of programs, only the kernel's
+ * format, and refuses a table the kernel could not run safely: every
  * arena offset the kernel would load or store (buffers, slots, flags, acknowledgement words, semaphores) must lie in
  * the arena, every message must fit a slot, every dependency must name a block of the same rank. The kernel trusts
  * the table, so these checks are what keeps a bad table from writing outside the arena.
@@ -20,18 +28,7 @@ import java.util.Objects;
  * name rank, thread block and step as the program does.
  */
 public final class MscclKernelTable {
-    /** Bytes of the header. */
-    public static final int HEADER_BYTES = 64;
-    /** Bytes of a block's record. */
-    public static final int TB_BYTES = 96;
-    /** Bytes of a step's record. */
-    public static final int STEP_BYTES = 16;
-    /** The header's magic, "MSCL" little-endian. */
-    public static final int MAGIC = 0x4c43534d;
-    /** Offset of a block record's status word: 0, or 1 + the step at which the block gave up. */
-    public static final int TB_STATUS = 72;
-    private static final long NONE = -1L;
-    private static final int TYPES = 9;
+    private static final long NONE = MscclTableLayout.NONE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
@@ -74,18 +71,21 @@ public final class MscclKernelTable {
         if (header.byteSize() != HEADER_BYTES) {
             throw new IllegalArgumentException("the header must be " + HEADER_BYTES + " bytes, got " + header.byteSize());
         }
-        require(header.get(I32, 0) == MAGIC, "the header's magic is 0x" + Integer.toHexString(header.get(I32, 0))
-                + ", not 0x" + Integer.toHexString(MAGIC) + " (\"MSCL\")");
-        require(header.get(I32, 4) == 1, "the header's version is " + header.get(I32, 4) + "; the kernel reads version 1");
-        int ntb = header.get(I32, 8);
-        long tiles = Integer.toUnsignedLong(header.get(I32, 12));
-        long tileElems = header.get(I64, 16);
-        long chunkElems = header.get(I64, 24);
-        long slots = Integer.toUnsignedLong(header.get(I32, 32));
-        long slotBytes = Integer.toUnsignedLong(header.get(I32, 36));
-        int dtype = header.get(I32, 40);
-        int op = header.get(I32, 44);
-        long semaphores = header.get(I64, 56);
+        int magic = header.get(I32, MscclTableLayout.H_MAGIC);
+        require(magic == MscclTableLayout.MAGIC, "the header's magic is 0x" + Integer.toHexString(magic)
+                + ", not 0x" + Integer.toHexString(MscclTableLayout.MAGIC) + " (\"MSCL\")");
+        int version = header.get(I32, MscclTableLayout.H_VERSION);
+        require(version == MscclTableLayout.VERSION, "the header's version is " + version
+                + "; the kernel reads version " + MscclTableLayout.VERSION);
+        int ntb = header.get(I32, MscclTableLayout.H_NTB);
+        long tiles = Integer.toUnsignedLong(header.get(I32, MscclTableLayout.H_TILES));
+        long tileElems = header.get(I64, MscclTableLayout.H_TILE_ELEMS);
+        long chunkElems = header.get(I64, MscclTableLayout.H_CHUNK_ELEMS);
+        long slots = Integer.toUnsignedLong(header.get(I32, MscclTableLayout.H_SLOTS));
+        long slotBytes = Integer.toUnsignedLong(header.get(I32, MscclTableLayout.H_SLOT_BYTES));
+        int dtype = header.get(I32, MscclTableLayout.H_DTYPE);
+        int op = header.get(I32, MscclTableLayout.H_OP);
+        long semaphores = header.get(I64, MscclTableLayout.H_SEM_OFFSET);
         require(ntb >= 1, "the header's block count is " + ntb + "; a launch needs at least 1");
         require(arenaBytes > 0, "the arena must have bytes, got " + arenaBytes);
         require(tileElems >= 1 && chunkElems >= 1 && tileElems <= chunkElems, "tile elements " + tileElems
@@ -94,9 +94,10 @@ public final class MscclKernelTable {
                 + chunkElems + " chunk elements in tiles of " + tileElems);
         require(slots >= 1 && slotBytes >= 8 && slotBytes % 8 == 0, "slots " + slots + " and slot bytes " + slotBytes
                 + " must be >= 1 and a positive multiple of 8");
-        require(dtype >= 0 && dtype <= 3, "the element type code is " + dtype + "; the kernel knows 0..3 (int32, "
-                + "int64, float32, float64)");
-        require(op >= 0 && op <= 3, "the operator code is " + op + "; the kernel knows 0..3 (sum, prod, max, min)");
+        require(dtype >= MscclTableLayout.DTYPE_INT32 && dtype <= MscclTableLayout.DTYPE_FLOAT64,
+                "the element type code is " + dtype + "; the kernel knows 0..3 (int32, int64, float32, float64)");
+        require(op >= 0 && op < Reduction.OPERATORS,
+                "the operator code is " + op + "; the kernel knows 0..3 (sum, prod, max, min)");
         require(semaphores >= 0 && semaphores % 8 == 0 && fits(semaphores, 8L * ntb, arenaBytes), "the semaphores ("
                 + ntb + " words at arena offset " + semaphores + ") must be 8-byte aligned and lie in the arena of "
                 + arenaBytes + " bytes");
@@ -105,7 +106,7 @@ public final class MscclKernelTable {
         require(steps.byteSize() % STEP_BYTES == 0, "the step records hold " + steps.byteSize()
                 + " bytes, not a multiple of " + STEP_BYTES);
         int nsteps = (int) (steps.byteSize() / STEP_BYTES);
-        long elem = dtype == 0 || dtype == 2 ? 4 : 8;
+        long elem = MscclTableLayout.elementBytes(dtype);
         long regionBytes = slots * slotBytes + 8 * slots;
 
         // Ranks: a new rank starts wherever gpu_first is the block's own index.
@@ -113,7 +114,7 @@ public final class MscclKernelTable {
         int[] firstOf = new int[ntb];
         List<Integer> rankStarts = new ArrayList<>();
         for (int b = 0; b < ntb; b++) {
-            int first = tbs.get(I32, (long) TB_BYTES * b + 8);
+            int first = tbs.get(I32, (long) TB_BYTES * b + MscclTableLayout.TB_GPU_FIRST);
             if (first == b) {
                 rankStarts.add(b);
             }
@@ -125,36 +126,40 @@ public final class MscclKernelTable {
         for (int b = 0; b < ntb; b++) {
             long rec = (long) TB_BYTES * b;
             String where = "rank " + rankOf[b] + " thread block " + (b - firstOf[b]) + " (launch block " + b + ")";
-            long firstStep = Integer.toUnsignedLong(tbs.get(I32, rec));
-            long count = Integer.toUnsignedLong(tbs.get(I32, rec + 4));
-            int flags = tbs.get(I32, rec + 12);
-            boolean sends = (flags & 1) != 0;
-            boolean receives = (flags & 2) != 0;
-            require((flags & ~3) == 0, where + ": flags 0x" + Integer.toHexString(flags) + " (only bits 0 and 1 exist)");
+            long firstStep = Integer.toUnsignedLong(tbs.get(I32, rec + MscclTableLayout.TB_FIRST_STEP));
+            long count = Integer.toUnsignedLong(tbs.get(I32, rec + MscclTableLayout.TB_NSTEPS));
+            int flags = tbs.get(I32, rec + MscclTableLayout.TB_FLAGS);
+            boolean sends = (flags & MscclTableLayout.TB_SENDS) != 0;
+            boolean receives = (flags & MscclTableLayout.TB_RECEIVES) != 0;
+            require((flags & ~(MscclTableLayout.TB_SENDS | MscclTableLayout.TB_RECEIVES)) == 0, where + ": flags 0x"
+                    + Integer.toHexString(flags) + " (only bits 0 and 1 exist)");
             require(firstStep + count <= nsteps, where + ": steps [" + firstStep + ", " + (firstStep + count)
                     + ") are not all among the " + nsteps + " step records");
-            long recv = tbs.get(I64, rec + 16);
-            long send = tbs.get(I64, rec + 24);
-            long ack = tbs.get(I64, rec + 32);
-            long peerAck = tbs.get(I64, rec + 40);
+            long recv = tbs.get(I64, rec + MscclTableLayout.TB_RECV_REGION);
+            long send = tbs.get(I64, rec + MscclTableLayout.TB_SEND_REGION);
+            long ack = tbs.get(I64, rec + MscclTableLayout.TB_ACK_WORD);
+            long peerAck = tbs.get(I64, rec + MscclTableLayout.TB_PEER_ACK_WORD);
             requireWord(where, "its receive region", receives, recv, regionBytes, arenaBytes);
             requireWord(where, "the region it sends into", sends, send, regionBytes, arenaBytes);
             requireWord(where, "its acknowledgement word", true, ack, 8, arenaBytes);
             requireWord(where, "the sender's acknowledgement word", receives, peerAck, 8, arenaBytes);
-            long[] buf = {tbs.get(I64, rec + 48), tbs.get(I64, rec + 56), tbs.get(I64, rec + 64)};
+            long[] buf = {tbs.get(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_INPUT),
+                    tbs.get(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_OUTPUT),
+                    tbs.get(I64, rec + MscclTableLayout.TB_BUF + 8L * MscclTableLayout.BUF_SCRATCH)};
             for (int s = 0; s < count; s++) {
                 long st = (firstStep + s) * STEP_BYTES;
                 String at = where + " step " + s;
-                int type = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st));
-                int src = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st + 1));
-                int dst = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st + 2));
-                int srcoff = Short.toUnsignedInt(steps.get(I16, st + 4));
-                int dstoff = Short.toUnsignedInt(steps.get(I16, st + 6));
-                int cnt = Short.toUnsignedInt(steps.get(I16, st + 8));
-                int depid = steps.get(I16, st + 10);
-                require(type < TYPES, at + ": step type " + type + " (the kernel knows 0..8)");
-                boolean stepReceives = type >= 1 && type <= 5;
-                boolean stepSends = type == 0 || type == 2 || type == 3 || type == 5;
+                int type = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st + MscclTableLayout.ST_TYPE));
+                int src = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st + MscclTableLayout.ST_SRCBUF));
+                int dst = Byte.toUnsignedInt(steps.get(ValueLayout.JAVA_BYTE, st + MscclTableLayout.ST_DSTBUF));
+                int srcoff = Short.toUnsignedInt(steps.get(I16, st + MscclTableLayout.ST_SRCOFF));
+                int dstoff = Short.toUnsignedInt(steps.get(I16, st + MscclTableLayout.ST_DSTOFF));
+                int cnt = Short.toUnsignedInt(steps.get(I16, st + MscclTableLayout.ST_CNT));
+                int depid = steps.get(I16, st + MscclTableLayout.ST_DEPID);
+                require(type < MscclTableLayout.STEP_TYPES, at + ": step type " + type + " (the kernel knows 0.."
+                        + (MscclTableLayout.STEP_TYPES - 1) + ")");
+                boolean stepReceives = MscclTableLayout.receives(type);
+                boolean stepSends = MscclTableLayout.sends(type);
                 require(!stepReceives || receives, at + " receives, but the block has no receive connection");
                 require(!stepSends || sends, at + " sends, but the block has no send connection");
                 require(!(stepReceives || stepSends) || cnt * tileElems * elem <= slotBytes, at + ": a message of "
@@ -189,10 +194,11 @@ public final class MscclKernelTable {
 
     private static void requireBuffer(String at, String what, int code, int off, int cnt, long[] buf, long chunkBytes,
                                       long arenaBytes) {
-        if (code == 255) {
+        if (code == MscclTableLayout.BUF_NONE) {
             return;
         }
-        require(code <= 2, at + ": " + what + " buffer code " + code + " (0 input, 1 output, 2 scratch, 255 none)");
+        require(code <= MscclTableLayout.BUF_SCRATCH, at + ": " + what + " buffer code " + code
+                + " (0 input, 1 output, 2 scratch, 255 none)");
         long start = buf[code] + off * chunkBytes;
         require(buf[code] >= 0 && fits(start, cnt * chunkBytes, arenaBytes), at + ": " + what + " chunks [" + off + ", "
                 + (off + cnt) + ") of buffer " + code + " (arena offset " + buf[code] + ") reach past the arena of "
@@ -215,7 +221,7 @@ public final class MscclKernelTable {
      */
     public void clearStatuses() {
         for (int b = 0; b < blocks; b++) {
-            image.set(I64, tbsOffset() + (long) TB_BYTES * b + TB_STATUS, 0);
+            image.set(I64, tbsOffset() + (long) TB_BYTES * b + MscclTableLayout.TB_STATUS, 0);
         }
     }
 
@@ -274,7 +280,7 @@ public final class MscclKernelTable {
     public List<String> failures(MemorySegment tbs) {
         List<String> out = new ArrayList<>();
         for (int b = 0; b < blocks; b++) {
-            long status = tbs.get(I64, (long) TB_BYTES * b + TB_STATUS);
+            long status = tbs.get(I64, (long) TB_BYTES * b + MscclTableLayout.TB_STATUS);
             if (status != 0) {
                 out.add("rank " + rankOf[b] + " thread block " + threadBlockOf(b) + " gave up waiting at step "
                         + (status - 1));

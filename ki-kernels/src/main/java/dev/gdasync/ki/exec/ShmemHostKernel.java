@@ -1,6 +1,8 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.shmem.ShmemDevice;
+import dev.gdasync.ki.shmem.ShmemKernel;
 
 /** A shmem kernel on the host: each block runs the body with its context, then exits its context. */
 final class ShmemHostKernel implements HostKernel {
@@ -40,11 +42,6 @@ final class ShmemHostKernel implements HostKernel {
 
     @Override
     public void runBlock(int block, BlockContext ctx) {
-        ShmemDevice device = new ShmemDevice(table, state, block, ctx);
-        try {
-            body.run(device);
-        } finally {
-            device.blockExit();
-        }
+        ShmemDevice.runBlock(table, state, block, ctx.idler, ctx.afterRing(), body);
     }
 }

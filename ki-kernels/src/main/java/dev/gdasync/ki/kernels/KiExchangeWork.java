@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.kernels;
 
 /**
  * The application work of the exchange template (seed 003 §4.3): A packs what send entry i sends, B is

@@ -1,6 +1,8 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.ki.KiTable;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.KiLaunch;
 import dev.gdasync.ki.trace.KiBlockEvent;
 
 import java.time.Duration;

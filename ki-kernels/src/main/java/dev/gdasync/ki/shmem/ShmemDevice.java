@@ -1,9 +1,13 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.shmem;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
 import dev.gdasync.gdsync.ki.ShmemKiLayout;
 import dev.gdasync.gdsync.memop.WaitCondition;
+import dev.gdasync.ki.KiException;
+import dev.gdasync.ki.kernels.KiDevice;
+import dev.gdasync.ki.kernels.KiTemplateArgs;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -41,7 +45,8 @@ public final class ShmemDevice {
     private final long state;
     private final int block;
     private final KiTable table;
-    private final BlockContext ctx;
+    private final IdleStrategy idler;
+    private final Runnable afterRing;
     private final long heap;
     private final long heapNic;
     private final long heapBytes;
@@ -55,11 +60,12 @@ public final class ShmemDevice {
     private final long pes;
     private final long last;
 
-    ShmemDevice(KiTable table, long state, int block, BlockContext ctx) {
+    private ShmemDevice(KiTable table, long state, int block, IdleStrategy idler, Runnable afterRing) {
         this.state = state;
         this.block = block;
         this.table = table;
-        this.ctx = ctx;
+        this.idler = idler;
+        this.afterRing = afterRing;
         this.heap = u64(state + ShmemKiLayout.S_HEAP);
         this.heapNic = u64(state + ShmemKiLayout.S_HEAP_NIC);
         this.heapBytes = u64(state + ShmemKiLayout.S_HEAP_BYTES);
@@ -75,6 +81,28 @@ public final class ShmemDevice {
     }
 
     /**
+     * Runs one block of a shmem kernel, as the host KI executor's block thread does: builds the block's context over
+     * the launch's state, runs the body, then ends the block ({@code gds_shmem::block_exit}) whether the body returned
+     * or threw. Applications launch through {@code HostKiExecutor.shmem}, which calls this on every block's thread.
+     *
+     * @param table     the launch's table
+     * @param state     the address of the launch's state (checked with {@link #check})
+     * @param block     the block
+     * @param idler     how the block's waits idle
+     * @param afterRing run after each of the block's rings, or null
+     * @param body      what the block does
+     */
+    public static void runBlock(KiTable table, long state, int block, IdleStrategy idler, Runnable afterRing,
+                                ShmemKernel body) {
+        ShmemDevice device = new ShmemDevice(table, state, block, idler, afterRing);
+        try {
+            body.run(device);
+        } finally {
+            device.blockExit();
+        }
+    }
+
+    /**
      * Checks a launch's state as {@code gds_shmem::init} does.
      *
      * @param table  the launch's table
@@ -82,7 +110,7 @@ public final class ShmemDevice {
      * @param blocks  the launch's blocks
      * @throws IllegalArgumentException if the state is not one for this table and this many blocks
      */
-    static void check(KiTable table, MemorySegment segment, int blocks) {
+    public static void check(KiTable table, MemorySegment segment, int blocks) {
         long state = segment.address();
         if (!segment.isNative() || segment.byteSize() < ShmemKiLayout.bytes(1, blocks) || (state & 7) != 0
                 || u32(state + ShmemKiLayout.S_MAGIC) != ShmemKiLayout.MAGIC
@@ -340,7 +368,7 @@ public final class ShmemDevice {
             throw fail(KiTableLayout.STATUS_INVALID, KiTableLayout.KIND_NONE, 0, "comparison code " + cmp);
         }
         long at = heap + off;
-        ctx.idler.reset();
+        idler.reset();
         long x = (long) LONG.getAcquire(ALL, at);
         long deadline = System.nanoTime() + timeoutNs;
         int polls = 0;
@@ -354,7 +382,7 @@ public final class ShmemDevice {
                         "the heap word at offset " + off + " to be " + CMP_NAMES[cmp] + " " + value + " (it is " + x
                                 + ") within " + timeoutNs + " ns");
             }
-            ctx.idler.idle();
+            idler.idle();
             x = (long) LONG.getAcquire(ALL, at);
         }
         return x;
@@ -385,13 +413,21 @@ public final class ShmemDevice {
         };
     }
 
+    /** Patches and rings a template entry, then runs the after-ring hook, if any (the host block thread's ring). */
+    private void sendTemplate(KiTable.TemplateEntry t, KiTemplateArgs a) {
+        KiDevice.sendTemplate(t, a);
+        if (afterRing != null) {
+            afterRing.run();
+        }
+    }
+
     // ---- the end of a block ----
 
     /**
      * {@code gds_shmem::block_exit}: the last block rings every slot not rung yet as an empty write, then waits for every
-     * slot's completion and releases it to the CPU. The executor calls it when the block's body returns or throws.
+     * slot's completion and releases it to the CPU. {@link #runBlock} calls it when the block's body returns or throws.
      */
-    void blockExit() {
+    private void blockExit() {
         VarHandle.fullFence();
         int blocks = u32(state + ShmemKiLayout.S_BLOCKS);
         if ((int) INT.getAndAdd(ALL, state + ShmemKiLayout.S_EXITED, 1) + 1 != blocks) {
@@ -404,14 +440,14 @@ public final class ShmemDevice {
             // From the turn, not the ticket: a slot whose ticket was taken by a block that then failed was never rung.
             for (int t = Math.min(u32(p + ShmemKiLayout.P_TURN), count); t < count; t++) {
                 int j = first + t;
-                ctx.sendTemplate(table.template(j), new KiTemplateArgs(stagingNic + 8L * j, 0, stagingLkey,
+                sendTemplate(table.template(j), new KiTemplateArgs(stagingNic + 8L * j, 0, stagingLkey,
                         u64(p + ShmemKiLayout.P_HEAP_NIC), u64(p + ShmemKiLayout.P_RKEY)));
             }
             INT.setRelease(ALL, p + ShmemKiLayout.P_TICKET, count);
             INT.setRelease(ALL, p + ShmemKiLayout.P_TURN, count);
             for (int t = 0; t < count; t++) {
                 KiTable.WaitEntry e = table.waitEntry(first + t);
-                int rc = KiDevice.waitEntry(e, timeoutNs, ctx.idler, table);
+                int rc = KiDevice.waitEntry(e, timeoutNs, idler, table);
                 if (rc != KiDevice.OK) {
                     table.report(rc, KiTableLayout.KIND_WAIT, first + t); // an abort is recorded already
                     break;
@@ -439,12 +475,12 @@ public final class ShmemDevice {
             laddr = stagingNic + 8L * j;
             lkey = stagingLkey;
         }
-        int rc = KiDevice.waitWord(p + ShmemKiLayout.P_TURN, t, WaitCondition.EQ, timeoutNs, ctx.idler, table);
+        int rc = KiDevice.waitWord(p + ShmemKiLayout.P_TURN, t, WaitCondition.EQ, timeoutNs, idler, table);
         if (rc != KiDevice.OK) {
             throw fail(rc, KiTableLayout.KIND_SEND, j,
                     "slot " + j + "'s turn to ring toward PE " + pe + " (an earlier ticket was never rung)");
         }
-        ctx.sendTemplate(table.template(j), new KiTemplateArgs(laddr, length, lkey, u64(p + ShmemKiLayout.P_HEAP_NIC) + roff,
+        sendTemplate(table.template(j), new KiTemplateArgs(laddr, length, lkey, u64(p + ShmemKiLayout.P_HEAP_NIC) + roff,
                 u64(p + ShmemKiLayout.P_RKEY)));
         INT.setRelease(ALL, p + ShmemKiLayout.P_TURN, t + 1);
         INT.set(ALL, lastWord(pe), j + 1);
@@ -452,7 +488,7 @@ public final class ShmemDevice {
 
     private void quietPe(int pe) {
         int l = (int) INT.get(ALL, lastWord(pe));
-        int rc = l == 0 ? KiDevice.OK : KiDevice.waitEntry(table.waitEntry(l - 1), timeoutNs, ctx.idler, table);
+        int rc = l == 0 ? KiDevice.OK : KiDevice.waitEntry(table.waitEntry(l - 1), timeoutNs, idler, table);
         if (rc != KiDevice.OK) {
             throw fail(rc, KiTableLayout.KIND_WAIT, l - 1,
                     "the completion of slot " + (l - 1) + " toward PE " + pe + " within " + timeoutNs + " ns");

@@ -1,7 +1,8 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.exec;
 
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableLayout;
+import dev.gdasync.ki.kernels.KiDevice;
 
 /** The ping-pong template on the host: {@code gds_ki_pingpong} of {@code docs/ki.md}, one block. */
 final class PingPongKernel implements HostKernel {

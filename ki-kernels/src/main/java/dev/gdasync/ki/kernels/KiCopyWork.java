@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.kernels;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;

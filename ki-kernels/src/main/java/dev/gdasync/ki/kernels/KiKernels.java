@@ -1,4 +1,4 @@
-package dev.gdasync.ki;
+package dev.gdasync.ki.kernels;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
