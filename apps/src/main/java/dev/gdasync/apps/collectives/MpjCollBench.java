@@ -1,6 +1,5 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.apps.bench.MpjChildJob;
 import mpi.MPI;
 
 import java.util.ArrayList;
@@ -8,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The MPJ Express baseline of the benchmark, run by rank 0 as a child job ({@link MpjChildJob}, multicore device,
+ * The MPJ Express baseline of the benchmark, run by rank 0 as a child job ({@link dev.gdasync.apps.common.MpjStarter}, multicore device,
  * as many ranks as the gdasync job): {@code Allreduce} (int SUM), {@code Alltoall}, {@code Allgather} (out of place:
  * MPJ has no in-place forms), {@code Bcast} from rank 0 and {@code Barrier} of int arrays in the cases and reps of
  * the Java ranks ({@link BenchCase}): first a warm-up pass over every case, then per case a warm-up rep and the reps,
@@ -21,10 +20,6 @@ public final class MpjCollBench {
     private static final long BARRIER_SKEW_NANOS = 1_000_000;
 
     private MpjCollBench() {
-    }
-
-    static String missing(String home) {
-        return MpjChildJob.missing(home);
     }
 
     /** The child's arguments: reps, then a {@code COLL:BYTES:ITERS} per case. */
