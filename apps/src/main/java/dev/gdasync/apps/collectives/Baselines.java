@@ -15,7 +15,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * The benchmark's baselines, MPJ Express ({@link MpjCollBench}) and Open MPI ({@link OmpiCollBench}), run by rank 0
  * as child jobs with as many ranks as the gdasync job, one after the other, after the gdasync methods. Meanwhile the
- * other gdasync ranks wait for rank 0's heartbeats ({@link RootHeartbeat}): they block in a socket read, so the baselines' ranks have the CPUs, and nothing waits long enough to time out.
+ * other gdasync ranks wait for rank 0's heartbeats ({@link RootHeartbeat}): they block in a socket read, so the
+ * baselines' ranks have the CPUs, and nothing waits long enough to time out.
  * A baseline that cannot run here is left out with the reason; one that fails (a wrong result, a failed job) is
  * reported and fails the run, the other rows are still reported.
  */
