@@ -1,5 +1,6 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.MPI;
 
 import java.util.ArrayList;
@@ -33,18 +34,9 @@ public final class MpjCollBench {
 
     /**
      * @param args MPJ's arguments, then {@link #args}'s
-     * @throws Exception if MPJ fails to start
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            run(mine);
-        } catch (Throwable t) {
-            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
-        }
-        MPI.Finalize();
+    public static void main(String[] args) {
+        MpjProgram.main(args, ERROR, MpjCollBench::run);
     }
 
     private static void run(String[] args) {

@@ -43,7 +43,7 @@ final class MpjRunner {
         });
     }
 
-    /** CoMD's output as it is: standard output to {@code out}, errors to this process's; the starter's banner left out. */
+    /** CoMD's output as it is: standard output to {@code out}, errors to this process's; MPJ's banner left out. */
     private static ChildJob.Echo echo(PrintStream out) {
         return (line, stderr) -> {
             if (line.startsWith("MPJ Express (") || line.isBlank() && stderr) {

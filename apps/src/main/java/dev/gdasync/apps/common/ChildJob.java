@@ -130,7 +130,8 @@ public final class ChildJob {
      * @throws InterruptedException  if interrupted while waiting (the child is then killed)
      */
     public List<String> run(Runnable heartbeat) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().putAll(environment);
         Process child = pb.start();
         Thread reaper = new Thread(() -> kill(child));
@@ -167,7 +168,8 @@ public final class ChildJob {
             throw new IllegalStateException(name + " failed: " + String.join("; ", errors));
         }
         if (child.exitValue() != 0) {
-            throw new IllegalStateException(name + " exited with status " + child.exitValue() + " (its output is above)");
+            throw new IllegalStateException(name + " exited with status " + child.exitValue()
+                    + " (its output is above)");
         }
         return List.copyOf(results);
     }

@@ -24,7 +24,10 @@ public final class LauncherRank {
         return first(System.getenv(), SIZE);
     }
 
-    /** @return whether this process speaks for the job: rank 0, or not started as a rank (the bootstrap reports a bad rank) */
+    /**
+     * @return whether this process speaks for the job: rank 0, or a process not started as a rank (or with a rank
+     *         that is not a number, which the bootstrap then reports)
+     */
     public static boolean speaksForJob() {
         return rank() <= 0;
     }

@@ -49,7 +49,8 @@ public final class MpjStarter {
         }
         if (!Files.isRegularFile(starterJar(mpjHome))) {
             throw new IllegalStateException("--mode mpj: MPJ_HOME=" + mpjHome + " has no lib/starter.jar; scripts/mprun"
-                    + " sets up a working MPJ_HOME (.tools/mpj-home), or point MPJ_HOME at an MPJ Express installation");
+                    + " sets up a working MPJ_HOME (.tools/mpj-home), or point MPJ_HOME at an MPJ Express"
+                    + " installation");
         }
     }
 

@@ -31,8 +31,8 @@ final class MpjRunner {
         String home = System.getenv(MpjStarter.MPJ_HOME);
         List<String> rows = new RootHeartbeat(boot, "hpgmg").onRankZero(heartbeat -> {
             if (MpjStarter.missing(home) != null) {
-                throw new IllegalStateException("--mode mpj needs MPJ Express: MPJ_HOME is not set or has no lib/starter.jar;"
-                        + " scripts/mprun installs it and sets MPJ_HOME");
+                throw new IllegalStateException("--mode mpj needs MPJ Express: MPJ_HOME is not set or has no"
+                        + " lib/starter.jar; scripts/mprun installs it and sets MPJ_HOME");
             }
             List<String> r = MpjStarter.job("the MPJ Express run", home, boot.size(), MpjHpgmg.class.getName(), args(o),
                     MpjHpgmg.RESULT, MpjHpgmg.ERROR).echo(echo(out)).run(heartbeat);

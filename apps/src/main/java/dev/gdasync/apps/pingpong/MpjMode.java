@@ -51,10 +51,12 @@ final class MpjMode {
     static <R> List<R> run(Pair pair, String mainClass, List<String> args, int rowsWanted, String resultTag,
                            Function<String, R> parse, Consumer<R> onRow)
             throws IOException, InterruptedException {
-        String name = "the MPJ Express " + (mainClass.equals(MpjPingPong.class.getName()) ? "ping-pong" : "message rate");
+        String name = "the MPJ Express "
+                + (mainClass.equals(MpjPingPong.class.getName()) ? "ping-pong" : "message rate");
+        String home = System.getenv(MpjStarter.MPJ_HOME);
         List<R> rows = Collections.synchronizedList(new ArrayList<>());
         new RootHeartbeat(pair.bootstrap, "pingpong").onRankZero(heartbeat ->
-                MpjStarter.job(name, System.getenv(MpjStarter.MPJ_HOME), 2, mainClass, args, resultTag, MpjPingPong.ERROR)
+                MpjStarter.job(name, home, 2, mainClass, args, resultTag, MpjPingPong.ERROR)
                         .echo(ChildJob.Echo.prefixed("mpj: "))
                         .onResult(line -> {
                             R row = parse.apply(resultTag + " " + line);
