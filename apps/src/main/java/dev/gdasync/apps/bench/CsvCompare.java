@@ -1,5 +1,7 @@
 package dev.gdasync.apps.bench;
 
+import dev.gdasync.apps.common.Medians;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -112,11 +114,8 @@ public final class CsvCompare {
 
     /** @return the median of a value over the rounds that have it, or NaN */
     static double median(List<Table> rounds, String key, String column) {
-        double[] v = rounds.stream().mapToDouble(t -> t.value(key, column)).filter(d -> !Double.isNaN(d)).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        double[] v = rounds.stream().mapToDouble(t -> t.value(key, column)).filter(d -> !Double.isNaN(d)).toArray();
+        return v.length == 0 ? Double.NaN : Medians.of(v);
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.apps.bench.MpjChildJob;
+import dev.gdasync.apps.common.ChildJob;
+import dev.gdasync.apps.common.MpjStarter;
+import dev.gdasync.apps.common.RootHeartbeat;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 
 import java.io.IOException;
@@ -13,15 +15,13 @@ import java.util.concurrent.TimeoutException;
 /**
  * The benchmark's baselines, MPJ Express ({@link MpjCollBench}) and Open MPI ({@link OmpiCollBench}), run by rank 0
  * as child jobs with as many ranks as the gdasync job, one after the other, after the gdasync methods. Meanwhile the
- * other gdasync ranks wait for rank 0's heartbeats (an all-gather of the job's bootstrap, 1 every half second, then
- * 0): they block in a socket read, so the baselines' ranks have the CPUs, and nothing waits long enough to time out.
+ * other gdasync ranks wait for rank 0's heartbeats ({@link RootHeartbeat}): they block in a socket read, so the
+ * baselines' ranks have the CPUs, and nothing waits long enough to time out.
  * A baseline that cannot run here is left out with the reason; one that fails (a wrong result, a failed job) is
  * reported and fails the run, the other rows are still reported.
  */
 final class Baselines {
     private static final long HEARTBEAT_MILLIS = 500;
-    private static final byte[] BEAT = {1};
-    private static final byte[] END = {0};
 
     private final Bootstrap boot;
     private final int ranks;
@@ -48,17 +48,17 @@ final class Baselines {
      */
     boolean run(boolean mpj, boolean ompi, int reps, double warmupSeconds, List<BenchCase> cases, List<BenchRow> rows)
             throws InterruptedException {
+        RootHeartbeat rootHeartbeat = new RootHeartbeat(boot, "collectives");
         if (boot.rank() != 0) {
-            while (boot.allGather(END).getFirst()[0] == BEAT[0]) {
-                // Rank 0 is still running a baseline.
-            }
+            // Rank 0 runs the baselines.
+            rootHeartbeat.awaitEnd();
             return true;
         }
-        Runnable heartbeat = () -> boot.allGather(BEAT);
+        Runnable heartbeat = rootHeartbeat::beat;
         try {
             return runMpj(mpj, reps, warmupSeconds, cases, rows, heartbeat) & runOmpi(ompi, reps, cases, rows, heartbeat);
         } finally {
-            boot.allGather(END);
+            rootHeartbeat.end();
         }
     }
 
@@ -69,15 +69,16 @@ final class Baselines {
             say("the MPJ Express baseline is left out (--no-mpj)");
             return true;
         }
-        String home = System.getenv("MPJ_HOME");
-        String missing = MpjCollBench.missing(home);
+        String home = System.getenv(MpjStarter.MPJ_HOME);
+        String missing = MpjStarter.missing(home);
         if (missing != null) {
             say("the MPJ Express baseline is left out: " + missing);
             return true;
         }
         try {
-            for (String line : MpjChildJob.run(home, ranks, MpjCollBench.class.getName(),
-                    MpjCollBench.args(reps, warmupSeconds, cases), MpjCollBench.RESULT, MpjCollBench.ERROR, heartbeat)) {
+            for (String line : MpjStarter.job("the MPJ Express baseline", home, ranks, MpjCollBench.class.getName(),
+                    MpjCollBench.args(reps, warmupSeconds, cases), MpjCollBench.RESULT, MpjCollBench.ERROR)
+                    .echo(ChildJob.Echo.prefixed("mpj: ")).run(heartbeat)) {
                 rows.add(BenchRow.fromChild("mpj", ranks, line));
             }
             return true;

@@ -1,6 +1,6 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.apps.rankmain.RankMain;
+import dev.gdasync.apps.common.RankMain;
 import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;

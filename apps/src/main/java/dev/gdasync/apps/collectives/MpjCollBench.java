@@ -1,6 +1,6 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.apps.bench.MpjChildJob;
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.MPI;
 
 import java.util.ArrayList;
@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The MPJ Express baseline of the benchmark, run by rank 0 as a child job ({@link MpjChildJob}, multicore device,
+ * The MPJ Express baseline of the benchmark, run by rank 0 as a child job ({@link dev.gdasync.apps.common.MpjStarter}, multicore device,
  * as many ranks as the gdasync job): {@code Allreduce} (int SUM), {@code Alltoall}, {@code Allgather} (out of place:
  * MPJ has no in-place forms), {@code Bcast} from rank 0 and {@code Barrier} of int arrays in the cases and reps of
  * the Java ranks ({@link BenchCase}): first a warm-up pass over every case, then per case a warm-up rep and the reps,
@@ -23,10 +23,6 @@ public final class MpjCollBench {
     private MpjCollBench() {
     }
 
-    static String missing(String home) {
-        return MpjChildJob.missing(home);
-    }
-
     /** The child's arguments: reps, then a {@code COLL:BYTES:ITERS} per case. */
     static List<String> args(int reps, double warmupSeconds, List<BenchCase> cases) {
         List<String> a = new ArrayList<>();
@@ -38,18 +34,9 @@ public final class MpjCollBench {
 
     /**
      * @param args MPJ's arguments, then {@link #args}'s
-     * @throws Exception if MPJ fails to start
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            run(mine);
-        } catch (Throwable t) {
-            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
-        }
-        MPI.Finalize();
+    public static void main(String[] args) {
+        MpjProgram.main(args, ERROR, MpjCollBench::run);
     }
 
     private static void run(String[] args) {

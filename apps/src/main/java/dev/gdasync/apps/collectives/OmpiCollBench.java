@@ -1,6 +1,6 @@
 package dev.gdasync.apps.collectives;
 
-import dev.gdasync.apps.bench.ChildJob;
+import dev.gdasync.apps.common.ChildJob;
 import dev.gdasync.apps.pingpong.CPeerBuild;
 import dev.gdasync.apps.pingpong.OpenMpi;
 
@@ -86,8 +86,8 @@ final class OmpiCollBench {
     List<BenchRow> run(int ranks, int reps, List<BenchCase> cases, Runnable heartbeat)
             throws IOException, InterruptedException {
         List<BenchRow> rows = new ArrayList<>();
-        for (String line : ChildJob.run("the Open MPI baseline", command(ranks, reps, cases), OpenMpi.environment(),
-                "ompi: ", RESULT, ERROR, heartbeat)) {
+        for (String line : new ChildJob("the Open MPI baseline", command(ranks, reps, cases), RESULT, ERROR)
+                .environment(OpenMpi.environment()).echo(ChildJob.Echo.prefixed("ompi: ")).run(heartbeat)) {
             rows.add(BenchRow.fromChild("ompi", ranks, line));
         }
         if (rows.size() != cases.size()) {

@@ -1,5 +1,7 @@
 package dev.gdasync.apps.comd;
 
+import dev.gdasync.apps.common.LauncherRank;
+import dev.gdasync.apps.common.MpjStarter;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.stream.StreamFailedException;
 import dev.gdasync.ki.KiException;
@@ -51,7 +53,7 @@ public final class Comd {
         if (System.getProperty("java.awt.headless") == null) {
             System.setProperty("java.awt.headless", "true");
         }
-        boolean speaker = launcherRank() <= 0;
+        boolean speaker = LauncherRank.speaksForJob();
         ComdCommand command = new ComdCommand();
         CommandLine cl = command.commandLine();
         OptionalInt stop = CommandLines.parse(cl, args, out, err, speaker);
@@ -62,9 +64,9 @@ public final class Comd {
         Potential pot;
         try {
             pot = potential(o);
-            sanityChecks(o, pot, launcherSize());
+            sanityChecks(o, pot, LauncherRank.size());
             if (o.modes().contains(Mode.MPJ)) {
-                MpjRunner.starter(System.getenv(MpjRunner.MPJ_HOME));
+                MpjStarter.require(System.getenv(MpjStarter.MPJ_HOME), "comd");
             }
         } catch (IllegalArgumentException e) {
             if (speaker) {
@@ -222,28 +224,5 @@ public final class Comd {
                         procOpt[a]));
             }
         }
-    }
-
-    /** @return this rank as scripts/mprun, Open MPI or Slurm set it, or -1 when none did */
-    static int launcherRank() {
-        return intEnv("GDASYNC_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID");
-    }
-
-    private static int launcherSize() {
-        return intEnv("GDASYNC_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS");
-    }
-
-    private static int intEnv(String... names) {
-        for (String v : names) {
-            String r = System.getenv(v);
-            if (r != null) {
-                try {
-                    return Integer.parseInt(r.strip());
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
-            }
-        }
-        return -1;
     }
 }

@@ -1,11 +1,12 @@
 package dev.gdasync.apps.comd;
 
+import dev.gdasync.apps.common.CsvFile;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -72,14 +73,11 @@ final class ComdCsv {
 
     static void append(ComdOptions o, List<RunResult> medians, Path file) {
         List<String> lines = new ArrayList<>();
-        if (!Files.exists(file)) {
-            lines.add(HEADER);
-        }
         for (Row r : rows(o, medians)) {
             lines.add(r.format());
         }
         try {
-            Files.write(file, lines, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            CsvFile.append(file, HEADER, lines);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }

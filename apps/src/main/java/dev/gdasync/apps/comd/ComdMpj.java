@@ -1,5 +1,6 @@
 package dev.gdasync.apps.comd;
 
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.Intracomm;
 import mpi.MPI;
 
@@ -22,25 +23,21 @@ public final class ComdMpj {
      * @param args MPJ's arguments, then {@code print} or {@code quiet}, then CoMD's options
      */
     public static void main(String[] args) {
-        String[] mine = MPI.Init(args);
+        MpjProgram.main(args, ERROR, ComdMpj::run);
+    }
+
+    private static void run(String[] args) {
         Intracomm world = MPI.COMM_WORLD;
-        try {
-            boolean print = mine.length > 0 && mine[0].equals("print");
-            ComdCommand command = new ComdCommand();
-            dev.gdasync.libmp.cli.CommandLines.parseOrThrow(command.commandLine(), Arrays.copyOfRange(mine, 1, mine.length));
-            ComdOptions o = command.options();
-            Potential pot = Comd.potential(o);
-            RunResult r = ComdRun.run(o, pot, new MpjCollectives(world), sim -> rounds -> new MpjDriver(world, sim.halos()),
-                    Mode.MPJ.label(), print ? System.out : null);
-            if (world.Rank() == 0) {
-                System.out.println(RESULT + " " + r.encode());
-                System.out.flush();
-            }
-        } catch (Throwable t) {
-            System.err.println(ERROR + " rank " + world.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
+        boolean print = args.length > 0 && args[0].equals("print");
+        ComdCommand command = new ComdCommand();
+        dev.gdasync.libmp.cli.CommandLines.parseOrThrow(command.commandLine(), Arrays.copyOfRange(args, 1, args.length));
+        ComdOptions o = command.options();
+        Potential pot = Comd.potential(o);
+        RunResult r = ComdRun.run(o, pot, new MpjCollectives(world), sim -> rounds -> new MpjDriver(world, sim.halos()),
+                Mode.MPJ.label(), print ? System.out : null);
+        if (world.Rank() == 0) {
+            System.out.println(RESULT + " " + r.encode());
+            System.out.flush();
         }
-        MPI.Finalize();
     }
 }

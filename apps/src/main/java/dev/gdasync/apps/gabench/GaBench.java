@@ -1,6 +1,8 @@
 package dev.gdasync.apps.gabench;
 
-import dev.gdasync.apps.rankmain.RankMain;
+import dev.gdasync.apps.common.MpjStarter;
+import dev.gdasync.apps.common.RankMain;
+import dev.gdasync.apps.common.RootHeartbeat;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
@@ -114,26 +116,26 @@ public final class GaBench implements RankMain.App {
 
     private void run(Bootstrap boot, Mp mp, GlobalArrays ga, Plan plan) throws Exception {
         try (OneSided one = new OneSided(mp, ga, plan.geometry())) {
+            RootHeartbeat heartbeat = new RootHeartbeat(boot, "gabench");
             if (mp.rank() != 0) {
-                while (decide(boot, false)) {
-                    // rank 0 measures; this rank's block is its target
-                }
+                // Rank 0 measures; this rank's block is its target.
+                heartbeat.awaitEnd();
                 return;
             }
             List<Row> rows = new ArrayList<>();
             try {
-                rows.addAll(measure(boot, one, plan));
-                String home = System.getenv("MPJ_HOME");
-                String missing = MpjRunner.missing(home);
+                rows.addAll(measure(heartbeat, one, plan));
+                String home = System.getenv(MpjStarter.MPJ_HOME);
+                String missing = MpjStarter.missing(home);
                 if (noMpj) {
                     System.out.println("gabench: the MPJ Express baseline is left out (--no-mpj)");
                 } else if (missing != null) {
                     System.out.println("gabench: the MPJ Express baseline is left out: " + missing);
                 } else {
-                    rows.addAll(MpjRunner.run(home, plan, () -> decide(boot, true)));
+                    rows.addAll(MpjRunner.run(home, plan, heartbeat::beat));
                 }
             } finally {
-                decide(boot, false);
+                heartbeat.end();
             }
             rows.sort(java.util.Comparator.comparing(Row::op).reversed().thenComparing(Row::layout).thenComparingInt(Row::bytes));
             System.out.println("gabench: all data checks passed (" + rows.size() + " rows)");
@@ -150,14 +152,14 @@ public final class GaBench implements RankMain.App {
     }
 
     /** Rank 0's one-sided measurements: per size, reps interleaved over methods; each loop's bytes checked. */
-    private static List<Row> measure(Bootstrap boot, OneSided one, Plan plan) {
+    private static List<Row> measure(RootHeartbeat heartbeat, OneSided one, Plan plan) {
         Geometry geo = plan.geometry();
         List<Row> rows = new ArrayList<>();
         long generation = 1;
         long warmupEnd = System.nanoTime() + plan.warmupMillis() * 1_000_000;
         int first = plan.sizes().getFirst();
         while (System.nanoTime() - warmupEnd < 0) {
-            decide(boot, true);
+            heartbeat.beat();
             for (String method : ONE_SIDED) {
                 for (String layout : LAYOUTS) {
                     one.prepare(method, first, generation++);
@@ -172,7 +174,7 @@ public final class GaBench implements RankMain.App {
             int iters = plan.iters(bytes);
             double[][][][] us = new double[ONE_SIDED.size()][LAYOUTS.size()][2][plan.reps()];
             for (int rep = -1; rep < plan.reps(); rep++) {
-                decide(boot, true);
+                heartbeat.beat();
                 for (int k = 0; k < ONE_SIDED.size(); k++) {
                     // A rotating order, so that no method always runs right after another's large copies.
                     int m = Math.floorMod(k + rep, ONE_SIDED.size());
@@ -202,15 +204,5 @@ public final class GaBench implements RankMain.App {
             System.out.printf(java.util.Locale.ROOT, "gabench: %d bytes done (%d ops per rep)%n", bytes, iters);
         }
         return rows;
-    }
-
-    /** Rank 0's decision, known to both ranks when this returns (a collective through the bootstrap). */
-    private static boolean decide(Bootstrap boot, boolean mine) {
-        List<byte[]> all = boot.allGather(boot.rank() == 0 ? new byte[] {(byte) (mine ? 1 : 0)} : new byte[0]);
-        byte[] root = all.get(0);
-        if (root.length != 1) {
-            throw new IllegalStateException("rank 0 sent no decision: are both ranks running gabench with the same arguments?");
-        }
-        return root[0] == 1;
     }
 }

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.gabench;
 
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.Intracomm;
 import mpi.MPI;
 
@@ -26,16 +27,8 @@ public final class MpjGaBench {
     /**
      * @param args MPJ's arguments, then the plan's ({@link Plan#args})
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            new MpjGaBench.Side(MPI.COMM_WORLD, Plan.parse(mine)).run();
-        } catch (Throwable t) {
-            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
-        }
-        MPI.Finalize();
+    public static void main(String[] args) {
+        MpjProgram.main(args, ERROR, mine -> new MpjGaBench.Side(MPI.COMM_WORLD, Plan.parse(mine)).run());
     }
 
     /** One rank's buffers and loops. */

@@ -1,6 +1,6 @@
 package dev.gdasync.apps.gabench;
 
-import dev.gdasync.apps.bench.Medians;
+import dev.gdasync.apps.common.Medians;
 
 import java.util.Arrays;
 

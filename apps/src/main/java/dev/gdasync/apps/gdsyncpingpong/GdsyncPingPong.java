@@ -5,7 +5,6 @@ import dev.gdasync.libmp.cli.CommandLines;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.Arrays;
 import java.util.OptionalInt;
 
 /**
@@ -62,12 +61,5 @@ public final class GdsyncPingPong {
             throw new IOException("the other process closed its output while we waited for " + what);
         }
         return line;
-    }
-
-    static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        int n = c.length;
-        return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     }
 }

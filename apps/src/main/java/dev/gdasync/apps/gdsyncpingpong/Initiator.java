@@ -1,5 +1,6 @@
 package dev.gdasync.apps.gdsyncpingpong;
 
+import dev.gdasync.apps.common.Medians;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.cli.ProgressLine;
 import dev.gdasync.libmp.cli.SizeCosts;
@@ -74,7 +75,7 @@ final class Initiator {
                         costs.ran(bytes, iters, ns);
                         oneWay[r] = ns / 1000.0 / iters / 2;
                     }
-                    Result res = new Result(ring, bytes, iters, GdsyncPingPong.median(oneWay));
+                    Result res = new Result(ring, bytes, iters, Medians.of(oneWay));
                     results.add(res);
                     System.out.println(res.line());
                 }

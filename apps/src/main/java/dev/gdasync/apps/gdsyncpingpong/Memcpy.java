@@ -1,5 +1,6 @@
 package dev.gdasync.apps.gdsyncpingpong;
 
+import dev.gdasync.apps.common.Medians;
 import dev.gdasync.gdsync.memory.HostRegion;
 import dev.gdasync.gdsync.swnic.SoftwareNic;
 
@@ -25,7 +26,7 @@ final class Memcpy implements AutoCloseable {
         for (int r = 0; r < runs.length; r++) {
             runs[r] = copyLoop(src, dst, bytes, iters) / 1000.0 / iters;
         }
-        return GdsyncPingPong.median(runs);
+        return Medians.of(runs);
     }
 
     private static long copyLoop(MemorySegment src, MemorySegment dst, int bytes, int iters) {

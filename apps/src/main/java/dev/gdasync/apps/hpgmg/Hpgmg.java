@@ -1,5 +1,6 @@
 package dev.gdasync.apps.hpgmg;
 
+import dev.gdasync.apps.common.LauncherRank;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.ki.exec.HostKiExecutor;
 import dev.gdasync.libmp.Mp;
@@ -9,14 +10,9 @@ import dev.gdasync.libmp.cli.CommandLines;
 import dev.gdasync.libmp.comm.Comm;
 import picocli.CommandLine;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.OptionalInt;
 
 /**
@@ -43,7 +39,7 @@ public final class Hpgmg {
     static int run(String[] args, PrintStream out, PrintStream err) {
         HpgmgCommand o = new HpgmgCommand();
         CommandLine cl = CommandLines.of(o);
-        boolean speak = rankFromEnv() <= 0;
+        boolean speak = LauncherRank.speaksForJob();
         OptionalInt status = CommandLines.parse(cl, args, out, err, speak);
         if (status.isPresent()) {
             return status.getAsInt();
@@ -63,7 +59,7 @@ public final class Hpgmg {
             }
             List<String> summary = new ArrayList<>();
             if (modes.contains(HpgmgCommand.Mode.MPJ)) {
-                summary.addAll(MpjRunner.run(boot, o, size, rank == 0 ? out : null));
+                summary.addAll(MpjRunner.run(boot, o, rank == 0 ? out : null));
             }
             List<HpgmgCommand.Mode> libmp = modes.stream().filter(m -> m != HpgmgCommand.Mode.MPJ).toList();
             if (!libmp.isEmpty()) {
@@ -81,15 +77,6 @@ public final class Hpgmg {
                 e.printStackTrace(err);
             }
             return 1;
-        }
-    }
-
-    private static int rankFromEnv() {
-        String r = System.getenv("GDASYNC_RANK");
-        try {
-            return r == null ? 0 : Integer.parseInt(r);
-        } catch (NumberFormatException e) {
-            return 0;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.hpgmg;
 
+import dev.gdasync.apps.common.MpjProgram;
 import dev.gdasync.libmp.cli.CommandLines;
 import mpi.MPI;
 
@@ -22,36 +23,31 @@ public final class MpjHpgmg {
 
     /**
      * @param args MPJ's arguments, then the hpgmg command line
-     * @throws Exception if MPJ Express cannot start or end
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            HpgmgCommand o = new HpgmgCommand();
-            CommandLines.parseOrThrow(CommandLines.of(o), mine);
-            MpjTransport t = new MpjTransport(MPI.COMM_WORLD);
-            ProblemSize size = ProblemSize.of(o.log2Box, o.boxesPerRank, t.size());
-            PrintStream out = t.rank() == 0 ? System.out : null;
-            MultiGrid mg = new MultiGrid(t, new HostOperators(), out);
-            mg.build(size.boxesIn(), size.boxDim());
-            List<Hpgmg.Run> runs = List.of(new Hpgmg.Run("mpj", t, mg, new ArrayList<>()));
-            List<String> rows = Bench.run(runs, o, out, goOn -> {
-                int[] v = {goOn ? 1 : 0};
-                MPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);
-                return v[0] == 1;
-            });
-            if (out != null) {
-                for (String r : rows) {
-                    out.println(RESULT + " " + r);
-                }
-                out.flush();
+    public static void main(String[] args) {
+        MpjProgram.main(args, ERROR, MpjHpgmg::run);
+    }
+
+    private static void run(String[] args) throws Exception {
+        HpgmgCommand o = new HpgmgCommand();
+        CommandLines.parseOrThrow(CommandLines.of(o), args);
+        MpjTransport t = new MpjTransport(MPI.COMM_WORLD);
+        ProblemSize size = ProblemSize.of(o.log2Box, o.boxesPerRank, t.size());
+        PrintStream out = t.rank() == 0 ? System.out : null;
+        MultiGrid mg = new MultiGrid(t, new HostOperators(), out);
+        mg.build(size.boxesIn(), size.boxDim());
+        List<Hpgmg.Run> runs = List.of(new Hpgmg.Run("mpj", t, mg, new ArrayList<>()));
+        List<String> rows = Bench.run(runs, o, out, goOn -> {
+            int[] v = {goOn ? 1 : 0};
+            MPI.COMM_WORLD.Bcast(v, 0, 1, MPI.INT, 0);
+            return v[0] == 1;
+        });
+        if (out != null) {
+            for (String r : rows) {
+                out.println(RESULT + " " + r);
             }
-            t.barrier();
-        } catch (Throwable e) {
-            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + e);
-            System.err.flush();
-            System.exit(3);
+            out.flush();
         }
-        MPI.Finalize();
+        t.barrier();
     }
 }

@@ -1,10 +1,10 @@
 package dev.gdasync.apps.hpgmg;
 
+import dev.gdasync.apps.common.CsvFile;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,13 +56,7 @@ final class Summary {
         }
         if (o.csv != null) {
             try {
-                boolean fresh = !Files.exists(o.csv) || Files.size(o.csv) == 0;
-                List<String> lines = new ArrayList<>();
-                if (fresh) {
-                    lines.add(CSV_HEADER);
-                }
-                lines.addAll(csv);
-                Files.write(o.csv, lines, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                CsvFile.append(o.csv, CSV_HEADER, csv);
             } catch (IOException e) {
                 throw new UncheckedIOException("could not write " + o.csv + ": " + e, e);
             }

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.jacobi2d;
 
+import dev.gdasync.apps.common.CsvFile;
 import dev.gdasync.apps.shmemrun.ShmemMain;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.ki.exec.HostKiExecutor;
@@ -17,11 +18,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
 
 /**
  * {@code scripts/mprun -np N jacobi2d [--mode host,sa,ki]}: NVIDIA's multi-GPU Jacobi (multi-gpu-programming-models) on
@@ -333,18 +332,10 @@ public final class Jacobi2d implements ShmemMain.App {
     }
 
     private void appendCsv(List<String> rows) throws IOException {
-        boolean fresh = !Files.exists(csv) || Files.size(csv) == 0;
-        StringBuilder b = new StringBuilder();
-        if (fresh) {
-            b.append(JacobiPlot.HEADER).append('\n');
-        }
-        for (String r : rows) {
-            b.append(r).append('\n');
-        }
         if (csv.getParent() != null) {
             Files.createDirectories(csv.getParent());
         }
-        Files.writeString(csv, b, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        CsvFile.append(csv, JacobiPlot.HEADER, rows);
         System.out.println("csv: " + csv);
     }
 }

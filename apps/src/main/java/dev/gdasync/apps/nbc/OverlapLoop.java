@@ -1,5 +1,6 @@
 package dev.gdasync.apps.nbc;
 
+import dev.gdasync.apps.common.Medians;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.coll.CollRequest;
@@ -113,7 +114,7 @@ final class OverlapLoop {
             us[i] = (System.nanoTime() - t0) / 1e3;
         }
         verify();
-        return median(us);
+        return Medians.of(us);
     }
 
     /**
@@ -154,17 +155,9 @@ final class OverlapLoop {
             }
         }
         verify();
-        return new double[] {median(us[0]), median(us[1]), median(us[2])};
-    }
-
-    /**
-     * The median, not OSU's mean: on a machine whose CPUs the ranks, their NIC agents and the proxy share, one
-     * descheduled iteration can last milliseconds and would dominate a mean.
-     */
-    static double median(double[] v) {
-        double[] s = v.clone();
-        java.util.Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+        // The median, not OSU's mean: on a machine whose CPUs the ranks, their NIC agents and the proxy share, one
+        // descheduled iteration can last milliseconds and would dominate a mean.
+        return new double[] {Medians.of(us[0]), Medians.of(us[1]), Medians.of(us[2])};
     }
 
     /** The dummy compute: a busy loop on this thread. */

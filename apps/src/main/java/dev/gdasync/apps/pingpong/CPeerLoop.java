@@ -1,5 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.Medians;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,7 +91,7 @@ final class CPeerLoop implements Loop {
             return Double.NaN;
         }
         List<Double> last = all.subList(Math.max(0, all.size() - runs), all.size());
-        return Result.median(last.stream().mapToDouble(Double::doubleValue).toArray());
+        return Medians.of(last.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.LauncherRank;
+import dev.gdasync.apps.common.MpjStarter;
 import dev.gdasync.apps.pingpong.PingPongOptions.Mode;
 import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
@@ -49,7 +51,7 @@ public final class MessageRate {
         if (System.getProperty("java.awt.headless") == null) {
             System.setProperty("java.awt.headless", "true");
         }
-        boolean speaker = PingPong.launcherRank() <= 0;
+        boolean speaker = LauncherRank.speaksForJob();
         RateCommand command = new RateCommand();
         OptionalInt stop = CommandLines.parse(command.commandLine(), args, out, err, speaker);
         if (stop.isPresent()) {
@@ -58,7 +60,7 @@ public final class MessageRate {
         RateOptions o = command.options();
         if (o.modes().contains(Mode.MPJ)) {
             try {
-                MpjMode.starter(System.getenv(MpjMode.MPJ_HOME));
+                MpjStarter.require(System.getenv(MpjStarter.MPJ_HOME), "the ping-pong");
             } catch (IllegalStateException e) {
                 if (speaker) {
                     err.println("msgrate: " + e.getMessage());

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.Request;
@@ -23,16 +24,8 @@ public final class MpjMessageRate {
     /**
      * @param args MPJ's arguments, then the benchmark's ({@code --sizes ... --window ... --iters ...})
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            run(RateOptions.parse(mine));
-        } catch (Throwable t) {
-            System.err.println(MpjPingPong.ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
-        }
-        MPI.Finalize();
+    public static void main(String[] args) {
+        MpjProgram.main(args, MpjPingPong.ERROR, mine -> run(RateOptions.parse(mine)));
     }
 
     private static void run(RateOptions o) throws Exception {

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.MpjProgram;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.Status;
@@ -26,16 +27,8 @@ public final class MpjPingPong {
     /**
      * @param args MPJ's arguments, then the ping-pong's ({@code --sizes ... --iters ...})
      */
-    public static void main(String[] args) throws Exception {
-        String[] mine = MPI.Init(args);
-        try {
-            run(PingPongOptions.parse(mine));
-        } catch (Throwable t) {
-            System.err.println(ERROR + " rank " + MPI.COMM_WORLD.Rank() + ": " + t);
-            System.err.flush();
-            System.exit(3);
-        }
-        MPI.Finalize();
+    public static void main(String[] args) {
+        MpjProgram.main(args, ERROR, mine -> run(PingPongOptions.parse(mine)));
     }
 
     private static void run(PingPongOptions o) throws Exception {

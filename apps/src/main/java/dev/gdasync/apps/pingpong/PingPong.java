@@ -1,5 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.LauncherRank;
+import dev.gdasync.apps.common.MpjStarter;
 import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.nic.NicProviders;
@@ -7,7 +9,6 @@ import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.gdsync.ucx.UcxLibrary;
 import dev.gdasync.ki.KiException;
-import dev.gdasync.ki.KiExecutor;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
@@ -78,7 +79,7 @@ public final class PingPong {
         }
         // Every rank got the same command line: before the bootstrap, only the launcher's variables say
         // which rank this is, and rank 0 alone speaks about it.
-        boolean speaker = launcherRank() <= 0;
+        boolean speaker = LauncherRank.speaksForJob();
         PingPongCommand command = new PingPongCommand();
         CommandLine cl = command.commandLine();
         OptionalInt stop = CommandLines.parse(cl, args, out, err, speaker);
@@ -88,7 +89,7 @@ public final class PingPong {
         PingPongOptions options = command.options();
         if (options.modes().contains(PingPongOptions.Mode.MPJ)) {
             try {
-                MpjMode.starter(System.getenv(MpjMode.MPJ_HOME));
+                MpjStarter.require(System.getenv(MpjStarter.MPJ_HOME), "the ping-pong");
             } catch (IllegalStateException e) {
                 if (speaker) {
                     err.println("pingpong: " + e.getMessage());
@@ -324,21 +325,6 @@ public final class PingPong {
             LatencyPlot.write(rows, o.plot());
             out.println("wrote " + o.plot());
         }
-    }
-
-    /** @return this rank as scripts/mprun, Open MPI or Slurm set it, or -1 when none did */
-    static int launcherRank() {
-        for (String v : new String[]{"GDASYNC_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
-            String r = System.getenv(v);
-            if (r != null) {
-                try {
-                    return Integer.parseInt(r.strip());
-                } catch (NumberFormatException e) {
-                    return -1; // the bootstrap reports it
-                }
-            }
-        }
-        return -1;
     }
 
     /** @return a line naming the machine: CPUs, model, OS, Java */

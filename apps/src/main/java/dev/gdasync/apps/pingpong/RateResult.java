@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.Medians;
 import org.HdrHistogram.Histogram;
 
 import java.util.Arrays;
@@ -48,7 +49,7 @@ public record RateResult(String mode, int bytes, int window, int iters, double m
         double[] sorted = rates.clone();
         Arrays.sort(sorted);
         boolean timed = windowNanos.getTotalCount() > 0;
-        return new RateResult(mode, bytes, window, iters, Result.median(rates), sorted[0], sorted[sorted.length - 1],
+        return new RateResult(mode, bytes, window, iters, Medians.of(rates), sorted[0], sorted[sorted.length - 1],
                 timed ? windowNanos.getValueAtPercentile(50) / 1000.0 : Double.NaN,
                 timed ? windowNanos.getValueAtPercentile(99) / 1000.0 : Double.NaN);
     }

@@ -1,8 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.Medians;
 import org.HdrHistogram.Histogram;
-
-import java.util.Arrays;
 
 /**
  * One measured row.
@@ -58,14 +57,8 @@ public record Result(String mode, int bytes, int iters, double oneWayMicros, Lat
         for (int i = 0; i < runNanos.length; i++) {
             oneWay[i] = runNanos[i] / 1000.0 / iters / 2;
         }
-        double median = median(oneWay);
+        double median = Medians.of(oneWay);
         return new Result(mode, bytes, iters, median, Latencies.ofRoundTrips(roundTripNanos), RunSpread.of(oneWay, median));
     }
 
-    static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        int n = c.length;
-        return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    }
 }

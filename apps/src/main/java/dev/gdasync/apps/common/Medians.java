@@ -1,4 +1,4 @@
-package dev.gdasync.apps.bench;
+package dev.gdasync.apps.common;
 
 import java.util.Arrays;
 

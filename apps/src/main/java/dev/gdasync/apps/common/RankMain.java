@@ -1,4 +1,4 @@
-package dev.gdasync.apps.rankmain;
+package dev.gdasync.apps.common;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
@@ -8,8 +8,10 @@ import java.util.OptionalInt;
 
 /**
  * The main of a libmp application run by {@code scripts/mprun}: parses the picocli options (the process that speaks
- * for the job prints usage and errors), checks them, starts the bootstrap and the Mp, runs the application, and
- * exits 2 for bad options, 1 when the application reports a failed check or the rank fails.
+ * for the job, {@link LauncherRank#speaksForJob}, prints usage and errors), checks them, starts the bootstrap and the
+ * Mp, runs the application, and exits 2 for bad options, 1 when the application reports a failed check or the rank
+ * fails. The libmp applications' mains ({@code collectives}, {@code gabench}, {@code nbc-overlap}, {@code spmv}, and
+ * the shmem ones through {@code ShmemMain}) are this one.
  */
 public final class RankMain {
     /** A libmp application: a picocli command object with these two steps. */
@@ -43,7 +45,7 @@ public final class RankMain {
      * @param args   the command line
      */
     public static void main(String name, String member, App app, String[] args) {
-        boolean speaker = CommandLines.speaksForJob();
+        boolean speaker = LauncherRank.speaksForJob();
         OptionalInt stop = CommandLines.parse(CommandLines.of(app.command()), args, System.out, System.err, speaker);
         if (stop.isPresent()) {
             System.exit(stop.getAsInt());
