@@ -163,9 +163,7 @@ public final class FakeCuda {
      * @throws org.opentest4j.AssertionFailedError if it runs longer than {@link #CHILD_LIMIT} (it is killed)
      */
     public static Child run(ChildProcess.Builder child) {
-        try (ChildProcess p = child.start()) {
-            int status = p.awaitExit(CHILD_LIMIT);
-            return new Child(status, p.stdoutText(), p.stderrText());
-        }
+        ChildProcess.Finished f = child.run(CHILD_LIMIT);
+        return new Child(f.status(), f.out(), f.err());
     }
 }

@@ -145,6 +145,7 @@ public final class ChildProcess implements AutoCloseable {
         private boolean stdinOpen;
         private Duration exitGrace = Duration.ZERO;
         private boolean echoStderr;
+        private boolean mergeStderr;
 
         private Builder(String name, List<String> command) {
             this.name = name;
@@ -193,9 +194,20 @@ public final class ChildProcess implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Sends the child's standard error into its standard output, one stream interleaved as the child wrote it
+         * ({@link #stderr()} stays empty).
+         *
+         * @return this
+         */
+        public Builder mergeStderr() {
+            this.mergeStderr = true;
+            return this;
+        }
+
         /** @return the running child */
         public ChildProcess start() {
-            ProcessBuilder pb = new ProcessBuilder(command);
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(mergeStderr);
             Map<String, String> e = pb.environment();
             e.keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.startsWith("SLURM_") || k.startsWith("OMPI_")
                     || k.startsWith("PMIX_") || removed.stream().anyMatch(p -> p.test(k)));
@@ -211,6 +223,33 @@ public final class ChildProcess implements AutoCloseable {
             } catch (IOException ex) {
                 throw new IllegalStateException("cannot start " + name + ": " + command, ex);
             }
+        }
+
+        /**
+         * Starts the child and waits for it to exit; one that does not exit in time is killed and the test fails.
+         *
+         * @param timeout how long it may run
+         * @return its exit status and output
+         */
+        public Finished run(Duration timeout) {
+            try (ChildProcess child = start()) {
+                int status = child.awaitExit(timeout);
+                return new Finished(status, child.stdoutText(), child.stderrText());
+            }
+        }
+    }
+
+    /**
+     * A child that ran to its end.
+     *
+     * @param status its exit status
+     * @param out    its standard output, each line ending with a line break
+     * @param err    its standard error, likewise
+     */
+    public record Finished(int status, String out, String err) {
+        /** @return the status and both outputs, for failure messages */
+        public String all() {
+            return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
         }
     }
 

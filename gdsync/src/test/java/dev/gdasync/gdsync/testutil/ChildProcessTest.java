@@ -72,6 +72,11 @@ class ChildProcessTest {
             assertTrue(e.getMessage().contains("ended without the line awaited") && e.getMessage().contains("status 3"),
                     e.getMessage());
         }
+        ChildProcess.Finished merged = ChildProcess.builder("merged", ChildProcess.javaCommand(ExitThree.class,
+                List.of("a2"))).mergeStderr().run(WAIT);
+        assertEquals(3, merged.status(), merged.all());
+        assertTrue(merged.out().startsWith("arg a2\n") && merged.out().contains("something went wrong\n"), merged.all());
+        assertEquals("", merged.err(), merged.all());
     }
 
     @Test
