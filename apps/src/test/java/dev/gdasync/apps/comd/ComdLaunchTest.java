@@ -1,6 +1,7 @@
 package dev.gdasync.apps.comd;
 
 import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,7 @@ class ComdLaunchTest {
     }
 
     /** @return the launcher's run to its end (killed, failing the test, after 240 s) */
-    private static ChildProcess.Finished mprun(String... args) {
+    private static Finished mprun(String... args) {
         return launcher(args).run(TIMEOUT);
     }
 
@@ -69,7 +70,7 @@ class ComdLaunchTest {
         List<String> args = new ArrayList<>(List.of("-np", ranks, "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "40", "-n", "10"));
         args.addAll(List.of(decomposition.split(" ")));
         args.addAll(List.of("--mode", modes, "--csv", csv.toString(), "--plot", png.toString()));
-        ChildProcess.Finished r = mprun(args.toArray(String[]::new));
+        Finished r = mprun(args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         Map<String, List<String>> t = tables(r.out());
         assertEquals(List.of(modes.split(",")), List.copyOf(t.keySet()), r.all());
@@ -110,7 +111,7 @@ class ComdLaunchTest {
 
     @Test
     void aRankCountThatDoesNotMatchTheDecompositionIsOneLine() throws Exception {
-        ChildProcess.Finished r = mprun("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "10");
+        Finished r = mprun("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "10");
         assertTrue(r.status() != 0, r.all());
         assertTrue(r.err().contains("[0] comd: -i x -j x -k = 1 x 1 x 1 = 1 ranks, but the job has 2 (scripts/mprun -np 1 comd ...)"),
                 r.all());

@@ -107,14 +107,18 @@ class HpgmgLaunchTest {
     void badArgumentsExitWithTwoAndOneLineFromRankZero() throws Exception {
         try (ChildProcess job = launcher("-np", "2", "hpgmg", "24", "8").start()) {
             assertEquals(2, job.awaitExit(TIMEOUT), job.describe());
-            assertTrue(job.stderr().stream().anyMatch(l -> l.startsWith("[0] hpgmg: box size 24 is not a power of two")), job.describe());
-            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("[1] hpgmg:")), "rank 1 stays quiet:\n" + job.describe());
+            assertTrue(job.stderr().stream().anyMatch(l -> l.startsWith("[0] hpgmg: box size 24 is not a power of two")),
+                    job.describe());
+            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("[1] hpgmg:")),
+                    "rank 1 stays quiet:\n" + job.describe());
         }
         try (ChildProcess job = launcher("-np", "3", "hpgmg", "4", "1").start()) {
             assertEquals(2, job.awaitExit(TIMEOUT), job.describe());
-            assertTrue(job.stderr().stream().anyMatch(l -> l.startsWith("[0] hpgmg: ") && l.contains("more ranks (3) than boxes (1")),
+            assertTrue(job.stderr().stream().anyMatch(l -> l.startsWith("[0] hpgmg: ")
+                            && l.contains("more ranks (3) than boxes (1")),
                     job.describe());
-            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("[1] hpgmg:") || l.startsWith("[2] hpgmg:")), job.describe());
+            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("[1] hpgmg:") || l.startsWith("[2] hpgmg:")),
+                    job.describe());
         }
     }
 
@@ -149,7 +153,8 @@ class HpgmgLaunchTest {
             String line = job.stderr().stream().filter(l -> l.startsWith("[0] hpgmg (rank 0): ")).findFirst()
                     .orElseThrow(() -> new AssertionError("rank 0 explains its failure:\n" + job.describe()));
             assertTrue(line.contains("rank 1"), "rank 0's error names rank 1: " + line);
-            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("mprun: stopped")), "rank 0 ended by itself:\n" + job.describe());
+            assertFalse(job.stderr().stream().anyMatch(l -> l.startsWith("mprun: stopped")),
+                    "rank 0 ended by itself:\n" + job.describe());
             System.out.println("HpgmgLaunchTest: " + mode + ": rank 0 failed " + ms + " ms after rank 1 was killed: " + line);
         }
     }

@@ -1,6 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class PingPongLaunchTest {
     }
 
     /** @return the run of the launcher to its end (killed, failing the test, after 120 s) */
-    static ChildProcess.Finished mprun(Map<String, String> env, String... args) {
+    static Finished mprun(Map<String, String> env, String... args) {
         return launcher(env, args).run(TIMEOUT);
     }
 
@@ -48,7 +49,7 @@ class PingPongLaunchTest {
         List<String> args = new ArrayList<>(List.of(launcherArgs));
         args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
                 "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString()));
-        ChildProcess.Finished r = mprun(env, args.toArray(String[]::new));
+        Finished r = mprun(env, args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         List<String> rows = Files.readAllLines(csv);
         assertEquals(Csv.HEADER, rows.getFirst(), r.all());
@@ -104,7 +105,7 @@ class PingPongLaunchTest {
         args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong",
                 "--nic", nics, "--mode", modes, "--sizes", "8,65536", "--iters", "200", "--reps", "1", "--warmup", "0",
                 "--validate", "--csv", csv.toString()));
-        ChildProcess.Finished r = mprun(Map.of(), args.toArray(String[]::new));
+        Finished r = mprun(Map.of(), args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         List<String> providers = List.of(nics.split(","));
         assertTrue(r.out().contains("[0] nic: "), r.out());
@@ -127,7 +128,8 @@ class PingPongLaunchTest {
     void aCorruptedMessageFailsTheRunNamingIterationAndByte() throws Exception {
         for (String mode : new String[]{"host", "sa", "ki"}) {
             // Rank 1 flips the first byte of its reply of iteration 5 (a test-only fault hook).
-            ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+            Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5",
+                    "pingpong",
                     "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
             assertEquals(1, r.status(), r.all());
             assertTrue(r.err().contains("[0] pingpong: " + mode + " mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
@@ -183,7 +185,7 @@ class PingPongLaunchTest {
     void jucxOverTcpRunsWhenUcxTlsSaysSo() throws Exception {
         String reason = noUcx("the jucx run over tcp");
         Assumptions.assumeTrue(reason == null, reason);
-        ChildProcess.Finished r = mprun(Map.of("UCX_TLS", "tcp"), "-np", "2", "pingpong", "--mode", "jucx", "--sizes", "8,65536",
+        Finished r = mprun(Map.of("UCX_TLS", "tcp"), "-np", "2", "pingpong", "--mode", "jucx", "--sizes", "8,65536",
                 "--iters", "100", "--reps", "1", "--warmup", "0", "--validate");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("[0] jucx: UCX "), r.all());
@@ -195,7 +197,7 @@ class PingPongLaunchTest {
     void aCorruptedJucxMessageFailsTheRunNamingIterationAndByte() throws Exception {
         String reason = noUcx("the corrupted jucx message");
         Assumptions.assumeTrue(reason == null, reason);
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+        Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
                 "--mode", "jucx", "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: jucx mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
@@ -220,7 +222,7 @@ class PingPongLaunchTest {
             System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
         }
         Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ki", "--iters", "10", "--ki-executor", "gpu");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ki", "--iters", "10", "--ki-executor", "gpu");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: --ki-executor gpu: " + noGpu.get()), r.all());
         assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
@@ -233,7 +235,7 @@ class PingPongLaunchTest {
             System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
         }
         Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--buffers", "gpu", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--buffers", "gpu", "--iters", "10");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: --buffers gpu: " + noGpu.get()), r.all());
         assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
@@ -262,7 +264,7 @@ class PingPongLaunchTest {
         Map<String, String> env = standInDriver();
         Assumptions.assumeTrue(env != null, "no stand-in libcuda");
         Path csv = dir.resolve("gpu.csv");
-        ChildProcess.Finished r = mprun(env, "-np", "2", "pingpong", "--buffers", "gpu", "--mode", "host,sa", "--sizes", "8,4096,65536",
+        Finished r = mprun(env, "-np", "2", "pingpong", "--buffers", "gpu", "--mode", "host,sa", "--sizes", "8,4096,65536",
                 "--iters", "100", "--reps", "1", "--warmup", "0", "--compute-us", "2", "--validate", "--csv", csv.toString());
         assertEquals(0, r.status(), r.all());
         List<String> rows = Files.readAllLines(csv);
@@ -283,7 +285,7 @@ class PingPongLaunchTest {
         Map<String, String> env = standInDriver();
         Assumptions.assumeTrue(env != null, "no stand-in libcuda");
         for (String mode : new String[]{"host", "sa"}) {
-            ChildProcess.Finished r = mprun(env, "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+            Finished r = mprun(env, "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
                     "--buffers", "gpu", "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0",
                     "--validate");
             assertEquals(1, r.status(), r.all());
@@ -294,18 +296,18 @@ class PingPongLaunchTest {
 
     @Test
     void mpjWithoutMpjHomeSaysWhatToDo() throws Exception {
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
         assertEquals(1, r.status(), r.all());
-        assertTrue(r.err().contains("[0] pingpong: --mode mpj needs MPJ Express: MPJ_HOME is not set. ChildProcess.Finished the ping-pong with scripts/mprun"),
+        assertTrue(r.err().contains("[0] pingpong: --mode mpj needs MPJ Express: MPJ_HOME is not set. Run the ping-pong with scripts/mprun"),
                 r.all());
     }
 
     @Test
     void aWrongCommandLineExitsWithTwoAndOneMessageAndAHint() throws Exception {
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
         assertEquals(2, r.status(), r.all());
         assertEquals(List.of("[0] pingpong: invalid value for option '--sizes': 'zero' is not a byte count (a positive integer,"
-                        + " optionally with K or M)", "[0] ChildProcess.Finished 'scripts/mprun -np 2 pingpong --help' for the options.",
+                        + " optionally with K or M)", "[0] Run 'scripts/mprun -np 2 pingpong --help' for the options.",
                 "mprun: ranks 0 and 1 exited with status 2"), r.err().lines().toList(),
                 "rank 0 explains, rank 1 stays quiet, the launcher speaks last:\n" + r.all());
     }
@@ -325,7 +327,7 @@ class PingPongLaunchTest {
         try (ChildProcess first = launcher(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
                 "--iters", "2000", "--reps", "2", "--warmup", "12", "--validate").start()) {
             first.awaitLine(line -> line.startsWith("[0] cpu share: "), TIMEOUT);
-            ChildProcess.Finished second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
+            Finished second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
                     "--iters", "2000", "--reps", "2", "--warmup", "0", "--validate");
             int firstStatus = first.awaitExit(TIMEOUT);
             assertEquals(0, second.status(), second.all());
@@ -343,7 +345,7 @@ class PingPongLaunchTest {
 
     @Test
     void oneRankIsRefused() throws Exception {
-        ChildProcess.Finished r = mprun(Map.of(), "-np", "1", "pingpong", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "1", "pingpong", "--iters", "10");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("pingpong: runs with exactly 2 ranks (scripts/mprun -np 2 pingpong ...), not 1"), r.all());
     }

@@ -3,7 +3,7 @@ package dev.gdasync.apps.trace;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gdasync.apps.testutil.Launcher;
-import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,7 @@ class TraceLaunchTest {
     @Test
     void aPingPongRecordedWithJfrBecomesOneTraceWithWaitsDoorbellsAndFlows() throws Exception {
         Path jfr = dir.resolve("jfr");
-        ChildProcess.Finished run = mprun("-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "200", "--reps", "1",
+        Finished run = mprun("-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "200", "--reps", "1",
                 "--warmup", "0.2", "--jfr", jfr.toString(), "--stats");
         assertEquals(0, run.status(), run.all());
         assertTrue(Files.isRegularFile(jfr.resolve("rank-0.jfr")), run.all());
@@ -109,7 +109,8 @@ class TraceLaunchTest {
     @Test
     void theLauncherRecordsEveryRankFromJvmOptions() throws Exception {
         Path jfr = dir.resolve("launcher");
-        ChildProcess.Finished run = mprun("-np", "2", "--jfr", jfr.toString(), "pingpong", "--mode", "sa", "--sizes", "8", "--iters", "100",
+        Finished run = mprun("-np", "2", "--jfr", jfr.toString(), "pingpong", "--mode", "sa", "--sizes", "8",
+                "--iters", "100",
                 "--reps", "1", "--warmup", "0.1");
         assertEquals(0, run.status(), run.all());
         assertTrue(Files.isRegularFile(jfr.resolve("gdasync.jfc")), "the settings file the ranks started with");
@@ -130,14 +131,14 @@ class TraceLaunchTest {
     @Test
     void aFolderThatIsNotAFolderIsRefusedBeforeAnyRankStarts() throws Exception {
         Path file = Files.writeString(dir.resolve("plain"), "x");
-        ChildProcess.Finished run = mprun("-np", "2", "--jfr", file.toString(), "pingpong", "--mode", "sa");
+        Finished run = mprun("-np", "2", "--jfr", file.toString(), "pingpong", "--mode", "sa");
         assertEquals(2, run.status(), run.all());
         assertTrue(run.err().contains("is a file, not a folder"), run.all());
         assertEquals("x", Files.readString(file));
     }
 
     /** @return the launcher's run to its end, without MPJ_HOME (killed, failing the test, after 120 s) */
-    private static ChildProcess.Finished mprun(String... args) {
+    private static Finished mprun(String... args) {
         return Launcher.mprun(args).removeEnvironment(k -> k.equals("MPJ_HOME")).run(TIMEOUT);
     }
 }

@@ -48,7 +48,9 @@ public final class ChildProcess implements AutoCloseable {
     private final Output stderr = new Output();
     private final Thread outPump;
     private final Thread errPump;
+    /** The next stdout line {@link #readLine} returns; guarded by {@code stdout}. */
     private int nextLine;
+    /** Guarded by this. */
     private boolean closed;
 
     private ChildProcess(String name, Process process, boolean stdinOpen, Duration exitGrace, boolean echoStderr) {
@@ -63,8 +65,10 @@ public final class ChildProcess implements AutoCloseable {
             closeQuietly(in);
         }
         String echo = echoStderr ? "[" + name + " " + process.pid() + "] " : null;
-        this.outPump = Thread.ofPlatform().daemon().name(name + "-out").start(() -> stdout.pump(process.getInputStream(), null));
-        this.errPump = Thread.ofPlatform().daemon().name(name + "-err").start(() -> stderr.pump(process.getErrorStream(), echo));
+        this.outPump = Thread.ofPlatform().daemon().name(name + "-out")
+                .start(() -> stdout.pump(process.getInputStream(), null));
+        this.errPump = Thread.ofPlatform().daemon().name(name + "-err")
+                .start(() -> stderr.pump(process.getErrorStream(), echo));
     }
 
     /** @return this JVM's java binary */

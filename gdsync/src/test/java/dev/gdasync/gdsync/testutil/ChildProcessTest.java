@@ -83,7 +83,8 @@ class ChildProcessTest {
     void aChildThatHangsIsKilledAtItsTimeoutAndTheFailureSaysSo() {
         try (ChildProcess child = ChildProcess.start("hang", ChildProcess.javaCommand(Hang.class, List.of()), Map.of())) {
             assertEquals("up", child.awaitLine(l -> l.equals("up"), WAIT));
-            AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> child.awaitExit(Duration.ofMillis(500)));
+            AssertionFailedError e = assertThrows(AssertionFailedError.class,
+                    () -> child.awaitExit(Duration.ofMillis(500)));
             assertTrue(e.getMessage().startsWith("hang did not exit within 500 ms and was killed (SIGKILL): hang (pid "),
                     e.getMessage());
             assertTrue(e.getMessage().contains("    up"), e.getMessage());
