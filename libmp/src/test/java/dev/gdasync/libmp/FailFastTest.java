@@ -1,7 +1,7 @@
 package dev.gdasync.libmp;
 
 import dev.gdasync.libmp.bootstrap.EnvBootstrapTest;
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.testutil.FailureChainMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,7 +57,7 @@ class FailFastTest {
             assertTrue(Files.isDirectory(victimDir), victimDir.toString());
 
             long killedAt = System.nanoTime();
-            ranks.get(2).process().destroyForcibly();
+            ranks.get(2).kill();
 
             long worst = 0;
             for (int r = 0; r < 2; r++) {

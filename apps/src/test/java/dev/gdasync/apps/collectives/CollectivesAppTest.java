@@ -1,18 +1,19 @@
 package dev.gdasync.apps.collectives;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -182,23 +183,17 @@ class CollectivesAppTest {
                 .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, program)));
     }
 
-    private static String mprun(int status, String... args) throws Exception {
+    private static String mprun(int status, String... args) {
         return mprun(status, Map.of(), args);
     }
 
-    private static String mprun(int status, Map<String, String> env, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS));
-        assertEquals(status, p.exitValue(), out);
-        return out;
+    /** @return the launcher's output, stderr merged in, once it exited with {@code status} (within 300 s) */
+    private static String mprun(int status, Map<String, String> env, String... args) {
+        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
+        a.addAll(List.of(args));
+        ChildProcess.Finished run = Launcher.mprun(a).removeEnvironment(k -> k.equals("MPJ_HOME")).environment(env)
+                .mergeStderr().run(Duration.ofSeconds(300));
+        assertEquals(status, run.status(), run.out());
+        return run.out();
     }
 }

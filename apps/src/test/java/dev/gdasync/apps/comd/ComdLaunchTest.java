@@ -1,25 +1,19 @@
 package dev.gdasync.apps.comd;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
-import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,75 +28,22 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the plot; a wrong rank count; a rank killed mid-run.
  */
 class ComdLaunchTest {
-    private static final long TIMEOUT_SECONDS = 240;
+    private static final Duration TIMEOUT = Duration.ofSeconds(240);
     private static final Pattern ENERGY = Pattern.compile("^\\[0] +(\\d+) +[0-9.]+ +(-?[0-9.]+) +(-?[0-9.]+) +(-?[0-9.]+) +[0-9.]+ +[0-9.]+ +(\\d+)$");
 
     @TempDir
     Path dir;
 
-    private record Run(int status, String out, String err) {
-        String all() {
-            return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
+    /** The launcher, with MPJ_HOME only when MPJ Express is set up. */
+    private static ChildProcess.Builder launcher(String... args) {
+        String mpj = Launcher.mpjHome();
+        ChildProcess.Builder b = Launcher.mprun(args).removeEnvironment(k -> k.equals("MPJ_HOME"));
+        return mpj == null ? b : b.environment(Map.of("MPJ_HOME", mpj));
     }
 
-    private static List<String> command(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
-        cmd.addAll(List.of(args));
-        return cmd;
-    }
-
-    private static ProcessBuilder builder(String... args) {
-        ProcessBuilder pb = new ProcessBuilder(command(args));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
-        String mpj = mpjHome();
-        if (mpj != null) {
-            pb.environment().put("MPJ_HOME", mpj);
-        }
-        return pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    }
-
-    private static Run mprun(String... args) throws Exception {
-        Process p = builder(args).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread a = Thread.ofPlatform().daemon().start(() -> copy(p.getInputStream(), out));
-        Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
-        try {
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                fail("mprun " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s; output so far:\n"
-                        + out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
-            }
-            a.join(5000);
-            b.join(5000);
-            return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-    }
-
-    private static void copy(InputStream in, ByteArrayOutputStream to) {
-        try (in) {
-            in.transferTo(to);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    }
-
-    /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
-    static String mpjHome() {
-        for (String home : new String[]{System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
-            if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
-                return home;
-            }
-        }
-        return null;
+    /** @return the launcher's run to its end (killed, failing the test, after 240 s) */
+    private static Finished mprun(String... args) {
+        return launcher(args).run(TIMEOUT);
     }
 
     /** @return per mode, the energy lines rank 0 printed ("step total potential kinetic atoms") */
@@ -123,13 +64,13 @@ class ComdLaunchTest {
     }
 
     private void runsEveryModeAndAgrees(String ranks, String decomposition) throws Exception {
-        String modes = mpjHome() != null ? "mpj,host,sa,ki" : "host,sa,ki";
+        String modes = Launcher.mpjHome() != null ? "mpj,host,sa,ki" : "host,sa,ki";
         Path csv = dir.resolve("comd.csv");
         Path png = dir.resolve("comd.png");
         List<String> args = new ArrayList<>(List.of("-np", ranks, "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "40", "-n", "10"));
         args.addAll(List.of(decomposition.split(" ")));
         args.addAll(List.of("--mode", modes, "--csv", csv.toString(), "--plot", png.toString()));
-        Run r = mprun(args.toArray(String[]::new));
+        Finished r = mprun(args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         Map<String, List<String>> t = tables(r.out());
         assertEquals(List.of(modes.split(",")), List.copyOf(t.keySet()), r.all());
@@ -170,7 +111,7 @@ class ComdLaunchTest {
 
     @Test
     void aRankCountThatDoesNotMatchTheDecompositionIsOneLine() throws Exception {
-        Run r = mprun("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "10");
+        Finished r = mprun("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "10");
         assertTrue(r.status() != 0, r.all());
         assertTrue(r.err().contains("[0] comd: -i x -j x -k = 1 x 1 x 1 = 1 ranks, but the job has 2 (scripts/mprun -np 1 comd ...)"),
                 r.all());
@@ -179,39 +120,17 @@ class ComdLaunchTest {
     @Test
     void aKilledRankEndsTheJobWithAnError() throws Exception {
         for (String mode : new String[]{"host", "sa", "ki"}) {
-            Process p = builder("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "1000000", "-n", "10", "-i", "2",
-                    "--mode", mode).start();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
-            CountDownLatch running = new CountDownLatch(1);
-            StringBuilder out = new StringBuilder();
-            Thread a = Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = r.readLine()) != null; ) {
-                        out.append(line).append('\n');
-                        if (line.matches("^\\[0] +20 .*")) {
-                            running.countDown();
-                        }
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-            try {
-                assertTrue(running.await(120, TimeUnit.SECONDS), mode + ": no step 20 line:\n" + out + err);
-                List<ProcessHandle> ranks = p.children().toList();
+            try (ChildProcess job = launcher("-np", "2", "comd", "-x", "8", "-y", "8", "-z", "8", "-N", "1000000", "-n",
+                    "10", "-i", "2", "--mode", mode).start()) {
+                job.awaitLine(line -> line.matches("^\\[0] +20 .*"), Duration.ofSeconds(120));
+                List<ProcessHandle> ranks = job.process().children().toList();
                 assertEquals(2, ranks.size(), "two rank JVMs under the launcher");
                 long t0 = System.nanoTime();
                 assertTrue(ranks.get(1).destroyForcibly());
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), mode + ": the job did not end within 60 s of a rank's death:\n" + out + err);
+                int status = job.awaitExit(Duration.ofSeconds(60));
                 long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
-                a.join(5000);
-                b.join(5000);
-                assertTrue(p.exitValue() != 0, mode + ": the launcher must fail:\n" + out + err);
+                assertTrue(status != 0, mode + ": the launcher must fail: " + job.describe());
                 assertTrue(seconds < 30, mode + ": ended " + seconds + " s after the kill");
-            } finally {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
             }
         }
     }

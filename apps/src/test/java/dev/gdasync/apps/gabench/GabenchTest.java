@@ -1,18 +1,19 @@
 package dev.gdasync.apps.gabench;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.awt.image.BufferedImage;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -69,7 +70,7 @@ class GabenchTest {
     void twoRanksMeasureEveryMethodAndCheckTheBytes() throws Exception {
         Path csv = dir.resolve("ga.csv");
         Path png = dir.resolve("ga.png");
-        String home = mpjHome();
+        String home = Launcher.mpjHome();
         String out = mprun(home == null ? Map.of() : Map.of("MPJ_HOME", home), "-np", "2", "gabench", "--sizes", "8,256,2048",
                 "--run-bytes", "256", "--iters", "20", "--reps", "2", "--warmup-ms", "100", "--csv", csv.toString(), "--plot", png.toString());
         assertTrue(out.contains("[0] gabench: all data checks passed"), out);
@@ -96,42 +97,23 @@ class GabenchTest {
     }
 
     @Test
-    void badSizesAreRejectedWithAMessage() throws Exception {
-        ProcessBuilder pb = launcher(Map.of(), "-np", "2", "gabench", "--sizes", "12");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(200, TimeUnit.SECONDS));
-        assertTrue(p.exitValue() != 0, out);
-        assertTrue(out.contains("gabench: sizes must be positive multiples of 8 bytes, got 12"), out);
+    void badSizesAreRejectedWithAMessage() {
+        ChildProcess.Finished run = launcher(Map.of(), "-np", "2", "gabench", "--sizes", "12").run(Duration.ofSeconds(200));
+        assertTrue(run.status() != 0, run.out());
+        assertTrue(run.out().contains("gabench: sizes must be positive multiples of 8 bytes, got 12"), run.out());
     }
 
-    /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
-    private static String mpjHome() {
-        for (String home : new String[] {System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
-            if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
-                return home;
-            }
-        }
-        return null;
+    /** The launcher with light rank JVMs, its stderr merged into its stdout, without MPJ_HOME unless given. */
+    private static ChildProcess.Builder launcher(Map<String, String> env, String... args) {
+        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
+        a.addAll(List.of(args));
+        return Launcher.mprun(a).removeEnvironment(k -> k.equals("MPJ_HOME")).environment(env).mergeStderr();
     }
 
-    private static ProcessBuilder launcher(Map<String, String> env, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
-        pb.environment().putAll(env);
-        return pb;
-    }
-
-    private static String mprun(Map<String, String> env, String... args) throws Exception {
-        Process p = launcher(env, args).start();
-        byte[] all = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS));
-        String out = new String(all, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), out);
-        return out;
+    /** @return the output of a run that must exit 0 within 300 s */
+    private static String mprun(Map<String, String> env, String... args) {
+        ChildProcess.Finished run = launcher(env, args).run(Duration.ofSeconds(300));
+        assertEquals(0, run.status(), run.out());
+        return run.out();
     }
 }

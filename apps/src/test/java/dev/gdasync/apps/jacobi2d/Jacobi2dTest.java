@@ -1,15 +1,15 @@
 package dev.gdasync.apps.jacobi2d;
 
 import dev.gdasync.apps.shmemrun.AppProcesses;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -73,11 +73,9 @@ class Jacobi2dTest {
     void onePeRunsAndBadOptionsAreRefused() throws Exception {
         String out = mprun(1, "--nx", "12", "--ny", "9", "--iterations", "7", "--repeat", "1", "--mode", "sa");
         assertTrue(out.contains("check (sa): the 1-PE grid equals the 1-PE grid element by element (108 elements)"), out);
-        Process p = AppProcesses.start("jacobi2d", 1, "--mode", "mpj");
-        String bad = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(200, TimeUnit.SECONDS));
-        assertNotEquals(0, p.exitValue(), bad);
-        assertTrue(bad.contains("--mode takes host, sa and ki, got 'mpj'"), bad);
+        ChildProcess.Finished bad = AppProcesses.launcher("jacobi2d", 1, "--mode", "mpj").run(Duration.ofSeconds(200));
+        assertNotEquals(0, bad.status(), bad.out());
+        assertTrue(bad.out().contains("--mode takes host, sa and ki, got 'mpj'"), bad.out());
     }
 
     private static String mprun(int pes, String... args) throws Exception {

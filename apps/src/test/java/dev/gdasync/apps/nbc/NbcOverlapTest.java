@@ -1,5 +1,7 @@
 package dev.gdasync.apps.nbc;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,8 +11,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,16 +43,11 @@ class NbcOverlapTest {
 
     @Test
     void anIdleComputeCallsNothingAndStillGivesEveryRow() throws Exception {
-        List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun",
-                "--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies", "nbc-overlap", "--compute", "idle",
-                "--coll", "ialltoall,iallgather", "--sizes", "70000", "--iters", "3", "--warmup", "1", "--warmup-iters", "2");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(240, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        ChildProcess.Finished run = Launcher.mprun("--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies",
+                "nbc-overlap", "--compute", "idle", "--coll", "ialltoall,iallgather", "--sizes", "70000", "--iters", "3",
+                "--warmup", "1", "--warmup-iters", "2").mergeStderr().run(Duration.ofSeconds(240));
+        String out = run.out();
+        assertEquals(0, run.status(), out);
         assertTrue(out.contains("[0] # Compute: idle, one sleep as long as the pure time and no test call"), out);
         for (String coll : List.of("alltoall", "allgather")) {
             assertTrue(out.contains("[0] # OSU MPI-style Non-blocking " + coll + " Latency Test, 2 ranks"), out);
@@ -64,16 +61,11 @@ class NbcOverlapTest {
     void twoRanksAndTheProxyMeasureEveryCollectiveOnBothEngines() throws Exception {
         Path csv = dir.resolve("nbc.csv");
         Path png = dir.resolve("nbc.png");
-        List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun",
-                "--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies", "nbc-overlap", "--sizes", "64,9000",
-                "--iters", "3", "--large-iters", "1", "--warmup", "1", "--warmup-iters", "2", "--csv", csv.toString(), "--plot", png.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(240, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        ChildProcess.Finished run = Launcher.mprun("--jvm-opt", "-XX:TieredStopAtLevel=1", "-np", "2", "--proxies",
+                "nbc-overlap", "--sizes", "64,9000", "--iters", "3", "--large-iters", "1", "--warmup", "1", "--warmup-iters",
+                "2", "--csv", csv.toString(), "--plot", png.toString()).mergeStderr().run(Duration.ofSeconds(240));
+        String out = run.out();
+        assertEquals(0, run.status(), out);
         for (String coll : NbcOverlap.COLLECTIVES) {
             assertTrue(out.contains("[0] # OSU MPI-style Non-blocking " + coll.substring(1) + " Latency Test, 2 ranks"), out);
         }

@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class CPeersLaunchTest {
     void floorAndOpenMpiRunBesideHostWithRatios() throws Exception {
         need("gcc", "mpicc", "mpirun");
         Path csv = dir.resolve("c.csv");
-        PingPongLaunchTest.Run r = PingPongLaunchTest.mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,ompi",
+        Finished r = PingPongLaunchTest.mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,ompi",
                 "--sizes", "8,64", "--iters", "300", "--reps", "2", "--warmup", "0", "--csv", csv.toString());
         assertEquals(0, r.status(), r.all());
         // The floor came without being asked for: the ratios need it.
@@ -65,7 +66,7 @@ class CPeersLaunchTest {
     void ucxPerftestGivesItsMedian() throws Exception {
         need("gcc", "ucx_perftest");
         Path csv = dir.resolve("u.csv");
-        PingPongLaunchTest.Run r = PingPongLaunchTest.mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ucx",
+        Finished r = PingPongLaunchTest.mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ucx",
                 "--sizes", "8", "--iters", "500", "--reps", "1", "--warmup", "0", "--csv", csv.toString());
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("ucx: ucx_perftest -t tag_lat"), r.all());
@@ -81,7 +82,7 @@ class CPeersLaunchTest {
     void aPeerWhoseProgramIsMissingIsSkippedWithItsReasonAndTheOthersRun() throws Exception {
         // A PATH without compilers, mpirun or ucx_perftest: every C peer is skipped, host runs.
         Path empty = Files.createDirectories(dir.resolve("empty-path"));
-        PingPongLaunchTest.Run r = PingPongLaunchTest.mprun(Map.of("PATH", empty.toString()), "-np", "2", "pingpong",
+        Finished r = PingPongLaunchTest.mprun(Map.of("PATH", empty.toString()), "-np", "2", "pingpong",
                 "--mode", "host,ompi,ucx", "--sizes", "8", "--iters", "100", "--reps", "1", "--warmup", "0");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("floor: skipped: gcc is not on PATH"), r.all());

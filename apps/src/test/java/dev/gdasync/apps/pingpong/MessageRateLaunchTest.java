@@ -1,5 +1,7 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +27,7 @@ class MessageRateLaunchTest {
     private void runModes(String modes, Map<String, String> env) throws Exception {
         Path csv = dir.resolve("rate.csv");
         Path png = dir.resolve("rate.png");
-        PingPongLaunchTest.Run r = mprun(env, "-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0",
+        Finished r = mprun(env, "-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0",
                 "msgrate", "--mode", modes, "--sizes", "8,65536", "--window", "16", "--iters", "50", "--reps", "2",
                 "--warmup", "0", "--csv", csv.toString(), "--plot", png.toString());
         assertEquals(0, r.status(), r.all());
@@ -64,7 +66,7 @@ class MessageRateLaunchTest {
         if (noUcx == null) {
             modes.add("jucx");
         }
-        String home = PingPongLaunchTest.mpjHome();
+        String home = Launcher.mpjHome();
         if (home == null) {
             System.out.println("MessageRateLaunchTest: skipping msgrate's mpj mode: MPJ Express is not set up (MPJ_HOME)");
         } else {
@@ -90,7 +92,7 @@ class MessageRateLaunchTest {
     @Test
     void ucxIsSkippedWithItsReasonWhenUcxPerftestIsMissing() throws Exception {
         Path empty = Files.createDirectories(dir.resolve("empty-path"));
-        PingPongLaunchTest.Run r = mprun(Map.of("PATH", empty.toString()), "-np", "2", "msgrate", "--mode", "host,ucx",
+        Finished r = mprun(Map.of("PATH", empty.toString()), "-np", "2", "msgrate", "--mode", "host,ucx",
                 "--sizes", "8", "--window", "8", "--iters", "20", "--reps", "1", "--warmup", "0");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("ucx: skipped: UCX's ucx_perftest is not on PATH"), r.all());
@@ -99,7 +101,7 @@ class MessageRateLaunchTest {
 
     @Test
     void theTargetLineComparesWithJucxOnlyWhenJucxRan() throws Exception {
-        PingPongLaunchTest.Run r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
+        Finished r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
                 "--iters", "20", "--reps", "1", "--warmup", "0");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("8 B message rate, host: "), r.all());
@@ -108,7 +110,7 @@ class MessageRateLaunchTest {
 
     @Test
     void aTimedWarmUpGoesOnUntilTheJitIsQuietAndSaysSo() throws Exception {
-        PingPongLaunchTest.Run r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
+        Finished r = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host", "--sizes", "8", "--window", "8",
                 "--iters", "20", "--reps", "1", "--warmup", "0.3");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("\\[0] warm-up: [0-9.]+ s more after the timed warm-up until the"
@@ -119,17 +121,17 @@ class MessageRateLaunchTest {
 
     @Test
     void kiAndAWrongWindowAreRefusedWithOneMessage() throws Exception {
-        PingPongLaunchTest.Run ki = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host,ki");
+        Finished ki = mprun(Map.of(), "-np", "2", "msgrate", "--mode", "host,ki");
         assertEquals(2, ki.status(), ki.all());
         assertTrue(ki.err().contains("[0] msgrate: --mode: msgrate measures host, sa, jucx, ucx and mpj, not ki"), ki.all());
-        PingPongLaunchTest.Run w = mprun(Map.of(), "-np", "2", "msgrate", "--window", "0");
+        Finished w = mprun(Map.of(), "-np", "2", "msgrate", "--window", "0");
         assertEquals(2, w.status(), w.all());
         assertTrue(w.err().contains("0 is not from 1 to " + RateOptions.MAX_WINDOW), w.all());
     }
 
     @Test
     void oneRankIsRefused() throws Exception {
-        PingPongLaunchTest.Run r = mprun(Map.of(), "-np", "1", "msgrate", "--mode", "host", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "1", "msgrate", "--mode", "host", "--iters", "10");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("msgrate: runs with exactly 2 ranks (scripts/mprun -np 2 msgrate ...), not 1"), r.all());
     }

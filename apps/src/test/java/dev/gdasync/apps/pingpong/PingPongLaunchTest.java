@@ -1,113 +1,46 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The app end to end under the launcher ({@code dev.gdasync.libmp.launch.MpRun}, what scripts/mprun runs):
  * two rank JVMs, small iteration counts, no warm-up, payloads validated.
  */
 class PingPongLaunchTest {
-    private static final long TIMEOUT_SECONDS = 120;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     @TempDir
     Path dir;
 
-    /** A finished child process: status and output. */
-    record Run(int status, String out, String err) {
-        String all() {
-            return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
+    /** The launcher with the given variables, without MPJ_HOME unless given. */
+    static ChildProcess.Builder launcher(Map<String, String> env, String... args) {
+        return Launcher.mprun(args).removeEnvironment(k -> k.equals("MPJ_HOME")).environment(env);
     }
 
-    static Run mprun(Map<String, String> env, String... args) throws Exception {
-        return mprun(env, line -> {
-        }, args);
-    }
-
-    /** As {@link #mprun(Map, String...)}, telling {@code onLine} of every line of standard output as it comes. */
-    static Run mprun(Map<String, String> env, java.util.function.Consumer<String> onLine, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
-        pb.environment().putAll(env);
-        Process p = pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread a = Thread.ofPlatform().daemon().start(() -> copyLines(p.getInputStream(), out, onLine));
-        Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
-        try {
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                fail("mprun " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s; output so far:\n"
-                        + out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
-            }
-            a.join(5000);
-            b.join(5000);
-            return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-    }
-
-    private static void copy(InputStream in, ByteArrayOutputStream to) {
-        try (in) {
-            in.transferTo(to);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void copyLines(InputStream in, ByteArrayOutputStream to, java.util.function.Consumer<String> onLine) {
-        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                synchronized (to) {
-                    to.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-                }
-                onLine.accept(line);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    }
-
-    /** @return MPJ_HOME from the environment or the build (scripts/ set it up under .tools/mpj-home), or null */
-    static String mpjHome() {
-        for (String home : new String[]{System.getenv("MPJ_HOME"), System.getProperty("gdasync.mpj.home")}) {
-            if (home != null && Files.isRegularFile(Path.of(home, "lib", "starter.jar"))) {
-                return home;
-            }
-        }
-        return null;
+    /** @return the run of the launcher to its end (killed, failing the test, after 120 s) */
+    static Finished mprun(Map<String, String> env, String... args) {
+        return launcher(env, args).run(TIMEOUT);
     }
 
     private void runModes(String modes, Map<String, String> env, String... launcherArgs) throws Exception {
@@ -116,7 +49,7 @@ class PingPongLaunchTest {
         List<String> args = new ArrayList<>(List.of(launcherArgs));
         args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong", "--mode", modes, "--sizes", "8,4096,65536", "--iters", "300",
                 "--reps", "2", "--warmup", "0", "--compute-us", "1", "--validate", "--csv", csv.toString(), "--plot", png.toString()));
-        Run r = mprun(env, args.toArray(String[]::new));
+        Finished r = mprun(env, args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         List<String> rows = Files.readAllLines(csv);
         assertEquals(Csv.HEADER, rows.getFirst(), r.all());
@@ -172,7 +105,7 @@ class PingPongLaunchTest {
         args.addAll(List.of("-np", "2", "--jvm-opt", "-D" + MeasurementProgress.INTERVAL_PROPERTY + "=0", "pingpong",
                 "--nic", nics, "--mode", modes, "--sizes", "8,65536", "--iters", "200", "--reps", "1", "--warmup", "0",
                 "--validate", "--csv", csv.toString()));
-        Run r = mprun(Map.of(), args.toArray(String[]::new));
+        Finished r = mprun(Map.of(), args.toArray(String[]::new));
         assertEquals(0, r.status(), r.all());
         List<String> providers = List.of(nics.split(","));
         assertTrue(r.out().contains("[0] nic: "), r.out());
@@ -195,7 +128,8 @@ class PingPongLaunchTest {
     void aCorruptedMessageFailsTheRunNamingIterationAndByte() throws Exception {
         for (String mode : new String[]{"host", "sa", "ki"}) {
             // Rank 1 flips the first byte of its reply of iteration 5 (a test-only fault hook).
-            Run r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+            Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5",
+                    "pingpong",
                     "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
             assertEquals(1, r.status(), r.all());
             assertTrue(r.err().contains("[0] pingpong: " + mode + " mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
@@ -251,7 +185,7 @@ class PingPongLaunchTest {
     void jucxOverTcpRunsWhenUcxTlsSaysSo() throws Exception {
         String reason = noUcx("the jucx run over tcp");
         Assumptions.assumeTrue(reason == null, reason);
-        Run r = mprun(Map.of("UCX_TLS", "tcp"), "-np", "2", "pingpong", "--mode", "jucx", "--sizes", "8,65536",
+        Finished r = mprun(Map.of("UCX_TLS", "tcp"), "-np", "2", "pingpong", "--mode", "jucx", "--sizes", "8,65536",
                 "--iters", "100", "--reps", "1", "--warmup", "0", "--validate");
         assertEquals(0, r.status(), r.all());
         assertTrue(r.out().contains("[0] jucx: UCX "), r.all());
@@ -263,7 +197,7 @@ class PingPongLaunchTest {
     void aCorruptedJucxMessageFailsTheRunNamingIterationAndByte() throws Exception {
         String reason = noUcx("the corrupted jucx message");
         Assumptions.assumeTrue(reason == null, reason);
-        Run r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+        Finished r = mprun(Map.of(), "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
                 "--mode", "jucx", "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0", "--validate");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: jucx mode, rank 0: validation failed at iteration 5, byte 0 of 8: expected 0x"),
@@ -272,7 +206,7 @@ class PingPongLaunchTest {
 
     @Test
     void mpjRunsUnderTheLauncherWhenMpjExpressIsThere() throws Exception {
-        String home = mpjHome();
+        String home = Launcher.mpjHome();
         if (home == null) {
             System.out.println("PingPongLaunchTest: skipping the mpj run: MPJ Express is not set up (no MPJ_HOME, and no "
                     + System.getProperty("gdasync.mpj.home") + "/lib/starter.jar; scripts/test and scripts/mprun set it up)");
@@ -288,7 +222,7 @@ class PingPongLaunchTest {
             System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
         }
         Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
-        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ki", "--iters", "10", "--ki-executor", "gpu");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "ki", "--iters", "10", "--ki-executor", "gpu");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: --ki-executor gpu: " + noGpu.get()), r.all());
         assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
@@ -301,7 +235,7 @@ class PingPongLaunchTest {
             System.out.println("PingPongLaunchTest: skipping the no-GPU message check: this machine has a usable GPU");
         }
         Assumptions.assumeTrue(noGpu.isPresent(), "this machine has a usable GPU");
-        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--buffers", "gpu", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--buffers", "gpu", "--iters", "10");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: --buffers gpu: " + noGpu.get()), r.all());
         assertTrue(r.err().lines().noneMatch(l -> l.contains("\tat ")), "no stack trace:\n" + r.all());
@@ -330,7 +264,7 @@ class PingPongLaunchTest {
         Map<String, String> env = standInDriver();
         Assumptions.assumeTrue(env != null, "no stand-in libcuda");
         Path csv = dir.resolve("gpu.csv");
-        Run r = mprun(env, "-np", "2", "pingpong", "--buffers", "gpu", "--mode", "host,sa", "--sizes", "8,4096,65536",
+        Finished r = mprun(env, "-np", "2", "pingpong", "--buffers", "gpu", "--mode", "host,sa", "--sizes", "8,4096,65536",
                 "--iters", "100", "--reps", "1", "--warmup", "0", "--compute-us", "2", "--validate", "--csv", csv.toString());
         assertEquals(0, r.status(), r.all());
         List<String> rows = Files.readAllLines(csv);
@@ -351,7 +285,7 @@ class PingPongLaunchTest {
         Map<String, String> env = standInDriver();
         Assumptions.assumeTrue(env != null, "no stand-in libcuda");
         for (String mode : new String[]{"host", "sa"}) {
-            Run r = mprun(env, "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
+            Finished r = mprun(env, "-np", "2", "--grace", "1", "--jvm-opt", "-Dgdasync.pingpong.corruptAt=5", "pingpong",
                     "--buffers", "gpu", "--mode", mode, "--sizes", "8", "--iters", "50", "--reps", "1", "--warmup", "0",
                     "--validate");
             assertEquals(1, r.status(), r.all());
@@ -362,7 +296,7 @@ class PingPongLaunchTest {
 
     @Test
     void mpjWithoutMpjHomeSaysWhatToDo() throws Exception {
-        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,mpj", "--iters", "10");
         assertEquals(1, r.status(), r.all());
         assertTrue(r.err().contains("[0] pingpong: --mode mpj needs MPJ Express: MPJ_HOME is not set. Run the ping-pong with scripts/mprun"),
                 r.all());
@@ -370,7 +304,7 @@ class PingPongLaunchTest {
 
     @Test
     void aWrongCommandLineExitsWithTwoAndOneMessageAndAHint() throws Exception {
-        Run r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
+        Finished r = mprun(Map.of(), "-np", "2", "pingpong", "--sizes", "8,zero");
         assertEquals(2, r.status(), r.all());
         assertEquals(List.of("[0] pingpong: invalid value for option '--sizes': 'zero' is not a byte count (a positive integer,"
                         + " optionally with K or M)", "[0] Run 'scripts/mprun -np 2 pingpong --help' for the options.",
@@ -390,42 +324,28 @@ class PingPongLaunchTest {
         }
         Assumptions.assumeTrue(cpus < 4, cpus + " CPUs");
         // The first job warms up long enough for the second to start and register beside it.
-        java.util.concurrent.CompletableFuture<Run> first = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CountDownLatch firstRegistered = new java.util.concurrent.CountDownLatch(1);
-        Thread.ofPlatform().daemon().start(() -> {
-            try {
-                first.complete(mprun(Map.of(), line -> {
-                    if (line.startsWith("[0] cpu share: ")) {
-                        firstRegistered.countDown();
-                    }
-                }, "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000", "--reps", "2",
-                        "--warmup", "12", "--validate"));
-            } catch (Throwable t) {
-                first.completeExceptionally(t);
-            }
-        });
-        if (!firstRegistered.await(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            fail("the first job never printed its CPU share: " + first.getNow(null));
-        }
-        Run second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "2000",
-                "--reps", "2", "--warmup", "0", "--validate");
-        Run one = first.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        assertEquals(0, second.status(), second.all());
-        assertEquals(0, one.status(), one.all());
-        String share = second.out().lines().filter(l -> l.startsWith("[0] cpu share: ")).findFirst().orElse("");
-        assertTrue(share.contains("of 2 gdasync jobs") || share.matches(".* of [3-9] gdasync jobs.*"),
-                "the second job counts the first's ranks: " + share + "\n" + second.all());
-        assertTrue(share.contains(": oversubscribed, waits yield and no thread is pinned") && share.endsWith("; waits yield"),
-                "the second job yields and pins nothing: " + share);
-        assertTrue(second.out().contains("[0] sa: stream threads not pinned"), second.all());
-        for (Run r : List.of(one, second)) {
-            assertTrue(r.out().contains("8 B one-way, host:"), r.all());
+        try (ChildProcess first = launcher(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
+                "--iters", "2000", "--reps", "2", "--warmup", "12", "--validate").start()) {
+            first.awaitLine(line -> line.startsWith("[0] cpu share: "), TIMEOUT);
+            Finished second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
+                    "--iters", "2000", "--reps", "2", "--warmup", "0", "--validate");
+            int firstStatus = first.awaitExit(TIMEOUT);
+            assertEquals(0, second.status(), second.all());
+            assertEquals(0, firstStatus, first.describe());
+            String share = second.out().lines().filter(l -> l.startsWith("[0] cpu share: ")).findFirst().orElse("");
+            assertTrue(share.contains("of 2 gdasync jobs") || share.matches(".* of [3-9] gdasync jobs.*"),
+                    "the second job counts the first's ranks: " + share + "\n" + second.all());
+            assertTrue(share.contains(": oversubscribed, waits yield and no thread is pinned") && share.endsWith("; waits yield"),
+                    "the second job yields and pins nothing: " + share);
+            assertTrue(second.out().contains("[0] sa: stream threads not pinned"), second.all());
+            assertTrue(second.out().contains("8 B one-way, host:"), second.all());
+            assertTrue(first.stdoutText().contains("8 B one-way, host:"), first.describe());
         }
     }
 
     @Test
     void oneRankIsRefused() throws Exception {
-        Run r = mprun(Map.of(), "-np", "1", "pingpong", "--iters", "10");
+        Finished r = mprun(Map.of(), "-np", "1", "pingpong", "--iters", "10");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("pingpong: runs with exactly 2 ranks (scripts/mprun -np 2 pingpong ...), not 1"), r.all());
     }

@@ -1,16 +1,16 @@
 package dev.gdasync.apps.spmv;
 
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -85,20 +85,14 @@ class SpmvTest {
         }
     }
 
-    private static String mprun(int ranks, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1",
+    /** @return the output of spmv on {@code ranks} ranks, stderr merged in, which must exit 0 within 200 s */
+    private static String mprun(int ranks, String... args) {
+        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1",
                 "-np", String.valueOf(ranks), "spmv"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_"));
-        Process p = pb.start();
-        byte[] all = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(200, TimeUnit.SECONDS));
-        String out = new String(all, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), out);
-        return out;
+        a.addAll(List.of(args));
+        ChildProcess.Finished run = Launcher.mprun(a).mergeStderr().run(Duration.ofSeconds(200));
+        assertEquals(0, run.status(), run.out());
+        return run.out();
     }
 
     private static String assertThrowsMessage(org.junit.jupiter.api.function.Executable e) {

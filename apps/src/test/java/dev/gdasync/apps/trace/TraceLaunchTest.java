@@ -2,6 +2,8 @@ package dev.gdasync.apps.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
@@ -10,28 +12,21 @@ import org.junit.jupiter.api.io.TempDir;
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The recording path end to end: two ranks under the launcher record with {@code pingpong --jfr DIR} (or
@@ -40,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the trace.
  */
 class TraceLaunchTest {
-    private static final long TIMEOUT_SECONDS = 120;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final Pattern WORK = Pattern.compile("\\[(\\d)] stats: rank \\1, NIC \\S+ .*?: (\\d+) work requests \\((\\d+) B\\)");
 
     @TempDir
@@ -49,7 +44,7 @@ class TraceLaunchTest {
     @Test
     void aPingPongRecordedWithJfrBecomesOneTraceWithWaitsDoorbellsAndFlows() throws Exception {
         Path jfr = dir.resolve("jfr");
-        Run run = mprun("-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "200", "--reps", "1",
+        Finished run = mprun("-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8", "--iters", "200", "--reps", "1",
                 "--warmup", "0.2", "--jfr", jfr.toString(), "--stats");
         assertEquals(0, run.status(), run.all());
         assertTrue(Files.isRegularFile(jfr.resolve("rank-0.jfr")), run.all());
@@ -114,7 +109,8 @@ class TraceLaunchTest {
     @Test
     void theLauncherRecordsEveryRankFromJvmOptions() throws Exception {
         Path jfr = dir.resolve("launcher");
-        Run run = mprun("-np", "2", "--jfr", jfr.toString(), "pingpong", "--mode", "sa", "--sizes", "8", "--iters", "100",
+        Finished run = mprun("-np", "2", "--jfr", jfr.toString(), "pingpong", "--mode", "sa", "--sizes", "8",
+                "--iters", "100",
                 "--reps", "1", "--warmup", "0.1");
         assertEquals(0, run.status(), run.all());
         assertTrue(Files.isRegularFile(jfr.resolve("gdasync.jfc")), "the settings file the ranks started with");
@@ -135,55 +131,14 @@ class TraceLaunchTest {
     @Test
     void aFolderThatIsNotAFolderIsRefusedBeforeAnyRankStarts() throws Exception {
         Path file = Files.writeString(dir.resolve("plain"), "x");
-        Run run = mprun("-np", "2", "--jfr", file.toString(), "pingpong", "--mode", "sa");
+        Finished run = mprun("-np", "2", "--jfr", file.toString(), "pingpong", "--mode", "sa");
         assertEquals(2, run.status(), run.all());
         assertTrue(run.err().contains("is a file, not a folder"), run.all());
         assertEquals("x", Files.readString(file));
     }
 
-    /** A finished child process: status and output. */
-    private record Run(int status, String out, String err) {
-        String all() {
-            return "exit status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
-    }
-
-    private static Run mprun(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "dev.gdasync.libmp.launch.MpRun"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().keySet().removeIf(k -> k.startsWith("GDASYNC_") || k.equals("MPJ_HOME"));
-        Process p = pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread a = Thread.ofPlatform().daemon().start(() -> copy(p.getInputStream(), out));
-        Thread b = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), err));
-        try {
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                fail("mprun " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s; output so far:\n"
-                        + out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
-            }
-            a.join(5000);
-            b.join(5000);
-            return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-    }
-
-    private static void copy(InputStream in, ByteArrayOutputStream to) {
-        try (in) {
-            in.transferTo(to);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    /** @return the launcher's run to its end, without MPJ_HOME (killed, failing the test, after 120 s) */
+    private static Finished mprun(String... args) {
+        return Launcher.mprun(args).removeEnvironment(k -> k.equals("MPJ_HOME")).run(TIMEOUT);
     }
 }

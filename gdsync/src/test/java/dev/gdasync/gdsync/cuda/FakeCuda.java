@@ -1,12 +1,16 @@
 package dev.gdasync.gdsync.cuda;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +26,8 @@ public final class FakeCuda {
     /** The parts of the fake, compiled together; the header is shared by all. */
     private static final List<String> SOURCES = List.of("fake_libcuda.c", "fake_libcuda_stream.c", "fake_libcuda_memory.c");
     private static final String HEADER = "fake_libcuda.h";
+    /** How long a child JVM may run before it is killed and the test fails. */
+    public static final Duration CHILD_LIMIT = Duration.ofSeconds(120);
 
     private FakeCuda() {
     }
@@ -110,13 +116,54 @@ public final class FakeCuda {
      * @return its output
      */
     public static Child run(Path libraryPath, Path tmp, Map<String, String> env, Class<?> main, String... args) {
-        ProcessBuilder pb = ChildJvm.command(tmp, List.of(), main, args);
-        pb.environment().remove("LD_LIBRARY_PATH");
-        pb.environment().keySet().removeIf(k -> k.startsWith("FAKE_CUDA_"));
+        Map<String, String> variables = new HashMap<>(env);
         if (libraryPath != null) {
-            pb.environment().put("LD_LIBRARY_PATH", libraryPath.toString());
+            variables.put("LD_LIBRARY_PATH", libraryPath.toString());
         }
-        pb.environment().putAll(env);
-        return ChildJvm.run(pb, tmp);
+        return run(ChildProcess.builder(main.getSimpleName(), javaCommand(tmp, List.of(), main, args))
+                .removeEnvironment(k -> k.equals("LD_LIBRARY_PATH") || k.startsWith("FAKE_CUDA_"))
+                .environment(variables));
+    }
+
+    /**
+     * Runs a main class of the test class path in a child JVM with this JVM's environment (the real driver, if any).
+     *
+     * @param tmp        the child's java.io.tmpdir (JCuda unpacks its native library there)
+     * @param jvmOptions more JVM options
+     * @param main       the main class
+     * @param args       its arguments
+     * @return its exit status and output
+     */
+    public static Child runChild(Path tmp, List<String> jvmOptions, Class<?> main, String... args) {
+        return run(ChildProcess.builder(main.getSimpleName(), javaCommand(tmp, jvmOptions, main, args)));
+    }
+
+    /**
+     * A child JVM's command line: this JVM's java and class path with its usual GC and JIT (some children measure
+     * what the JIT removes), {@code tmp} as its {@code java.io.tmpdir}.
+     *
+     * @param tmp        the child's java.io.tmpdir (JCuda unpacks its native library there)
+     * @param jvmOptions more JVM options
+     * @param main       the main class
+     * @param args       its arguments
+     * @return the command line
+     */
+    public static List<String> javaCommand(Path tmp, List<String> jvmOptions, Class<?> main, String... args) {
+        List<String> options = new ArrayList<>();
+        options.add("-Djava.io.tmpdir=" + tmp);
+        options.addAll(jvmOptions);
+        return ChildProcess.fullJavaCommand(options, main, List.of(args));
+    }
+
+    /**
+     * Runs a child to its end.
+     *
+     * @param child the child
+     * @return its exit status and output
+     * @throws org.opentest4j.AssertionFailedError if it runs longer than {@link #CHILD_LIMIT} (it is killed)
+     */
+    public static Child run(ChildProcess.Builder child) {
+        ChildProcess.Finished f = child.run(CHILD_LIMIT);
+        return new Child(f.status(), f.out(), f.err());
     }
 }

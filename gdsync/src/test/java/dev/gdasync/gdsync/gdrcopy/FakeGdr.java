@@ -1,7 +1,7 @@
 package dev.gdasync.gdsync.gdrcopy;
 
-import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.FakeCuda;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -141,19 +142,16 @@ public final class FakeGdr {
      */
     public static FakeCuda.Child run(List<Path> libraryPath, Path preload, Path tmp, Map<String, String> env,
                                      List<String> jvmOptions, Class<?> main, String... args) {
-        ProcessBuilder pb = ChildJvm.command(tmp, jvmOptions, main, args);
-        pb.environment().remove("LD_LIBRARY_PATH");
-        pb.environment().remove("LD_PRELOAD");
-        pb.environment().keySet().removeIf(k -> k.startsWith("FAKE_GDR_") || k.startsWith("FAKE_CUDA_")
-                || k.startsWith("GDRCOPY_"));
+        Map<String, String> variables = new HashMap<>(env);
         if (!libraryPath.isEmpty()) {
-            pb.environment().put("LD_LIBRARY_PATH", libraryPath.stream().map(Path::toString)
-                    .collect(Collectors.joining(":")));
+            variables.put("LD_LIBRARY_PATH", libraryPath.stream().map(Path::toString).collect(Collectors.joining(":")));
         }
         if (preload != null) {
-            pb.environment().put("LD_PRELOAD", preload.toString());
+            variables.put("LD_PRELOAD", preload.toString());
         }
-        pb.environment().putAll(env);
-        return ChildJvm.run(pb, tmp);
+        return FakeCuda.run(ChildProcess.builder(main.getSimpleName(), FakeCuda.javaCommand(tmp, jvmOptions, main, args))
+                .removeEnvironment(k -> k.equals("LD_LIBRARY_PATH") || k.equals("LD_PRELOAD") || k.startsWith("FAKE_GDR_")
+                        || k.startsWith("FAKE_CUDA_") || k.startsWith("GDRCOPY_"))
+                .environment(variables));
     }
 }

@@ -1,6 +1,5 @@
 package dev.gdasync.gdsync.swnic;
 
-import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.CudaDriver;
 import dev.gdasync.gdsync.cuda.FakeCuda;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,7 @@ class DeviceMemoryGpuTest {
 
     /** A child JVM with this JVM's class path and environment (the real libcuda). */
     private static FakeCuda.Child child(Path tmp, Class<?> main, String... args) {
-        return ChildJvm.run(ChildJvm.command(tmp, List.of(), main, args), tmp);
+        return FakeCuda.runChild(tmp, List.of(), main, args);
     }
 
     private static void assertRanClean(FakeCuda.Child c) {

@@ -1,6 +1,5 @@
 package dev.gdasync.gdsync.trace;
 
-import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.FakeCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +37,7 @@ class EventsAllocationTest {
     }
 
     private void assertNoAllocation(List<String> jvmOptions) {
-        FakeCuda.Child child = ChildJvm.run(ChildJvm.command(tmp, jvmOptions, AllocationProbe.class, tmp.toString()), tmp);
+        FakeCuda.Child child = FakeCuda.runChild(tmp, jvmOptions, AllocationProbe.class, tmp.toString());
         assertEquals(0, child.exitCode(), child.toString());
         Matcher m = RESULT.matcher(child.stdout());
         assertTrue(m.find(), child.toString());

@@ -1,6 +1,5 @@
 package dev.gdasync.gdsync.trace;
 
-import dev.gdasync.gdsync.cuda.ChildJvm;
 import dev.gdasync.gdsync.cuda.FakeCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +28,7 @@ class FirstRingTest {
     void theFirstPostOfAFreshJvmRunsInline() {
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < TRIES; i++) {
-            FakeCuda.Child child = ChildJvm.run(ChildJvm.command(tmp, List.of(), FirstRingProbe.class, tmp.toString()), tmp);
+            FakeCuda.Child child = FakeCuda.runChild(tmp, List.of(), FirstRingProbe.class, tmp.toString());
             assertEquals(0, child.exitCode(), child.toString());
             String out = child.stdout().strip();
             if (out.startsWith("recv=1 send=1 ") && out.contains("doorbells 1 inline / 0 agent")) {

@@ -1,6 +1,6 @@
 package dev.gdasync.libmp.bootstrap;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.testutil.RankMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -145,7 +145,7 @@ class EnvBootstrapProcessTest {
                 p.awaitLine(l -> l.startsWith("ready "), WAIT);
             }
             long t0 = System.nanoTime();
-            ranks.get(2).process().destroyForcibly();
+            ranks.get(2).kill();
             for (int r = 0; r < 2; r++) {
                 ChildProcess p = ranks.get(r);
                 assertEquals(1, p.awaitExit(WAIT), p.describe());

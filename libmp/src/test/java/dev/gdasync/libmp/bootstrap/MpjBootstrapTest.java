@@ -1,6 +1,6 @@
 package dev.gdasync.libmp.bootstrap;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.testutil.MpjRankMain;
 import dev.gdasync.libmp.testutil.RankMain;
 import org.junit.jupiter.api.Assumptions;

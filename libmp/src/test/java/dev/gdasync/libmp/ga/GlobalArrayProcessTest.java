@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.ga;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,14 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GlobalArrayProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(150);
 
-    private static ChildProcess launch(String... args) {
-        return ChildProcess.mprun(args);
-    }
-
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void distributionsPatchesAccumulatesAndReadIncWorkBetweenProcesses(int ranks) {
-        try (ChildProcess mprun = launch("-np", String.valueOf(ranks), GaExerciseMain.class.getName(), "exercise")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", String.valueOf(ranks), GaExerciseMain.class.getName(),
+                "exercise")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < ranks; r++) {
                 String ok = "[" + r + "] OK rank " + r + " of " + ranks + ": " + (10_000 / ranks) + " patches";
@@ -37,7 +35,8 @@ class GlobalArrayProcessTest {
 
     @Test
     void aKilledRankFailsTheOthersPendingOperationsWithAnErrorNotAHang() {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "10", GaExerciseMain.class.getName(), "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "10", GaExerciseMain.class.getName(),
+                "victim", "1")) {
             List<Long> pids = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 int rank = r;

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,7 +39,8 @@ class CrossHostTest {
     @ValueSource(ints = {2, 4})
     void everyCallWorksBetweenRanksOnTwoHosts(int ranks) {
         // With 4 ranks, 0 and 2 share host 0 and 1 and 3 host 1: both transports in one job.
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", String.valueOf(ranks), "mpexercise", "exercise")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", String.valueOf(ranks), "mpexercise",
+                "exercise")) {
             assertEquals(0, mprun.awaitExit(MpRunTest.WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < ranks; r++) {
                 String ok = "[" + r + "] OK rank " + r + " of " + ranks;
@@ -49,7 +51,8 @@ class CrossHostTest {
 
     @Test
     void aRankKilledOnAnotherHostFailsTheOthersRequestsClearly() throws Exception {
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "3", "--grace", "20", "mpexercise", "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "3", "--grace", "20", "mpexercise",
+                "victim", "1")) {
             List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);
             long t0 = System.nanoTime();
             assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());
@@ -105,7 +108,7 @@ class CrossHostTest {
                     + " (the kernel lacks sch_netem, or tc is missing)");
             assumeTrue(false, "tc netem unavailable: " + said);
         }
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "2", "mpexercise", "exercise")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "2", "mpexercise", "exercise")) {
             assertEquals(0, mprun.awaitExit(MpRunTest.WAIT.multipliedBy(3)), mprun.describe());
             assertTrue(mprun.stdout().contains("[0] OK rank 0 of 2") && mprun.stdout().contains("[1] OK rank 1 of 2"),
                     mprun.describe());

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +22,7 @@ class MpOverLauncherTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void everyCallWorksBetweenProcesses(int ranks) {
-        try (ChildProcess mprun = MpRunTest.launch("-np", String.valueOf(ranks), "mpexercise", "exercise")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", String.valueOf(ranks), "mpexercise", "exercise")) {
             assertEquals(0, mprun.awaitExit(MpRunTest.WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < ranks; r++) {
                 String ok = "[" + r + "] OK rank " + r + " of " + ranks;
@@ -45,7 +46,7 @@ class MpOverLauncherTest {
 
     @Test
     void aKiWaitThatNeverCompletesEndsTheKernelAndNamesItsDescriptor() {
-        try (ChildProcess mprun = MpRunTest.launch("-np", "2", "mpexercise", "kitimeout")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "mpexercise", "kitimeout")) {
             assertEquals(0, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
             String prefix = "[0] KI FAILED after ";
             String line = mprun.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
@@ -58,7 +59,7 @@ class MpOverLauncherTest {
 
     @Test
     void aRankKilledMidRunFailsTheOthersRequestsClearlyAndTheLauncherExitsNonZero() throws Exception {
-        try (ChildProcess mprun = MpRunTest.launch("-np", "3", "--grace", "10", "mpexercise", "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "10", "mpexercise", "victim", "1")) {
             List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);
             long t0 = System.nanoTime();
             assertTrue(ProcessHandle.of(pids.get(1)).orElseThrow().destroyForcibly());

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.CollRankMain;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,6 @@ import org.junit.jupiter.api.Timeout;
 import java.util.List;
 
 import static dev.gdasync.libmp.launch.MpRunTest.WAIT;
-import static dev.gdasync.libmp.launch.MpRunTest.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +26,7 @@ class MpRunProxiesTest {
 
     @Test
     void collectivesRunOffloadedUnderTheProxy() {
-        try (ChildProcess mprun = launch("-np", "3", "--proxies", COLL_RANK, "check")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--proxies", COLL_RANK, "check")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < 3; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
@@ -38,7 +38,7 @@ class MpRunProxiesTest {
     @Test
     void hostEngineCollectivesAcrossNetworkNamespaces() {
         NetnsLaunchTest.assumeNetns();
-        try (ChildProcess mprun = launch("--netns", "2", "-np", "3", COLL_RANK, "check")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "3", COLL_RANK, "check")) {
             assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < 3; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded false"), mprun.describe());
@@ -50,7 +50,7 @@ class MpRunProxiesTest {
     @Test
     void offloadedCollectivesAcrossNetworkNamespaces() {
         NetnsLaunchTest.assumeNetns();
-        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--proxies", COLL_RANK, "check")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "4", "--proxies", COLL_RANK, "check")) {
             assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < 4; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] offloaded true"), mprun.describe());
@@ -97,7 +97,7 @@ class MpRunProxiesTest {
                     args.add("--proxies");
                 }
                 args.addAll(List.of(COLL_RANK, "matrix"));
-                try (ChildProcess mprun = launch(args.toArray(String[]::new))) {
+                try (ChildProcess mprun = MpRunProcess.start(args.toArray(String[]::new))) {
                     assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(20)), mprun.describe());
                     for (int r = 0; r < np; r++) {
                         assertTrue(mprun.stdout().contains("[" + r + "] offloaded " + offload), mprun.describe());
@@ -113,7 +113,8 @@ class MpRunProxiesTest {
     @Test
     void aKilledProxyFailsThePendingCollectivesOnEveryHost() throws Exception {
         NetnsLaunchTest.assumeNetns();
-        try (ChildProcess mprun = launch("--netns", "2", "-np", "4", "--grace", "12", "--proxies", COLL_RANK, "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "4", "--grace", "12", "--proxies",
+                COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);
             String line = mprun.awaitLine(l -> l.startsWith("[3] proxy "), WAIT.multipliedBy(2));
             long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
@@ -135,7 +136,7 @@ class MpRunProxiesTest {
 
     @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthers() throws Exception {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "30", "--proxies", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);
             mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
             mprun.awaitLine(l -> l.startsWith("[2] posted "), WAIT);
@@ -152,7 +153,7 @@ class MpRunProxiesTest {
 
     @Test
     void aKilledProxyFailsThePendingCollective() {
-        try (ChildProcess mprun = launch("-np", "2", "--grace", "1", "--proxies", COLL_RANK, "proxykill")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "--grace", "1", "--proxies", COLL_RANK, "proxykill")) {
             String line = mprun.awaitLine(l -> l.startsWith("[0] proxy "), WAIT);
             long pid = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
             mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
@@ -165,7 +166,7 @@ class MpRunProxiesTest {
 
     @Test
     void offloadWithoutAProxyIsRefusedPrecisely() {
-        try (ChildProcess mprun = launch("-np", "1", COLL_RANK, "noproxy")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "1", COLL_RANK, "noproxy")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             assertTrue(mprun.stdout().contains("[0] refused: offloaded collectives need a collective proxy, and this job has"
                     + " none: GDASYNC_COLL_PROXY is not set (start the job with scripts/mprun --proxies)"), mprun.describe());

@@ -1,7 +1,8 @@
 package dev.gdasync.libmp.launch;
 
 import dev.gdasync.gdsync.memory.ShmDirectory;
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.UserPrograms;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,20 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MpRunTest {
     static final Duration WAIT = Duration.ofSeconds(60);
-
-    static ChildProcess launch(String... args) {
-        return launch(Map.of(), args);
-    }
-
-    static ChildProcess launch(Map<String, String> env, String... args) {
-        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
-        a.addAll(List.of(args));
-        Map<String, String> e = new HashMap<>();
-        e.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
-        e.put("CLASSPATH", null); // the test decides the program's class path
-        e.putAll(env);
-        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), e);
-    }
 
     static List<Long> readyPids(ChildProcess launcher, int... ranks) {
         List<Long> pids = new ArrayList<>();
@@ -62,7 +48,7 @@ class MpRunTest {
 
     @Test
     void twoRanksWithPrefixedOutputExitZero() {
-        try (ChildProcess mprun = launch("-np", "2", "testrank", "gather")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "testrank", "gather")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             List<String> out = mprun.stdout();
             for (String l : out) {
@@ -81,7 +67,7 @@ class MpRunTest {
 
     @Test
     void aRankExitingWithStatus3StopsTheOthersAndTheLauncherFails() throws Exception {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "0.5", "testrank", "exit", "1", "3")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "0.5", "testrank", "exit", "1", "3")) {
             List<Long> others = readyPids(mprun, 0, 2);
             int status = mprun.awaitExit(WAIT);
             assertEquals(3, status, mprun.describe());
@@ -100,7 +86,7 @@ class MpRunTest {
 
     @Test
     void aRankKilledMidRunFailsTheOthersWithAClearErrorAndTheLauncher() throws Exception {
-        try (ChildProcess mprun = launch("-np", "3", "testrank", "victim", "2")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "testrank", "victim", "2")) {
             List<Long> pids = readyPids(mprun, 0, 1, 2);
             assertTrue(ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly());
             assertEquals(137, mprun.awaitExit(WAIT), mprun.describe());
@@ -118,7 +104,7 @@ class MpRunTest {
 
     @Test
     void sigtermToTheLauncherStopsEveryRank() throws Exception {
-        try (ChildProcess mprun = launch("-np", "2", "testrank", "hang")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "testrank", "hang")) {
             List<Long> ranks = readyPids(mprun, 0, 1);
             List<Long> all = new ArrayList<>(mprun.process().descendants().map(ProcessHandle::pid).toList());
             assertTrue(all.containsAll(ranks), "the ranks are the launcher's children");
@@ -136,7 +122,7 @@ class MpRunTest {
     @Test
     void sigkillToTheLauncherStillEndsEveryRank() throws Exception {
         Assumptions.assumeFalse(ParentDeath.prefix().isEmpty(), "no setpriv with --pdeathsig on this machine");
-        try (ChildProcess mprun = launch("-np", "2", "testrank", "hang")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "testrank", "hang")) {
             List<Long> ranks = readyPids(mprun, 0, 1);
             mprun.process().toHandle().destroyForcibly();
             assertEquals(137, mprun.awaitExit(WAIT), mprun.describe());
@@ -146,8 +132,8 @@ class MpRunTest {
 
     @Test
     void badCommandLinesExitWith2() {
-        try (ChildProcess unknown = launch("-np", "2", "nosuchapp");
-             ChildProcess missing = launch("-np", "2", "org.example.Missing")) {
+        try (ChildProcess unknown = MpRunProcess.start("-np", "2", "nosuchapp");
+             ChildProcess missing = MpRunProcess.start("-np", "2", "org.example.Missing")) {
             assertEquals(2, unknown.awaitExit(WAIT), unknown.describe());
             assertEquals(List.of("mprun: unknown program 'nosuchapp': not a short name (known: mpexercise, testrank) and no class"
                             + " nosuchapp on the class path (the launcher's jars only)", "Run 'mprun --help' for the options."),
@@ -191,8 +177,10 @@ class MpRunTest {
     @Test
     void aUsersProgramWithoutAPackageRunsFromAFolderGivenByOptionOrByCLASSPATH(@TempDir Path dir) throws IOException {
         Path classes = UserPrograms.compile(dir.resolve("classes"), Map.of("PlainHello.java", PLAIN_HELLO));
-        try (ChildProcess byOption = launch("-np", "2", "--classpath", classes.toString(), "PlainHello", "a", "--b");
-             ChildProcess byVariable = launch(Map.of("CLASSPATH", classes.toString()), "-np", "2", "PlainHello")) {
+        try (ChildProcess byOption = MpRunProcess.start("-np", "2", "--classpath", classes.toString(), "PlainHello",
+                "a", "--b");
+             ChildProcess byVariable = MpRunProcess.start(Map.of("CLASSPATH", classes.toString()), "-np", "2",
+                     "PlainHello")) {
             assertEquals(0, byOption.awaitExit(WAIT), byOption.describe());
             for (int r = 0; r < 2; r++) {
                 assertTrue(byOption.stdout().contains("[" + r + "] plain hello from rank " + r + " of 2: a --b"), byOption.describe());
@@ -206,7 +194,8 @@ class MpRunTest {
     void aUsersProgramRunsFromAJarNamedByTheVariable(@TempDir Path dir) throws IOException {
         Path classes = UserPrograms.compile(dir.resolve("classes"), Map.of("demo/JarHello.java", JAR_HELLO));
         Path jar = UserPrograms.jar(classes, dir.resolve("hello.jar"));
-        try (ChildProcess mprun = launch(Map.of("GDASYNC_CLASSPATH", jar.toString()), "-np", "2", "demo.JarHello")) {
+        try (ChildProcess mprun = MpRunProcess.start(Map.of("GDASYNC_CLASSPATH", jar.toString()), "-np", "2",
+                "demo.JarHello")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < 2; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] jar hello from rank " + r + " of 2"), mprun.describe());
@@ -216,7 +205,7 @@ class MpRunTest {
 
     @Test
     void ctrlCSaysInterruptedAndStopsEveryRank() throws Exception {
-        try (ChildProcess mprun = launch("-np", "2", "testrank", "hang")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "testrank", "hang")) {
             List<Long> ranks = readyPids(mprun, 0, 1);
             String ignored = ignoredSignals(mprun.process().pid());
             // A shell that starts jobs in the background makes them ignore SIGINT, and the JVM keeps it so.
@@ -243,7 +232,7 @@ class MpRunTest {
     @Test
     void aRankKilledWithSigkillLeavesNothingInSharedMemoryOnceTheLauncherReturns(@TempDir Path base) throws Exception {
         Path root = ShmDirectory.userRoot(base);
-        try (ChildProcess mprun = launch("-np", "2", "--grace", "10", "--jvm-opt", "-Dgdasync.shm.dir=" + base,
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "--grace", "10", "--jvm-opt", "-Dgdasync.shm.dir=" + base,
                 "mpexercise", "victim", "1")) {
             List<Long> pids = readyPids(mprun, 0, 1);
             List<Path> jobs = jobDirectories(root);

@@ -2,7 +2,8 @@ package dev.gdasync.libmp.launch;
 
 import dev.gdasync.libmp.mpj.MpjConformanceMain;
 import dev.gdasync.libmp.mpj.MpjOverGdasyncTest;
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +31,7 @@ class MpjCrossHostTest {
                 "communicators", "objects", "rendezvous", "manylarge");
         List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
         args.addAll(cases);
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, args.toArray(String[]::new))) {
+        try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {
             int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
             List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
             assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
@@ -46,7 +47,7 @@ class MpjCrossHostTest {
     void streamSendsWithinAHostAndStreamWaitsAcrossHosts() {
         Map<String, String> env = twoHostsOrSkip();
         List<String> cases = List.of("hosts");
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", "4", "--netns", "2", "--mpj",
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", "4", "--netns", "2", "--mpj",
                 dev.gdasync.libmp.mpj.MpjStreamMain.class.getName(), "hosts")) {
             int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
             List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);

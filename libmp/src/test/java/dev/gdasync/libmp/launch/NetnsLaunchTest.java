@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,7 +60,7 @@ class NetnsLaunchTest {
     @Test
     void ranksRunInTheirNamespacesAndMeetOverTheBridge() throws Exception {
         String root = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "3", "testrank", "netns")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "3", "testrank", "netns")) {
             assertEquals(0, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
             List<String> out = mprun.stdout();
             String all = null;
@@ -89,7 +90,7 @@ class NetnsLaunchTest {
 
     @Test
     void theRanksAreTheLaunchersChildrenAndAKilledOneFailsTheJob() throws Exception {
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "3", "testrank", "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "3", "testrank", "victim", "1")) {
             List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);
             long launcher = mprun.process().pid();
             for (long pid : pids) {
@@ -111,7 +112,8 @@ class NetnsLaunchTest {
 
     @Test
     void aFailedRankGetsTheOthersInOtherNamespacesKilled() throws Exception {
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "2", "--grace", "0.5", "testrank", "exit", "1", "3")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "2", "--grace", "0.5", "testrank",
+                "exit", "1", "3")) {
             List<Long> others = MpRunTest.readyPids(mprun, 0);
             assertEquals(3, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
             assertTrue(mprun.stderr().contains("mprun: stopped rank 0 (still running 0.5 s after rank 1 failed)"), mprun.describe());
@@ -121,7 +123,7 @@ class NetnsLaunchTest {
 
     @Test
     void sigtermToTheLauncherStopsTheRanksInNamespaces() throws Exception {
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "2", "testrank", "hang")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "2", "testrank", "hang")) {
             List<Long> ranks = MpRunTest.readyPids(mprun, 0, 1);
             assertTrue(mprun.process().toHandle().destroy());
             assertNotEquals(0, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());
@@ -132,7 +134,7 @@ class NetnsLaunchTest {
     @Test
     void sigkillToTheLauncherStillEndsTheRanksInNamespaces() throws Exception {
         Assumptions.assumeFalse(ParentDeath.prefix().isEmpty(), "no setpriv with --pdeathsig on this machine");
-        try (ChildProcess mprun = MpRunTest.launch("--netns", "2", "-np", "2", "testrank", "hang")) {
+        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "2", "testrank", "hang")) {
             List<Long> ranks = MpRunTest.readyPids(mprun, 0, 1);
             mprun.process().toHandle().destroyForcibly();
             assertEquals(137, mprun.awaitExit(MpRunTest.WAIT), mprun.describe());

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.launch;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.CollRankMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,7 +11,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.List;
 
 import static dev.gdasync.libmp.launch.MpRunTest.WAIT;
-import static dev.gdasync.libmp.launch.MpRunTest.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +27,7 @@ class SharedMemoryProcessesTest {
     @ParameterizedTest(name = "{0} rank processes")
     @ValueSource(ints = {2, 3, 4, 5})
     void everyCollectiveIsExactOnEachSideOfEverySwitch(int n) {
-        try (ChildProcess mprun = launch("-np", Integer.toString(n), COLL_RANK, "switches")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", Integer.toString(n), COLL_RANK, "switches")) {
             assertEquals(0, mprun.awaitExit(WAIT.multipliedBy(2)), mprun.describe());
             for (int r = 0; r < n; r++) {
                 assertTrue(mprun.stdout().contains("[" + r + "] shared true"), mprun.describe());
@@ -38,7 +38,7 @@ class SharedMemoryProcessesTest {
 
     @Test
     void aKilledRankFailsThePendingCollectiveOfTheOthersNamingIt() throws Exception {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "30", COLL_RANK, "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "30", COLL_RANK, "victim", "1")) {
             List<Long> victim = MpRunTest.readyPids(mprun, 1);
             mprun.awaitLine(l -> l.startsWith("[0] posted "), WAIT);
             mprun.awaitLine(l -> l.startsWith("[2] posted "), WAIT);

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import xdev.ProcessID;
@@ -117,13 +118,13 @@ class MpjMisuseTest {
     void mprunMpjWithoutMpjHomeFailsBeforeStartingARank() {
         Map<String, String> env = new HashMap<>();
         env.put("MPJ_HOME", null);
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", "2", "--mpj", MpjConformanceMain.class.getName())) {
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", "2", "--mpj", MpjConformanceMain.class.getName())) {
             assertEquals(1, mprun.awaitExit(Duration.ofSeconds(60)), mprun.describe());
             assertTrue(mprun.stderr().stream().anyMatch(l -> l.startsWith("mprun: --mpj: MPJ_HOME is not set")), mprun.describe());
             assertFalse(mprun.stdout().stream().anyMatch(l -> l.startsWith("[0]")), "no rank started: " + mprun.describe());
         }
         env.put("MPJ_HOME", "/nonexistent-mpj-home");
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "-np", "2", "--mpj", MpjConformanceMain.class.getName())) {
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", "2", "--mpj", MpjConformanceMain.class.getName())) {
             assertEquals(1, mprun.awaitExit(Duration.ofSeconds(60)), mprun.describe());
             assertTrue(mprun.stderr().contains("mprun: --mpj: MPJ_HOME=/nonexistent-mpj-home has no lib/mpj.jar "
                     + "(scripts/lib/common.sh's ensure_mpj builds a complete MPJ_HOME)"), mprun.describe());

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,7 +39,7 @@ class MpjOnStreamTest {
             // badargs expects the default slot size in its message
             List<String> run = settings.isEmpty() ? cases : List.of("order", "pingpong");
             a.addAll(run);
-            try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, a.toArray(String[]::new))) {
+            try (ChildProcess mprun = MpRunProcess.start(env, a.toArray(String[]::new))) {
                 int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
                 List<String> problems = MpjPrograms.conformanceProblems(mprun, 2, run);
                 assertTrue(problems.isEmpty(), settings + ":\n" + String.join("\n", problems) + "\n" + mprun.describe());
@@ -55,7 +56,7 @@ class MpjOnStreamTest {
     @Test
     void aKilledRankFailsTheStreamsWaitingForItNamingIt() throws Exception {
         Map<String, String> env = MpjOverGdasyncTest.mpjEnv();
-        try (ChildProcess mprun = MpjOverGdasyncTest.launch(env, "--jvm-opt", "-D" + GdasyncDevice.SLOTS_PROPERTY + "=2",
+        try (ChildProcess mprun = MpRunProcess.start(env, "--jvm-opt", "-D" + GdasyncDevice.SLOTS_PROPERTY + "=2",
                 "-np", "3", "--grace", "20", "--mpj", MpjStreamVictimMain.class.getName())) {
             List<Long> pids = new ArrayList<>();
             for (int r = 0; r < 3; r++) {

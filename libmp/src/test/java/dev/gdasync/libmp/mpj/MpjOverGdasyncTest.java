@@ -1,7 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
-import dev.gdasync.libmp.launch.MpRun;
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,22 +38,11 @@ public class MpjOverGdasyncTest {
         return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
     }
 
-    /** Starts the launcher (a JVM running MpRun) with a light JIT and GC for the ranks. */
-    public static ChildProcess launch(Map<String, String> env, String... args) {
-        List<String> a = new ArrayList<>(List.of("--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt", "-XX:TieredStopAtLevel=1"));
-        a.addAll(List.of(args));
-        Map<String, String> e = new HashMap<>();
-        e.put("GDASYNC_BOOTSTRAP_TIMEOUT_MS", "30000");
-        e.put("CLASSPATH", null);
-        e.putAll(env);
-        return ChildProcess.start("mprun", ChildProcess.javaCommand(MpRun.class, a), e);
-    }
-
     @Test
     void everyConformanceCaseOnFourRanks() {
         Map<String, String> env = mpjEnv();
         int ranks = 4;
-        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj",
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", String.valueOf(ranks), "--mpj",
                 MpjConformanceMain.class.getName())) {
             int status = mprun.awaitExit(WAIT);
             List<String> problems = MpjPrograms.conformanceProblems(mprun, ranks, CASES);
@@ -95,7 +83,7 @@ public class MpjOverGdasyncTest {
             }
             a.addAll(List.of("-np", "2", "--mpj", MpjConformanceMain.class.getName()));
             a.addAll(cases);
-            try (ChildProcess mprun = launch(env, a.toArray(String[]::new))) {
+            try (ChildProcess mprun = MpRunProcess.start(env, a.toArray(String[]::new))) {
                 int status = mprun.awaitExit(WAIT);
                 List<String> problems = MpjPrograms.conformanceProblems(mprun, 2, cases);
                 assertTrue(problems.isEmpty(), settings + ":\n" + String.join("\n", problems) + "\n" + mprun.describe());
@@ -150,7 +138,7 @@ public class MpjOverGdasyncTest {
         Map<String, String> env = mpjEnv();
         List<String> a = new ArrayList<>(List.of("-np", "3", "--grace", "20", "--mpj", MpjVictimMain.class.getName()));
         a.addAll(List.of(programArgs));
-        try (ChildProcess mprun = launch(env, a.toArray(String[]::new))) {
+        try (ChildProcess mprun = MpRunProcess.start(env, a.toArray(String[]::new))) {
             List<Long> pids = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 int rank = r;
@@ -199,7 +187,7 @@ public class MpjOverGdasyncTest {
     static void runGuideExample(Class<?> example, String route) throws Exception {
         Map<String, String> env = mpjEnv();
         int ranks = 3;
-        try (ChildProcess mprun = launch(env, "-np", String.valueOf(ranks), "--mpj", example.getName())) {
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", String.valueOf(ranks), "--mpj", example.getName())) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int r = 0; r < ranks; r++) {
                 int prev = (r + ranks - 1) % ranks;
@@ -220,7 +208,8 @@ public class MpjOverGdasyncTest {
     @Test
     void aRankThatAbortsFailsTheOthersCallsNamingItAndTheReason() {
         Map<String, String> env = mpjEnv();
-        try (ChildProcess mprun = launch(env, "-np", "3", "--grace", "1", "--mpj", MpjVictimMain.class.getName(), "abort")) {
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", "3", "--grace", "1", "--mpj",
+                MpjVictimMain.class.getName(), "abort")) {
             for (int r : new int[] {0, 2}) {
                 String call = r == 0 ? "recv" : "barrier";
                 int rank = r;

@@ -1,8 +1,9 @@
 package dev.gdasync.libmp.shmem;
 
 import dev.gdasync.gdsync.cuda.CudaDriver;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.ki.kernels.KiKernels;
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +44,7 @@ class ShmemKiGpuTest {
         all[1] = "2";
         all[2] = ShmemKiGpuProcessMain.class.getName();
         System.arraycopy(args, 0, all, 3, args.length);
-        return ChildProcess.mprun(all);
+        return MpRunProcess.start(all);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,7 +21,7 @@ class ShmemKiProcessTest {
 
     @Test
     void orderingAndAtomicsHoldBetweenProcesses() {
-        try (ChildProcess mprun = ChildProcess.mprun("-np", "3", ShmemKiProcessMain.class.getName(), "ordering", "160")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", ShmemKiProcessMain.class.getName(), "ordering", "160")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             for (int pe = 0; pe < 3; pe++) {
                 String ok = "[" + pe + "] OK ki ordering: 160 put+fence+p and 160 putSignal of 65536 bytes from PE "
@@ -28,7 +29,7 @@ class ShmemKiProcessTest {
                 assertTrue(mprun.stdout().contains(ok), "missing '" + ok + "': " + mprun.describe());
             }
         }
-        try (ChildProcess mprun = ChildProcess.mprun("-np", "3", ShmemKiProcessMain.class.getName(), "atomics", "300")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", ShmemKiProcessMain.class.getName(), "atomics", "300")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             assertTrue(mprun.stdout().contains(
                     "[0] OK ki atomics: 3 PEs x 2 blocks x 300 fetch-adds gave 1800 and every old value 0..1799 once"),
@@ -38,7 +39,7 @@ class ShmemKiProcessTest {
 
     @Test
     void aWaitThatNeverCompletesEndsWithATimeoutError() {
-        try (ChildProcess mprun = ChildProcess.mprun("-np", "2", ShmemKiProcessMain.class.getName(), "timeout")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", ShmemKiProcessMain.class.getName(), "timeout")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             List<String> out = mprun.stdout();
             for (int pe = 0; pe < 2; pe++) {

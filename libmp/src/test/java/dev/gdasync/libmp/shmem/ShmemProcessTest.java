@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,13 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShmemProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(200);
 
-    private static ChildProcess launch(String... args) {
-        return ChildProcess.mprun(args);
-    }
-
     @Test
     void heapOrderingAndAtomicsHoldBetweenProcesses() {
-        try (ChildProcess mprun = launch("-np", "3", ShmemProcessMain.class.getName(), "exercise", "1000")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", ShmemProcessMain.class.getName(), "exercise", "1000")) {
             assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
             List<String> out = mprun.stdout();
             assertTrue(out.stream().anyMatch(l -> l.startsWith("[0] OK heap offsets agree on 3 PEs")), mprun.describe());
@@ -39,7 +36,8 @@ class ShmemProcessTest {
 
     @Test
     void aKilledPeFailsTheOthersWaitsWithAnErrorNotAHang() {
-        try (ChildProcess mprun = launch("-np", "3", "--grace", "10", ShmemProcessMain.class.getName(), "victim", "1")) {
+        try (ChildProcess mprun = MpRunProcess.start("-np", "3", "--grace", "10", ShmemProcessMain.class.getName(),
+                "victim", "1")) {
             List<Long> pids = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 int pe = r;

@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.testutil;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
@@ -214,7 +215,7 @@ public final class KilledMidCall {
             }
             Thread.sleep(300); // the survivors' threads go from their "blocked" line into the call
             long killedAt = System.nanoTime();
-            ranks.get(VICTIM).process().destroyForcibly();
+            ranks.get(VICTIM).kill();
             Map<String, List<Outcome>> out = new LinkedHashMap<>();
             for (String c : cases) {
                 List<Outcome> per = new ArrayList<>();

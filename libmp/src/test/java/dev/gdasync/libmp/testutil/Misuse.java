@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.testutil;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +107,7 @@ public final class Misuse {
      * @param mprunArgs the launcher's arguments
      */
     public static void runSuite(int cases, int ranks, String... mprunArgs) {
-        try (ChildProcess mprun = ChildProcess.mprun(mprunArgs)) {
+        try (ChildProcess mprun = MpRunProcess.start(mprunArgs)) {
             int status = mprun.awaitExit(Duration.ofSeconds(150));
             mprun.stdout().stream().filter(l -> l.contains("] OK ") || l.contains("] BAD ") || l.contains("] DONE "))
                     .forEach(System.out::println);

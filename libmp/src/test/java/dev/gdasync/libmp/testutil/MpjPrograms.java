@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.testutil;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import org.junit.jupiter.api.Assumptions;
 
 import java.nio.file.Files;

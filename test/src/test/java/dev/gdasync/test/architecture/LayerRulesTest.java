@@ -22,7 +22,9 @@ class LayerRulesTest {
 
     @BeforeAll
     static void importMainClasses() {
+        // The test jars on this class path (gdsync's test support) hold test classes too.
         main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar"))
                 .importPackages("dev.gdasync");
     }
 

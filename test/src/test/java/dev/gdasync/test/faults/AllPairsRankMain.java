@@ -3,6 +3,7 @@ package dev.gdasync.test.faults;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.gdsync.swnic.SoftwareNic;
 import dev.gdasync.gdsync.swnic.SwNicConfig;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpDescQueue;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -77,6 +79,21 @@ public final class AllPairsRankMain {
         this.sizes = Integer.numberOfTrailingZeros(maxBytes) - 2; // 8 << (sizes - 1) == maxBytes
         this.mem = mp.allocate(2L * n * maxBytes);
         this.reg = mp.register(mem);
+    }
+
+    /**
+     * Starts this main as one rank of a job in a light child JVM. Its standard input stays open while the test runs:
+     * a rank exits when it ends, so a test JVM that dies takes its ranks with it; closing the child kills it.
+     *
+     * @param name    a name for messages
+     * @param command the command line: {@link ChildProcess#javaCommand} of this class with its arguments, or one
+     *                that starts it
+     * @param env     what a launcher gives a rank ({@code GDASYNC_RANK}, {@code GDASYNC_SIZE}, the rendezvous, the
+     *                secret, the job id)
+     * @return the running rank
+     */
+    static ChildProcess start(String name, List<String> command, Map<String, String> env) {
+        return ChildProcess.builder(name, command).environment(env).keepStdinOpen(Duration.ZERO).start();
     }
 
     public static void main(String[] args) {

@@ -1,5 +1,6 @@
 package dev.gdasync.test.faults;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.bootstrap.RendezvousPorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -185,21 +186,21 @@ class KillDuringTrafficTest {
         String rendezvous = "127.0.0.1:" + RendezvousPorts.pick(InetAddress.getLoopbackAddress());
         byte[] secret = new byte[16];
         ThreadLocalRandom.current().nextBytes(secret);
-        List<RankJvm> ranks = new ArrayList<>();
+        List<ChildProcess> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < size; r++) {
-                ranks.add(RankJvm.start(mode + size + "-run" + run + "-rank" + r, AllPairsRankMain.class,
-                        List.of(mode, base.toString(), Integer.toString(MAX_BYTES)),
+                ranks.add(AllPairsRankMain.start(mode + size + "-run" + run + "-rank" + r, ChildProcess.javaCommand(
+                        AllPairsRankMain.class, List.of(mode, base.toString(), Integer.toString(MAX_BYTES))),
                         Map.of("GDASYNC_RENDEZVOUS", rendezvous, "GDASYNC_SECRET", HexFormat.of().formatHex(secret),
                                 "GDASYNC_RANK", Integer.toString(r), "GDASYNC_SIZE", Integer.toString(size),
                                 "GDASYNC_JOB_ID", jobId, "GDASYNC_BOOTSTRAP_TIMEOUT_MS", "60000")));
             }
-            for (RankJvm r : ranks) {
+            for (ChildProcess r : ranks) {
                 String line = r.awaitLine(l -> l.equals("traffic") || FAILURE_LINE.matcher(l).matches(), START);
                 assertEquals("traffic", line, "before the kill: " + r.describe());
             }
             List<Path> dirs = new ArrayList<>();
-            for (RankJvm r : ranks) {
+            for (ChildProcess r : ranks) {
                 dirs.add(Path.of(r.awaitLine(l -> l.startsWith("dir "), START).substring(4)));
             }
             assertTrue(Files.isDirectory(dirs.get(victim)), "the victim's shared memory: " + dirs.get(victim));
@@ -214,7 +215,7 @@ class KillDuringTrafficTest {
                 if (r == victim) {
                     continue;
                 }
-                RankJvm p = ranks.get(r);
+                ChildProcess p = ranks.get(r);
                 String line = p.awaitLine(l -> FAILURE_LINE.matcher(l).matches(), FAIL_WAIT);
                 assertTrue(line.startsWith("FAILED "), "rank " + r + " should fail with an MpException after rank " + victim
                         + " was killed: " + p.describe());
@@ -229,7 +230,7 @@ class KillDuringTrafficTest {
                 failures.add(new Failure(mode, size, run, victim, delayMs, r, millis, path, message, false));
             }
             for (int r = 0; r < size; r++) {
-                RankJvm p = ranks.get(r);
+                ChildProcess p = ranks.get(r);
                 int status = p.awaitExit(EXIT_WAIT);
                 if (r != victim) {
                     assertEquals(1, status, "a survivor exits with 1 after its failure: " + p.describe());
@@ -246,7 +247,7 @@ class KillDuringTrafficTest {
             }
             return new Run(failures, leftovers(mode, size, run, victim, dirs));
         } finally {
-            ranks.forEach(RankJvm::close);
+            ranks.forEach(ChildProcess::close);
         }
     }
 

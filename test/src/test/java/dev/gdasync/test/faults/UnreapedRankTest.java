@@ -1,5 +1,6 @@
 package dev.gdasync.test.faults;
 
+import dev.gdasync.gdsync.testutil.ChildProcess;
 import dev.gdasync.libmp.bootstrap.RendezvousPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,27 +42,29 @@ class UnreapedRankTest {
         byte[] secret = new byte[16];
         ThreadLocalRandom.current().nextBytes(secret);
         String job = "unreaped-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffff_ffffL);
-        List<RankJvm> ranks = new ArrayList<>();
+        List<ChildProcess> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < 2; r++) {
                 Map<String, String> env = Map.of("GDASYNC_RENDEZVOUS", rendezvous, "GDASYNC_SECRET",
                         HexFormat.of().formatHex(secret), "GDASYNC_RANK", Integer.toString(r), "GDASYNC_SIZE", "2",
                         "GDASYNC_JOB_ID", job, "GDASYNC_BOOTSTRAP_TIMEOUT_MS", "60000");
                 List<String> args = List.of("host", base.toString());
-                ranks.add(r == 0 ? RankJvm.start("survivor", AllPairsRankMain.class, args, env)
-                        : RankJvm.startUnreaped("victim", AllPairsRankMain.class, args, env));
+                List<String> rank = ChildProcess.javaCommand(AllPairsRankMain.class, args);
+                ranks.add(r == 0 ? AllPairsRankMain.start("survivor", rank, env)
+                        : AllPairsRankMain.start("victim", underUnreapingParent(rank), env));
             }
-            for (RankJvm r : ranks) {
+            for (ChildProcess r : ranks) {
                 assertEquals("traffic", r.awaitLine(l -> l.equals("traffic") || l.startsWith("ERROR"), WAIT), r.describe());
             }
-            RankJvm victim = ranks.get(1);
+            ChildProcess victim = ranks.get(1);
             Path victimDir = Path.of(victim.awaitLine(l -> l.startsWith("dir "), WAIT).substring(4));
-            ProcessHandle victimJvm = victim.rankProcess();
+            ProcessHandle victimJvm = victim.process().toHandle().children().findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no JVM under the victim's parent " + victim.pid()));
             assertTrue(victimDir.getFileName().toString().startsWith("p" + victimJvm.pid() + "-"),
                     "the victim's JVM is pid " + victimJvm.pid() + ", its directory " + victimDir);
 
             victimJvm.destroyForcibly();
-            RankJvm survivor = ranks.get(0);
+            ChildProcess survivor = ranks.get(0);
             String failed = survivor.awaitLine(l -> l.startsWith("FAILED ") || l.startsWith("ERROR"), WAIT);
             assertTrue(failed.startsWith("FAILED ") && failed.contains("rank 1"), survivor.describe());
             assertEquals(1, survivor.awaitExit(WAIT), survivor.describe());
@@ -73,8 +76,21 @@ class UnreapedRankTest {
             assertFalse(Files.exists(victimDir), "the killed rank's shared memory is left at " + victimDir
                     + ": its process is dead (a zombie, state Z) but not reaped, and the survivor took it for alive");
         } finally {
-            ranks.forEach(RankJvm::close);
+            ranks.forEach(ChildProcess::close);
         }
+    }
+
+    /**
+     * A command that runs {@code command} as the child of a process that never reaps it ({@code sh} that backgrounds
+     * it and then becomes {@code sleep}): once it dies it stays a zombie until that parent ends. Its standard input and
+     * output are the parent's; closing the child process ends the parent (the zombie goes to init then).
+     */
+    private static List<String> underUnreapingParent(List<String> command) {
+        List<String> cmd = new ArrayList<>(List.of("sh", "-c",
+                // fd 3 carries stdin past the shell's /dev/null for background jobs.
+                "exec 3<&0; \"$@\" <&3 3<&- & exec sleep 600 3<&-", "sh"));
+        cmd.addAll(command);
+        return cmd;
     }
 
     /** @return the process's state letter from {@code /proc/<pid>/stat}, or "gone" */

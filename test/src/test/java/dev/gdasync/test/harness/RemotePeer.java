@@ -4,6 +4,7 @@ import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.nic.QpState;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
+import dev.gdasync.gdsync.testutil.ChildProcess;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,18 +16,20 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * A {@link Peer} in a child JVM running {@link ShmPeerMain}: each operation is one command line and one
  * answer line. An {@code ERR} answer becomes a {@link PeerException}; no answer in time fails the test
- * with the child's recent output. Closing closes the child's standard input and reaps it.
+ * with the child's output. Closing closes the child's standard input and reaps it.
  */
 public final class RemotePeer implements Peer {
     /** Margin on top of a command's own timeout before the child is declared hung. */
     private static final Duration MARGIN = Duration.ofSeconds(20);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** How long the child may take to close its NIC and exit once its standard input ends. */
+    private static final Duration EXIT_GRACE = Duration.ofSeconds(10);
 
-    private final ChildJvm child;
+    private final ChildProcess child;
     private final long pid;
     private final Path processDirectory;
 
-    private RemotePeer(ChildJvm child, long pid, Path processDirectory) {
+    private RemotePeer(ChildProcess child, long pid, Path processDirectory) {
         this.child = child;
         this.pid = pid;
         this.processDirectory = processDirectory;
@@ -58,12 +61,13 @@ public final class RemotePeer implements Peer {
     public static RemotePeer start(String name, List<String> jvmOptions, String job, Path base, String... extra) {
         List<String> args = new ArrayList<>(List.of("job=" + job, "base=" + base));
         args.addAll(List.of(extra));
-        ChildJvm child = ChildJvm.start(name, jvmOptions, ShmPeerMain.class, args);
+        ChildProcess child = ChildProcess.builder(name, ChildProcess.javaCommand(jvmOptions, ShmPeerMain.class, args))
+                .keepStdinOpen(EXIT_GRACE).echoStderr().start();
         try {
             String hello = child.readLine(START_TIMEOUT);
             String[] f = hello.split(" ", 3);
             if (f.length != 3 || !f[0].equals("HELLO")) {
-                fail("expected HELLO from " + name + ", got '" + hello + "'; its output:\n" + child.recentOutput());
+                fail("expected HELLO from " + name + ", got '" + hello + "': " + child.describe());
             }
             return new RemotePeer(child, Wire.num(f[1]), Path.of(f[2]));
         } catch (Throwable t) {
@@ -73,7 +77,7 @@ public final class RemotePeer implements Peer {
     }
 
     /** @return the child process */
-    public ChildJvm child() {
+    public ChildProcess child() {
         return child;
     }
 
@@ -85,6 +89,7 @@ public final class RemotePeer implements Peer {
     /** Kills the child (SIGKILL) and reaps it. */
     public void kill() {
         child.kill();
+        child.awaitExit(Duration.ofSeconds(20));
     }
 
     /**
@@ -106,8 +111,7 @@ public final class RemotePeer implements Peer {
         if (answer.startsWith("ERR ")) {
             throw new PeerException(child.name() + ": '" + abbreviate(command) + "' failed: " + answer.substring(4), null);
         }
-        return fail("unexpected answer '" + answer + "' to '" + abbreviate(command) + "'; output of " + child.name()
-                + ":\n" + child.recentOutput());
+        return fail("unexpected answer '" + answer + "' to '" + abbreviate(command) + "' from " + child.describe());
     }
 
     private String call(String command) {

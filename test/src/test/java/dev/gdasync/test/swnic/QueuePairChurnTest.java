@@ -117,7 +117,7 @@ class QueuePairChurnTest {
                     + " " + Long.toHexString(target.rkey()) + " mr " + Integer.toHexString(1 << 20), java.time.Duration.ofSeconds(90));
             me.postRecv("hot", 7, new Sge("rx", 0, 4096));
             expectSuccess(child, "hot", Cq.SEND, 1, CompletionOpcode.SEND, 64);
-            String out = child.child().recentOutput();
+            String out = child.child().describe();
             assertFalse(out.contains("unexpected error"), "the child's agent failed while queue pairs were closed:\n" + out);
         }
     }

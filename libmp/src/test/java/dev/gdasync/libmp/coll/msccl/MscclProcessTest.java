@@ -1,6 +1,7 @@
 package dev.gdasync.libmp.coll.msccl;
 
-import dev.gdasync.libmp.testutil.ChildProcess;
+import dev.gdasync.gdsync.testutil.ChildProcess;
+import dev.gdasync.libmp.testutil.MpRunProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,7 +19,7 @@ class MscclProcessTest {
 
     @Test
     void aKilledPeerFailsTheWaitingRankNamingIt() {
-        try (ChildProcess mprun = ChildProcess.mprun("-np", "2", "--grace", "60", MscclRankMain.class.getName(),
+        try (ChildProcess mprun = MpRunProcess.start("-np", "2", "--grace", "60", MscclRankMain.class.getName(),
                 "victim")) {
             String ready = mprun.awaitLine(l -> l.startsWith("[1] ready "), WAIT);
             long pid = Long.parseLong(ready.substring(ready.lastIndexOf(' ') + 1));

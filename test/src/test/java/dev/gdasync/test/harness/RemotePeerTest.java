@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The harness itself: reads never hang, children exit with their stdin, close and kill reap them. */
+/** A peer in a child JVM: reads never hang, the child exits with its stdin, close and kill reap it. */
 @Timeout(60)
-class ChildJvmTest {
+class RemotePeerTest {
     @TempDir
     Path base;
 
