@@ -1,5 +1,6 @@
 package dev.gdasync.apps.pingpong;
 
+import dev.gdasync.apps.common.JitActivity;
 import dev.gdasync.apps.testutil.Launcher;
 import dev.gdasync.gdsync.testutil.ChildProcess.Finished;
 import dev.gdasync.gdsync.testutil.ChildProcess;
@@ -323,8 +324,10 @@ class PingPongLaunchTest {
             System.out.println("PingPongLaunchTest: skipping the two-jobs check: " + cpus + " CPUs are enough for both jobs");
         }
         Assumptions.assumeTrue(cpus < 4, cpus + " CPUs");
-        // The first job warms up long enough for the second to start and register beside it.
-        try (ChildProcess first = launcher(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
+        // The first job warms up long enough for the second to start and register beside it (and not longer: its
+        // warm-up does not wait for a quiet JIT as well, which the second job's start keeps busy).
+        try (ChildProcess first = launcher(Map.of(), "-np", "2", "--jvm-opt", "-D" + JitActivity.MAX_SETTLE_PROPERTY + "=0",
+                "pingpong", "--mode", "host,sa", "--sizes", "8",
                 "--iters", "2000", "--reps", "2", "--warmup", "12", "--validate").start()) {
             first.awaitLine(line -> line.startsWith("[0] cpu share: "), TIMEOUT);
             Finished second = mprun(Map.of(), "-np", "2", "pingpong", "--mode", "host,sa", "--sizes", "8",
