@@ -1,8 +1,5 @@
 package dev.gdasync.libmp.shmem;
 
-import dev.gdasync.gdsync.concurrent.BackoffIdler;
-import dev.gdasync.gdsync.concurrent.BackoffPolicy;
-import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
@@ -13,14 +10,14 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.BooleanSupplier;
 import java.util.function.IntUnaryOperator;
-import java.util.function.Supplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-// Why this file is long: it is the whole OpenSHMEM-style API of one PE (allocation, RMA, atomics, signals, waits,
-// stream forms), each call a checked entry over the staging queue, the heap and the KI preparation in their own classes.
+// Why this file is long: it is the whole OpenSHMEM-style API of one PE (67 public calls: allocation, RMA, atomics,
+// signals, waits, stream forms), each documented here; the work is in the rooms beside it: the address checks
+// (HeapTargets), the waits and tests (WordWaits), the heap's agreement (HeapAgreement), the staging queue, the heap,
+// the stream forms and the KI preparation.
 /**
  * One PE's OpenSHMEM-style runtime over an {@link Mp} (OpenSHMEM 1.5's host API; seed 000's model): a PE is a rank.
  *
@@ -63,18 +60,19 @@ public final class Shmem implements AutoCloseable {
     /** The default context's most requests in flight; other contexts get {@link #CTX_IN_FLIGHT}. */
     private static final int DEFAULT_IN_FLIGHT = 256;
     private static final int CTX_IN_FLIGHT = 64;
-    /** One PE's record in a collective's agreement area: call number, call kind, two arguments. */
-    private static final int RECORD = 32;
     private static final VarHandle LONG = JAVA_LONG.varHandle();
-    private static final int KIND_MALLOC = 1;
-    private static final int KIND_FREE = 2;
-    private static final int KIND_CALLOC = 3;
 
     private final Mp mp;
     private final MemorySegment heapMemory;
     private final MpWindow window;
     private final SymmetricHeap heap;
     private final RmaQueue queue;
+    /** The checks on symmetric addresses every call makes before it sends or changes anything. */
+    private final HeapTargets targets;
+    /** The wait and test family on this PE's words. */
+    private final WordWaits waits;
+    /** The agreement of the collective calls that change the heap. */
+    private final HeapAgreement agreement;
     /** Contexts created and not destroyed yet; a barrier, free or close completes theirs too. */
     private final List<ShmemCtx> contexts = new ArrayList<>();
     /** Each PE's heap as mapped into this process, looked up on first {@link #ptr}; null where it is not. */
@@ -85,17 +83,15 @@ public final class Shmem implements AutoCloseable {
     private StreamRma streams;
     /** Whether the NIC executes each queue pair in order, so that fence needs no wire operation. */
     private final boolean orderedNic;
-    private final MemorySegment record = MemorySegment.ofArray(new long[RECORD / 8]);
     /** The KI launch prepared and not completed yet, or null; while there is one, other calls are refused. */
     private ShmemKi ki;
-    private long collectives;
     private boolean closed;
 
     private Shmem(Mp mp, long heapBytes) {
         this.mp = mp;
         int n = mp.size();
         // Agreement areas, then one line for the stream barrier's counter.
-        long header = roundUp(2L * n * RECORD) + SymmetricHeap.ALIGNMENT;
+        long header = roundUp(2L * n * HeapAgreement.RECORD) + SymmetricHeap.ALIGNMENT;
         this.streamBarrier = header - SymmetricHeap.ALIGNMENT;
         this.heapMemory = mp.allocate(header + heapBytes);
         this.window = mp.windowCreate(heapMemory);
@@ -113,6 +109,9 @@ public final class Shmem implements AutoCloseable {
                 mp.requestPoolSize() / 4)));
         // By name, not by type: libmp sees the NIC model only. The software NIC runs a queue pair's requests in order.
         this.orderedNic = SOFTWARE_NIC.equals(mp.config().nic().provider());
+        this.targets = new HeapTargets(heap, heapMemory, n, this::requireOpen);
+        this.waits = new WordWaits(mp, heapMemory, targets, this::requireOpen);
+        this.agreement = new HeapAgreement(mp, heapMemory, queue);
         mp.barrier();
     }
 
@@ -171,7 +170,7 @@ public final class Shmem implements AutoCloseable {
      */
     public MemorySegment malloc(long bytes) {
         requireOpen();
-        agree(KIND_MALLOC, "malloc", bytes, 0);
+        agreement.agree(HeapAgreement.KIND_MALLOC, "malloc", bytes, 0);
         if (bytes < 1) {
             throw new IllegalArgumentException("bytes must be >= 1, got " + bytes);
         }
@@ -194,7 +193,7 @@ public final class Shmem implements AutoCloseable {
         requireOpen();
         // Agreed as calloc, not malloc: a mismatch names the call the program made, and calloc's extra barrier
         // below would not match a malloc on another PE.
-        agree(KIND_CALLOC, "calloc", count, size);
+        agreement.agree(HeapAgreement.KIND_CALLOC, "calloc", count, size);
         long bytes;
         try {
             bytes = count < 1 || size < 1 ? -1 : Math.multiplyExact(count, size);
@@ -226,12 +225,12 @@ public final class Shmem implements AutoCloseable {
     public void free(MemorySegment block) {
         Objects.requireNonNull(block, "block must not be null");
         requireOpen();
-        long offset = offsetIn(block);
+        long offset = targets.offsetIn(block);
         boolean isBlock = offset >= 0 && heap.liveLength(offset) == block.byteSize();
         quietAll();
-        agree(KIND_FREE, "free", isBlock ? offset : -1, 0);
+        agreement.agree(HeapAgreement.KIND_FREE, "free", isBlock ? offset : -1, 0);
         if (!isBlock) {
-            throw new IllegalArgumentException(describe(block) + " is not a live block of the symmetric heap (freed "
+            throw new IllegalArgumentException(HeapTargets.describe(block) + " is not a live block of the symmetric heap (freed "
                     + "already, never allocated, or only a part of one): free takes what malloc returned");
         }
         heap.release(offset);
@@ -254,7 +253,7 @@ public final class Shmem implements AutoCloseable {
     public MemorySegment ptr(MemorySegment dest, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         requireOpen();
-        long offset = target(dest, dest.byteSize(), pe, "dest");
+        long offset = targets.target(dest, dest.byteSize(), pe, "dest");
         if (peerHeaps == null) {
             peerHeaps = new MemorySegment[nPes()];
             for (int p = 0; p < nPes(); p++) {
@@ -415,7 +414,7 @@ public final class Shmem implements AutoCloseable {
     public void put(MemorySegment dest, long[] source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(dest, 8, "dest");
+        targets.requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(source), pe);
     }
 
@@ -431,7 +430,7 @@ public final class Shmem implements AutoCloseable {
     public void put(MemorySegment dest, int[] source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(dest, 4, "dest");
+        targets.requireAligned(dest, 4, "dest");
         putBytes(dest, MemorySegment.ofArray(source), pe);
     }
 
@@ -447,7 +446,7 @@ public final class Shmem implements AutoCloseable {
     public void put(MemorySegment dest, double[] source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(dest, 8, "dest");
+        targets.requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(source), pe);
     }
 
@@ -462,8 +461,8 @@ public final class Shmem implements AutoCloseable {
      */
     public void pLong(MemorySegment dest, long value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
-        requireElement(dest, 8, "dest");
-        requireAligned(dest, 8, "dest");
+        HeapTargets.requireElement(dest, 8, "dest");
+        targets.requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(new long[] {value}), pe);
     }
 
@@ -478,8 +477,8 @@ public final class Shmem implements AutoCloseable {
      */
     public void pInt(MemorySegment dest, int value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
-        requireElement(dest, 4, "dest");
-        requireAligned(dest, 4, "dest");
+        HeapTargets.requireElement(dest, 4, "dest");
+        targets.requireAligned(dest, 4, "dest");
         putBytes(dest, MemorySegment.ofArray(new int[] {value}), pe);
     }
 
@@ -494,8 +493,8 @@ public final class Shmem implements AutoCloseable {
      */
     public void pDouble(MemorySegment dest, double value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
-        requireElement(dest, 8, "dest");
-        requireAligned(dest, 8, "dest");
+        HeapTargets.requireElement(dest, 8, "dest");
+        targets.requireAligned(dest, 8, "dest");
         putBytes(dest, MemorySegment.ofArray(new double[] {value}), pe);
     }
 
@@ -548,7 +547,7 @@ public final class Shmem implements AutoCloseable {
     public void get(long[] dest, MemorySegment source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(source, 8, "source");
+        targets.requireAligned(source, 8, "source");
         get(MemorySegment.ofArray(dest), source, pe);
     }
 
@@ -564,7 +563,7 @@ public final class Shmem implements AutoCloseable {
     public void get(int[] dest, MemorySegment source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(source, 4, "source");
+        targets.requireAligned(source, 4, "source");
         get(MemorySegment.ofArray(dest), source, pe);
     }
 
@@ -580,7 +579,7 @@ public final class Shmem implements AutoCloseable {
     public void get(double[] dest, MemorySegment source, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
-        requireAligned(source, 8, "source");
+        targets.requireAligned(source, 8, "source");
         get(MemorySegment.ofArray(dest), source, pe);
     }
 
@@ -595,7 +594,7 @@ public final class Shmem implements AutoCloseable {
      */
     public long gLong(MemorySegment source, int pe) {
         Objects.requireNonNull(source, "source must not be null");
-        requireElement(source, 8, "source");
+        HeapTargets.requireElement(source, 8, "source");
         long[] v = new long[1];
         get(v, source, pe);
         return v[0];
@@ -612,7 +611,7 @@ public final class Shmem implements AutoCloseable {
      */
     public int gInt(MemorySegment source, int pe) {
         Objects.requireNonNull(source, "source must not be null");
-        requireElement(source, 4, "source");
+        HeapTargets.requireElement(source, 4, "source");
         int[] v = new int[1];
         get(v, source, pe);
         return v[0];
@@ -629,7 +628,7 @@ public final class Shmem implements AutoCloseable {
      */
     public double gDouble(MemorySegment source, int pe) {
         Objects.requireNonNull(source, "source must not be null");
-        requireElement(source, 8, "source");
+        HeapTargets.requireElement(source, 8, "source");
         double[] v = new double[1];
         get(v, source, pe);
         return v[0];
@@ -704,7 +703,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAdd}
      */
     public long atomicFetch(MemorySegment source, int pe) {
-        return fetchWord(queue, pe, atomicTarget(source, pe));
+        return fetchWord(queue, pe, targets.atomicTarget(source, pe));
     }
 
     /**
@@ -824,7 +823,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #atomicFetchAddInt}
      */
     public int atomicFetchInt(MemorySegment source, int pe) {
-        long offset = intTarget(source, pe);
+        long offset = targets.intTarget(source, pe);
         return halfOf(fetchWord(queue, pe, offset & -8L), offset);
     }
 
@@ -927,12 +926,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException              see {@link #waitUntil}
      */
     public long signalWaitUntil(MemorySegment sigAddr, ShmemCmp cmp, long value) {
-        Objects.requireNonNull(cmp, "cmp must not be null");
-        long offset = atomicTarget(sigAddr, myPe());
-        long[] seen = new long[1];
-        await(() -> cmp.holds(seen[0] = (long) LONG.getAcquire(heapMemory, offset), value),
-                () -> "the word at heap offset " + offset + " " + cmp + " " + value + " (it holds " + seen[0] + ")");
-        return seen[0];
+        return waits.signalWaitUntil(sigAddr, cmp, value);
     }
 
     /**
@@ -944,7 +938,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException if sigAddr is not an aligned word in a live block
      */
     public long signalFetch(MemorySegment sigAddr) {
-        return (long) LONG.getAcquire(heapMemory, atomicTarget(sigAddr, myPe()));
+        return waits.signalFetch(sigAddr);
     }
 
     // ---- on streams (the SA model) ----
@@ -973,8 +967,8 @@ public final class Shmem implements AutoCloseable {
         Objects.requireNonNull(source, "source must not be null");
         Objects.requireNonNull(stream, "stream must not be null");
         requireOpen();
-        long from = target(source, source.byteSize(), myPe(), "source");
-        long to = target(dest, source.byteSize(), pe, "dest");
+        long from = targets.target(source, source.byteSize(), myPe(), "source");
+        long to = targets.target(dest, source.byteSize(), pe, "dest");
         streams().put(to, from, source.byteSize(), pe, stream);
     }
 
@@ -1001,10 +995,10 @@ public final class Shmem implements AutoCloseable {
         Objects.requireNonNull(source, "source must not be null");
         Objects.requireNonNull(sigOp, "sigOp must not be null");
         Objects.requireNonNull(stream, "stream must not be null");
-        long sig = atomicTarget(sigAddr, pe);
+        long sig = targets.atomicTarget(sigAddr, pe);
         long bytes = source.byteSize();
-        long to = target(dest, bytes, pe, "dest");
-        long from = bytes == 0 ? 0 : target(source, bytes, myPe(), "source");
+        long to = targets.target(dest, bytes, pe, "dest");
+        long from = bytes == 0 ? 0 : targets.target(source, bytes, myPe(), "source");
         if (bytes > 0) {
             streams().put(to, from, bytes, pe, stream);
         }
@@ -1062,7 +1056,7 @@ public final class Shmem implements AutoCloseable {
     public void signalWaitUntilOnStream(MemorySegment sigAddr, ShmemCmp cmp, long value, Stream stream) {
         Objects.requireNonNull(cmp, "cmp must not be null");
         Objects.requireNonNull(stream, "stream must not be null");
-        long offset = atomicTarget(sigAddr, myPe());
+        long offset = targets.atomicTarget(sigAddr, myPe());
         if (cmp != ShmemCmp.EQ && cmp != ShmemCmp.GE) {
             throw new IllegalArgumentException("a stream waits for EQ or GE only (32-bit stream waits), not " + cmp);
         }
@@ -1162,9 +1156,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException if ivar is not an aligned word in a live block
      */
     public boolean test(MemorySegment ivar, ShmemCmp cmp, long value) {
-        Objects.requireNonNull(cmp, "cmp must not be null");
-        long offset = atomicTarget(ivar, myPe());
-        return cmp.holds((long) LONG.getAcquire(heapMemory, offset), value);
+        return waits.test(ivar, cmp, value);
     }
 
     /**
@@ -1182,8 +1174,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException              see {@link #waitUntil}
      */
     public void waitUntilAll(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
-        WordArray w = words(ivars, status, cmp);
-        await(() -> w.count(value, null) == w.included(), () -> w.describe(value, "all of"));
+        waits.waitUntilAll(ivars, status, cmp, value);
     }
 
     /**
@@ -1200,13 +1191,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException              see {@link #waitUntil}
      */
     public int waitUntilAny(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
-        WordArray w = words(ivars, status, cmp);
-        if (w.included() == 0) {
-            return -1;
-        }
-        int[] found = new int[1];
-        await(() -> (found[0] = w.first(value)) >= 0, () -> w.describe(value, "any of"));
-        return found[0];
+        return waits.waitUntilAny(ivars, status, cmp, value);
     }
 
     /**
@@ -1224,13 +1209,7 @@ public final class Shmem implements AutoCloseable {
      * @throws MpException              see {@link #waitUntil}
      */
     public int waitUntilSome(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp, long value) {
-        WordArray w = wordsWithIndices(ivars, indices, status, cmp);
-        if (w.included() == 0) {
-            return 0;
-        }
-        int[] found = new int[1];
-        await(() -> (found[0] = w.count(value, indices)) > 0, () -> w.describe(value, "some of"));
-        return found[0];
+        return waits.waitUntilSome(ivars, indices, status, cmp, value);
     }
 
     /**
@@ -1245,8 +1224,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #waitUntilAll}
      */
     public boolean testAll(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
-        WordArray w = words(ivars, status, cmp);
-        return w.count(value, null) == w.included();
+        return waits.testAll(ivars, status, cmp, value);
     }
 
     /**
@@ -1261,7 +1239,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #waitUntilAll}
      */
     public int testAny(MemorySegment ivars, int[] status, ShmemCmp cmp, long value) {
-        return words(ivars, status, cmp).first(value);
+        return waits.testAny(ivars, status, cmp, value);
     }
 
     /**
@@ -1277,7 +1255,7 @@ public final class Shmem implements AutoCloseable {
      * @throws IllegalArgumentException see {@link #waitUntilSome}
      */
     public int testSome(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp, long value) {
-        return wordsWithIndices(ivars, indices, status, cmp).count(value, indices);
+        return waits.testSome(ivars, indices, status, cmp, value);
     }
 
     /**
@@ -1354,7 +1332,7 @@ public final class Shmem implements AutoCloseable {
     }
 
     long fetchAdd(RmaQueue q, MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
+        long offset = targets.atomicTarget(dest, pe);
         if (pe == myPe()) {
             return (long) LONG.getAndAdd(heapMemory, offset, value);
         }
@@ -1362,7 +1340,7 @@ public final class Shmem implements AutoCloseable {
     }
 
     void add(RmaQueue q, MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
+        long offset = targets.atomicTarget(dest, pe);
         if (pe == myPe()) {
             LONG.getAndAdd(heapMemory, offset, value);
         } else {
@@ -1371,7 +1349,7 @@ public final class Shmem implements AutoCloseable {
     }
 
     long swap(RmaQueue q, MemorySegment dest, long value, int pe) {
-        long offset = atomicTarget(dest, pe);
+        long offset = targets.atomicTarget(dest, pe);
         if (pe == myPe()) {
             return (long) LONG.getAndSet(heapMemory, offset, value);
         }
@@ -1386,7 +1364,7 @@ public final class Shmem implements AutoCloseable {
     }
 
     long compareSwap(RmaQueue q, MemorySegment dest, long cond, long value, int pe) {
-        return compareSwapWord(q, pe, atomicTarget(dest, pe), cond, value);
+        return compareSwapWord(q, pe, targets.atomicTarget(dest, pe), cond, value);
     }
 
     /** @return the 64-bit word at a checked heap offset of a PE, read atomically */
@@ -1408,7 +1386,7 @@ public final class Shmem implements AutoCloseable {
      * @return the 32-bit word's value before the update
      */
     int updateInt(RmaQueue q, MemorySegment dest, int pe, IntUnaryOperator update) {
-        long offset = intTarget(dest, pe);
+        long offset = targets.intTarget(dest, pe);
         long word = offset & -8L;
         int shift = halfShift(offset);
         long mask = 0xffff_ffffL << shift;
@@ -1438,24 +1416,14 @@ public final class Shmem implements AutoCloseable {
         return upperAddress == (java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN) ? 32 : 0;
     }
 
-    /** @return the heap offset of a 4-byte-aligned int in a live block, after checking the PE */
-    private long intTarget(MemorySegment word, int pe) {
-        Objects.requireNonNull(word, "dest must not be null");
-        requireOpen();
-        requireAligned(word, 4, "the atomic word");
-        long offset = target(word, 4, pe, "the atomic word");
-        requireLength(word, 4, "32-bit");
-        return offset;
-    }
-
     /** Data, then the signal, through one queue: every check first, so that bad input sends nothing. */
     void putSignal(RmaQueue q, MemorySegment dest, MemorySegment source, MemorySegment sigAddr, long signal,
                    ShmemSignalOp sigOp, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
         Objects.requireNonNull(source, "source must not be null");
         Objects.requireNonNull(sigOp, "sigOp must not be null");
-        long sig = atomicTarget(sigAddr, pe);
-        target(dest, source.byteSize(), pe, "dest");
+        long sig = targets.atomicTarget(sigAddr, pe);
+        targets.target(dest, source.byteSize(), pe, "dest");
         if (source.byteSize() > 0) {
             putBytes(q, dest, source, pe);
         }
@@ -1478,116 +1446,6 @@ public final class Shmem implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits until {@code done} holds, idling as every wait for a peer does ({@link BackoffPolicy#PEER_WAIT}, parked
-     * through the NIC so that a delivery can wake it); fails when the job fails or after the Mp's wait timeout, naming
-     * what it waited for.
-     */
-    private void await(BooleanSupplier done, Supplier<String> what) {
-        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
-        BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT, nanos -> mp.nic().awaitPeers(nanos, done));
-        while (!done.getAsBoolean()) {
-            String failed = mp.failure();
-            if (failed != null) {
-                throw new MpException("PE " + myPe() + " waiting for " + what.get() + ": the job failed: " + failed,
-                        null, ErrorDetail.JOB_FAILED);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new MpException("PE " + myPe() + " waited " + mp.config().waitTimeout() + " for " + what.get(),
-                        null, null);
-            }
-            idler.idle();
-        }
-    }
-
-    /** An array of 64-bit words of this PE's heap that the wait-until-all/any/some forms look at. */
-    private final class WordArray {
-        private final long offset;
-        private final int count;
-        private final int[] status;
-        private final ShmemCmp cmp;
-
-        WordArray(long offset, int count, int[] status, ShmemCmp cmp) {
-            this.offset = offset;
-            this.count = count;
-            this.status = status;
-            this.cmp = cmp;
-        }
-
-        private boolean left(int i) {
-            return status != null && status[i] != 0;
-        }
-
-        private boolean holds(int i, long value) {
-            return cmp.holds((long) LONG.getAcquire(heapMemory, offset + 8L * i), value);
-        }
-
-        int included() {
-            int n = 0;
-            for (int i = 0; i < count; i++) {
-                n += left(i) ? 0 : 1;
-            }
-            return n;
-        }
-
-        /** @return how many included words hold, writing their indices to {@code indices} when not null */
-        int count(long value, int[] indices) {
-            int n = 0;
-            for (int i = 0; i < count; i++) {
-                if (!left(i) && holds(i, value)) {
-                    if (indices != null) {
-                        indices[n] = i;
-                    }
-                    n++;
-                }
-            }
-            return n;
-        }
-
-        int first(long value) {
-            for (int i = 0; i < count; i++) {
-                if (!left(i) && holds(i, value)) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        String describe(long value, String how) {
-            StringBuilder b = new StringBuilder(how + " the " + count + " words at heap offset " + offset + " " + cmp
-                    + " " + value + " (they hold");
-            for (int i = 0; i < Math.min(count, 16); i++) {
-                b.append(' ').append(left(i) ? "-" : String.valueOf((long) LONG.getAcquire(heapMemory, offset + 8L * i)));
-            }
-            return b.append(count > 16 ? " ...)" : ")").toString();
-        }
-    }
-
-    private WordArray words(MemorySegment ivars, int[] status, ShmemCmp cmp) {
-        Objects.requireNonNull(ivars, "ivars must not be null");
-        Objects.requireNonNull(cmp, "cmp must not be null");
-        requireOpen();
-        requireAligned(ivars, 8, "ivars");
-        if (ivars.byteSize() % 8 != 0) {
-            throw new IllegalArgumentException("ivars is " + ivars.byteSize() + " bytes: whole 64-bit words only");
-        }
-        int count = Math.toIntExact(ivars.byteSize() / 8);
-        long offset = count == 0 ? 0 : target(ivars, ivars.byteSize(), myPe(), "ivars");
-        if (status != null && status.length != count) {
-            throw new IllegalArgumentException("status has " + status.length + " entries for " + count + " words");
-        }
-        return new WordArray(offset, count, status, cmp);
-    }
-
-    private WordArray wordsWithIndices(MemorySegment ivars, int[] indices, int[] status, ShmemCmp cmp) {
-        Objects.requireNonNull(indices, "indices must not be null");
-        WordArray w = words(ivars, status, cmp);
-        if (indices.length < w.count) {
-            throw new IllegalArgumentException("indices has " + indices.length + " entries for " + w.count + " words");
-        }
-        return w;
-    }
-
     private void putBytes(MemorySegment dest, MemorySegment source, int pe) {
         putBytes(queue, dest, source, pe);
     }
@@ -1596,7 +1454,7 @@ public final class Shmem implements AutoCloseable {
     void putBytes(RmaQueue q, MemorySegment dest, MemorySegment source, int pe) {
         requireOpen();
         long len = source.byteSize();
-        long offset = target(dest, len, pe, "dest");
+        long offset = targets.target(dest, len, pe, "dest");
         if (pe == myPe()) {
             MemorySegment.copy(source, 0, heapMemory, offset, len);
             return;
@@ -1616,7 +1474,7 @@ public final class Shmem implements AutoCloseable {
     void getBytes(RmaQueue q, MemorySegment dest, MemorySegment source, int pe) {
         requireOpen();
         long len = dest.byteSize();
-        long offset = target(source, len, pe, "source");
+        long offset = targets.target(source, len, pe, "source");
         if (dest.isReadOnly()) {
             throw new IllegalArgumentException("dest is read-only");
         }
@@ -1629,134 +1487,6 @@ public final class Shmem implements AutoCloseable {
             long n = Math.min(piece, len - done);
             q.get(dest.asSlice(done, n), pe, offset + done);
         }
-    }
-
-    /** @return the heap offset of an 8-byte-aligned word in a live block, after checking the PE */
-    private long atomicTarget(MemorySegment word, int pe) {
-        Objects.requireNonNull(word, "dest must not be null");
-        requireOpen();
-        requireAligned(word, 8, "the atomic word");
-        long offset = target(word, 8, pe, "the atomic word");
-        requireLength(word, 8, "64-bit");
-        return offset;
-    }
-
-    /**
-     * Refuses an element segment of p or g shorter than the element: the call would write or read bytes past the
-     * segment's end (the block around it may still hold them, so the block check alone does not see it).
-     */
-    static void requireElement(MemorySegment m, int bytes, String what) {
-        if (m.byteSize() < bytes) {
-            throw new IllegalArgumentException(what + " " + describe(m) + " is shorter than its " + bytes
-                    + "-byte element: pass a segment of at least " + bytes + " bytes");
-        }
-    }
-
-    /**
-     * Refuses a word segment shorter than its operand: the operation would change bytes past the segment's end (the
-     * block around it may still hold them, so the block check alone does not see it).
-     */
-    private static void requireLength(MemorySegment word, int bytes, String width) {
-        if (word.byteSize() < bytes) {
-            throw new IllegalArgumentException("the atomic word " + describe(word) + " is shorter than the " + bytes
-                    + " bytes of a " + width + " word: pass a segment of at least " + bytes + " bytes");
-        }
-    }
-
-    /**
-     * @return the heap offset of {@code sym}'s start, after checking the PE and that {@code bytes} from there lie in
-     *         one live block
-     */
-    private long target(MemorySegment sym, long bytes, int pe, String what) {
-        if (pe < 0 || pe >= nPes()) {
-            throw new IllegalArgumentException("PE " + pe + " is out of range: PEs are 0.." + (nPes() - 1));
-        }
-        long offset = offsetIn(sym);
-        if (offset < 0) {
-            throw new IllegalArgumentException(what + " " + describe(sym) + " is not in the symmetric heap [0x"
-                    + Long.toHexString(heapMemory.address() + heap.base()) + ", 0x"
-                    + Long.toHexString(heapMemory.address() + heap.limit()) + ")");
-        }
-        if (heap.blockHolding(offset, bytes) < 0) {
-            throw new IllegalArgumentException(what + ": " + bytes + " bytes at heap offset " + offset
-                    + " are not inside one live block of the symmetric heap (freed, never allocated, or past a block's end)");
-        }
-        return offset;
-    }
-
-    /** @return the offset of a segment's start in the heap's user range, or -1 if it does not start there */
-    private long offsetIn(MemorySegment m) {
-        if (m.isNative() && heapMemory.isNative()) {
-            long off = m.address() - heapMemory.address();
-            if (off >= heap.base() && off < heap.limit()) {
-                return off;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * Every PE publishes (call number, kind, a, b) into every PE's agreement area, then all compare after a barrier.
-     * Two areas alternate: a PE may write call k+1's records while a slower one still reads call k's, never k+2's
-     * before every PE passed call k+1's barrier.
-     */
-    private void agree(int kind, String what, long a, long b) {
-        long call = ++collectives;
-        int me = myPe();
-        int n = nPes();
-        long area = (call & 1) * n * RECORD;
-        record.set(JAVA_LONG, 0, call);
-        record.set(JAVA_LONG, 8, kind);
-        record.set(JAVA_LONG, 16, a);
-        record.set(JAVA_LONG, 24, b);
-        long slot = area + (long) me * RECORD;
-        MemorySegment.copy(record, 0, heapMemory, slot, RECORD);
-        for (int p = 0; p < n; p++) {
-            if (p != me) {
-                queue.put(record, p, slot);
-            }
-        }
-        queue.quiet();
-        mp.barrier();
-        for (int p = 0; p < n; p++) {
-            long at = area + (long) p * RECORD;
-            long pCall = heapMemory.get(JAVA_LONG, at);
-            long pKind = heapMemory.get(JAVA_LONG, at + 8);
-            long pa = heapMemory.get(JAVA_LONG, at + 16);
-            long pb = heapMemory.get(JAVA_LONG, at + 24);
-            if (pCall != call || pKind != kind || pa != a || pb != b) {
-                throw new IllegalArgumentException("collective " + what + " #" + call + ": PE " + p + " called "
-                        + kindName(pKind) + " #" + pCall + " with " + argument(pKind, pa, pb) + ", PE " + me + " called "
-                        + what + " with " + argument(kind, a, b) + ": every PE makes the same collective calls with the "
-                        + "same arguments; nothing was changed");
-            }
-        }
-    }
-
-    private static String kindName(long kind) {
-        return kind == KIND_MALLOC ? "malloc" : kind == KIND_CALLOC ? "calloc" : kind == KIND_FREE ? "free"
-                : "call kind " + kind;
-    }
-
-    private static String argument(long kind, long a, long b) {
-        if (kind == KIND_FREE) {
-            return a < 0 ? "no live block" : "the block at heap offset " + a;
-        }
-        if (kind == KIND_CALLOC) {
-            return a + " elements of " + b + " bytes";
-        }
-        return a < 1 ? "an invalid length (" + a + ")" : a + " bytes";
-    }
-
-    private void requireAligned(MemorySegment m, int alignment, String what) {
-        if (m.isNative() && (m.address() & (alignment - 1)) != 0) {
-            throw new IllegalArgumentException(what + " " + describe(m) + " is not " + alignment + "-byte aligned");
-        }
-    }
-
-    private static String describe(MemorySegment m) {
-        return m.isNative() ? "0x" + Long.toHexString(m.address()) + " (" + m.byteSize() + " bytes)"
-                : "a heap segment (" + m.byteSize() + " bytes)";
     }
 
     private void requireOpen() {

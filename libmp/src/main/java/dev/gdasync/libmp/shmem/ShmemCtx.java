@@ -110,7 +110,7 @@ public final class ShmemCtx implements AutoCloseable {
      */
     public void pLong(MemorySegment dest, long value, int pe) {
         Objects.requireNonNull(dest, "dest must not be null");
-        Shmem.requireElement(dest, 8, "dest");
+        HeapTargets.requireElement(dest, 8, "dest");
         if ((dest.address() & 7) != 0) {
             throw new IllegalArgumentException("dest 0x" + Long.toHexString(dest.address()) + " is not 8-byte aligned");
         }
