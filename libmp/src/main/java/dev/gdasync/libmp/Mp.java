@@ -1399,11 +1399,6 @@ public final class Mp implements AutoCloseable {
         return p == null ? 0 : p.progress();
     }
 
-    /** @return what word waits built for this Mp run between looks (descriptor queues build them too) */
-    WaitProgress wordWaitProgress() {
-        return wordWaitProgress;
-    }
-
     /**
      * Another rank's registered host memory for direct loads and stores from this process, where the NIC maps that
      * rank's memory here (the software NIC over shared memory does; OpenSHMEM's {@code shmem_ptr} for any
@@ -1459,6 +1454,7 @@ public final class Mp implements AutoCloseable {
         return null;
     }
 
+    /** @return the link to a peer (for this package's tests, which look at its queue pair) */
     PeerLink peerLink(int peer) {
         return links[peer];
     }

@@ -72,6 +72,8 @@ public final class Communicator {
      * or its JIT compiler, needed: on 2 CPUs the first thousands of collectives took milliseconds each that way.
      */
     private final BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
+    /** The message path's waits: nobody wakes them, so they spin, then yield (to the NIC's agent among others). */
+    private final BackoffIdler messageIdler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
     /** Whether the non-blocking form being called is a blocking form's (whose rank waits at once). */
     private boolean blockingCall;
     /** Tests of unfinished shared-memory requests since the last look for a dead member. */
@@ -927,7 +929,7 @@ public final class Communicator {
         long deadline = op.number >= 0 && op.number == inCall ? callDeadline
                 : start + owner.mp().config().waitTimeout().toNanos();
         long look = start + STALL_NANOS;
-        BackoffIdler idler = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
+        messageIdler.reset();
         while (!test(request)) {
             long now = System.nanoTime();
             if (now - deadline > 0) {
@@ -942,7 +944,7 @@ public final class Communicator {
                 continue;
             }
             // The message path's sends may wait for the NIC's agent thread: the policy yields to it after its spins.
-            idler.idle();
+            messageIdler.idle();
         }
     }
 
