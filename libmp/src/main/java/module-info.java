@@ -1,13 +1,16 @@
 /**
- * libmp, LibMP in Java: {@code Mp} over any NIC provider, the bootstraps, the launcher and the comm layer. It sees
- * gdsync's NIC model only: no provider, no CUDA type.
+ * libmp, LibMP in Java: {@code Mp} over any NIC provider, the bootstraps, the comm layer, collectives, shmem, global
+ * arrays and the MPJ device; and, above the library, its tools: the launcher ({@code launch}), the command-line layer
+ * ({@code cli}) and the collective proxy daemon ({@code proxy}). The library never names a tool (an ArchUnit rule
+ * checks it). It sees gdsync's NIC model only: no provider, no CUDA type.
  */
 module dev.gdasync.libmp {
     requires transitive dev.gdasync.gdsync;
     // MPJ Express, for MpjBootstrap and the MPJ device (libmp.mpj): present when an application runs MPJ.
     requires static mpj;
-    // The command lines of the launcher and the applications.
-    requires transitive info.picocli;
+    // The command lines of the tools (launch, cli) only: static and not transitive, so a program that uses the library
+    // does not get picocli; the applications and the launcher jar bring it themselves.
+    requires static info.picocli;
     // The JDK's StAX parser reads MSCCL-IR programs (coll.msccl).
     requires java.xml;
 
@@ -22,6 +25,7 @@ module dev.gdasync.libmp {
     exports dev.gdasync.libmp.ga;
     exports dev.gdasync.libmp.shmem;
     exports dev.gdasync.libmp.launch;
+    exports dev.gdasync.libmp.proxy;
     exports dev.gdasync.libmp.mpj;
     exports dev.gdasync.libmp.trace;
 

@@ -2,7 +2,6 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.bootstrap.EnvNames;
-import dev.gdasync.libmp.coll.offload.CollProxy;
 import dev.gdasync.libmp.coll.shm.ShmChannel;
 
 import java.nio.file.Path;
@@ -74,7 +73,7 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy the launcher started for this host
-     * (its locator file is named by {@value CollProxy#LOCATOR_ENV}). Collective over the Mp's ranks, as
+     * (its locator file is named by {@value EnvNames#COLL_PROXY}). Collective over the Mp's ranks, as
      * {@link #host} is: ranks on one host set up the world communicator's shared-memory path, which the proxy then
      * helps with.
      *
@@ -84,17 +83,17 @@ public final class Collectives implements AutoCloseable {
      */
     public static Collectives offload(Mp mp) {
         Objects.requireNonNull(mp, "mp must not be null");
-        String locator = System.getenv(CollProxy.LOCATOR_ENV);
+        String locator = System.getenv(EnvNames.COLL_PROXY);
         if (locator == null || locator.isBlank()) {
             throw new IllegalStateException("offloaded collectives need a collective proxy, and this job has none: "
-                    + CollProxy.LOCATOR_ENV + " is not set (start the job with scripts/mprun --proxies)");
+                    + EnvNames.COLL_PROXY + " is not set (start the job with scripts/mprun --proxies)");
         }
         return offload(mp, Path.of(locator));
     }
 
     /**
      * Starts the collectives of an Mp on the offload engine, with the proxy whose locator file is given (a
-     * {@link CollProxy} of this host wrote it); collective over the Mp's ranks.
+     * the collective proxy of this host, {@code dev.gdasync.libmp.proxy.CollProxy}, wrote it); collective over the Mp's ranks.
      *
      * @param mp      the job's endpoint, driven by this thread
      * @param locator the proxy's locator file

@@ -7,7 +7,6 @@ import dev.gdasync.gdsync.nic.Endpoint;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.QueuePairConfig;
 import dev.gdasync.libmp.Mp;
-import dev.gdasync.libmp.coll.offload.CollProxy;
 import dev.gdasync.libmp.coll.offload.ProxyQueue;
 import dev.gdasync.libmp.coll.shm.ShmChannel;
 
@@ -23,7 +22,7 @@ import java.nio.file.Path;
  * The offload engine of one {@link Mp}: each collective becomes one task descriptor in this rank's area of the
  * host's {@link ProxyQueue} (its sends and receives with addresses, lengths and registration keys; sends below the
  * proxy's threshold copied into the slot's staging bytes), published with one release store. The
- * {@link CollProxy} executes it; {@link #progress} only reads the slots' done words, so a rank that never calls
+ * collective proxy ({@code dev.gdasync.libmp.proxy.CollProxy}, a tool the launcher starts) executes it; {@link #progress} only reads the slots' done words, so a rank that never calls
  * test still has its collectives finished.
  *
  * <p>Where the job spans several hosts, the rank also makes one queue pair for every other host's proxy and publishes

@@ -4,7 +4,7 @@ import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.trace.FlightRecording;
 import dev.gdasync.libmp.bootstrap.EnvNames;
 import dev.gdasync.libmp.bootstrap.JobIds;
-import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.proxy.CollProxy;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -3,7 +3,7 @@ package dev.gdasync.libmp.launch;
 import dev.gdasync.gdsync.memory.ShmDirectory;
 import dev.gdasync.gdsync.trace.TraceSettings;
 import dev.gdasync.libmp.cli.CommandLines;
-import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.proxy.CollProxy;
 import picocli.CommandLine;
 
 import java.io.File;

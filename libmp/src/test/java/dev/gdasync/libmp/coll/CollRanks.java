@@ -6,7 +6,7 @@ import dev.gdasync.libmp.MpConfig;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.bootstrap.LocalBootstrap;
-import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.proxy.CollProxy;
 import dev.gdasync.libmp.coll.shm.ShmChannel;
 import dev.gdasync.libmp.testutil.CollChecks;
 import dev.gdasync.libmp.testutil.ThreadRanks;

@@ -2,7 +2,7 @@ package dev.gdasync.libmp.coll;
 
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
-import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.proxy.CollProxy;
 import dev.gdasync.libmp.testutil.ThreadRanks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

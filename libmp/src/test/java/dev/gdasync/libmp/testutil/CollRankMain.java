@@ -8,7 +8,7 @@ import dev.gdasync.libmp.coll.CollRequest;
 import dev.gdasync.libmp.coll.CollectiveException;
 import dev.gdasync.libmp.coll.Collectives;
 import dev.gdasync.libmp.coll.Communicator;
-import dev.gdasync.libmp.coll.offload.CollProxy;
+import dev.gdasync.libmp.proxy.CollProxy;
 import dev.gdasync.libmp.coll.offload.ProxyQueue;
 
 import java.lang.foreign.Arena;

@@ -11,7 +11,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 /**
  * The layer rules inside libmp and apps (issue 34), checked on the compiled main classes: the library does not depend
- * on its tools (the launcher and the command-line layer), the root ({@code Mp} and its request machinery) is below
+ * on its tools (the launcher, the command-line layer and the collective proxy daemon) nor on picocli, the root ({@code Mp} and its request machinery) is below
  * the layers built on it, no class beside {@code Mp} in the root holds it or calls back into it, the built-in collectives are below the MSCCL runtime, and the applications' packages form
  * no cycle. See docs/architecture.md.
  */
@@ -24,11 +24,21 @@ class LibmpLayerRulesTest {
                 .importPackages("dev.gdasync.libmp", "dev.gdasync.apps");
     }
 
+    private static final String[] TOOLS = {"dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..",
+            "dev.gdasync.libmp.proxy.."};
+
     @Test
     void theLibraryDoesNotDependOnItsTools() {
-        noClasses().that().resideInAPackage("dev.gdasync.libmp..")
-                .and().resideOutsideOfPackages("dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..")
+        noClasses().that().resideInAPackage("dev.gdasync.libmp..").and().resideOutsideOfPackages(TOOLS)
+                .should().dependOnClassesThat().resideInAnyPackage(TOOLS)
+                .check(main);
+    }
+
+    @Test
+    void onlyTheToolsUsePicocli() {
+        // libmp declares picocli optional and requires it statically: a program that uses the library runs without it.
+        noClasses().that().resideInAPackage("dev.gdasync.libmp..").and().resideOutsideOfPackages(TOOLS)
+                .should().dependOnClassesThat().resideInAnyPackage("picocli..")
                 .check(main);
     }
 
@@ -37,7 +47,7 @@ class LibmpLayerRulesTest {
         noClasses().that().resideInAPackage("dev.gdasync.libmp")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.gdasync.libmp.coll..", "dev.gdasync.libmp.comm..",
                         "dev.gdasync.libmp.shmem..", "dev.gdasync.libmp.ga..", "dev.gdasync.libmp.mpj..",
-                        "dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..")
+                        "dev.gdasync.libmp.launch..", "dev.gdasync.libmp.cli..", "dev.gdasync.libmp.proxy..")
                 .check(main);
     }
 

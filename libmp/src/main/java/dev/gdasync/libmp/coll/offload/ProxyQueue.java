@@ -694,7 +694,7 @@ public final class ProxyQueue {
     }
 
     /** @return the bell's value, read by a helper before it looks for work */
-    int bell() {
+    public int bell() {
         return (int) INT.getAcquire(file, H_BELL);
     }
 
@@ -706,7 +706,7 @@ public final class ProxyQueue {
      * @param nanos the longest sleep
      * @return whether the bell rang
      */
-    boolean sleepOnBell(int seen, long nanos) {
+    public boolean sleepOnBell(int seen, long nanos) {
         INT.getAndAdd(file, H_SLEEPERS, 1);
         try {
             Futex.await(file, H_BELL, seen, nanos);

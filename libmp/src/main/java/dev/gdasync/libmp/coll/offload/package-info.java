@@ -1,8 +1,8 @@
 /**
- * The collective proxy: {@link dev.gdasync.libmp.coll.offload.CollProxy}, the process {@code scripts/mprun --proxies}
- * starts on a host to execute the ranks' offloaded collectives with its own software NIC, and
- * {@link dev.gdasync.libmp.coll.offload.ProxyQueue}, the shared-memory descriptor queue between the ranks and it.
- * May call gdsync's NIC model and memory; knows nothing of {@code Mp} or communicators (the ranks' side is
- * {@code dev.gdasync.libmp.coll}). See {@code docs/collectives.md}.
+ * The library's side of the collective proxy: {@link dev.gdasync.libmp.coll.offload.ProxyQueue}, the shared-memory
+ * descriptor queue through which the ranks' offload engine ({@code dev.gdasync.libmp.coll}) hands collectives to the
+ * host's proxy. The proxy itself is a tool, in {@code dev.gdasync.libmp.proxy}: the library names only this format,
+ * never the daemon. May call gdsync's concurrency primitives; knows nothing of {@code Mp} or communicators. See
+ * {@code docs/collectives.md}.
  */
 package dev.gdasync.libmp.coll.offload;

@@ -1,4 +1,4 @@
-package dev.gdasync.libmp.coll.offload;
+package dev.gdasync.libmp.proxy;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,5 +1,6 @@
-package dev.gdasync.libmp.coll.offload;
+package dev.gdasync.libmp.proxy;
 
+import dev.gdasync.libmp.coll.offload.ProxyQueue;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.libmp.coll.shm.ShmAssistant;
 

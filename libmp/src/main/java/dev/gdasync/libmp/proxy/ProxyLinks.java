@@ -1,4 +1,4 @@
-package dev.gdasync.libmp.coll.offload;
+package dev.gdasync.libmp.proxy;
 
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.nic.Access;

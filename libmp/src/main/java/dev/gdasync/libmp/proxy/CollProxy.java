@@ -1,5 +1,9 @@
-package dev.gdasync.libmp.coll.offload;
+package dev.gdasync.libmp.proxy;
 
+// Why this file is long: the proxy's one thread runs matching, staging, chunked transfers, cross-host frames and
+// failure handling over one set of tables; the queue, the links and the helpers are already their own classes.
+
+import dev.gdasync.libmp.coll.offload.ProxyQueue;
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.memory.HostRegion;
@@ -37,8 +41,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-// Why this file is long: the proxy's one thread runs matching, staging, chunked transfers, cross-host frames and
-// failure handling over one set of tables; the queue, the links and the helpers are already their own classes.
 /**
  * The collective proxy of one host (the role of a DPU's cores): a process of its own, started by
  * {@code scripts/mprun --proxies}, that executes the collectives the ranks post into its {@link ProxyQueue}. It
