@@ -148,6 +148,19 @@ class MavenCommandsTest {
                 "org.apache.maven.plugins:maven-compiler-plugin:3.14.1:compile"));
         assertTrue(compiled.out().contains("BUILD SUCCESS"), compiled.describe());
         assertTrue(Files.isRegularFile(user.resolve("target/classes/demo/Ranks.class")), compiled.describe());
+
+        // picocli belongs to the tools (the launcher, the applications), not to the library: the project gets none.
+        Files.writeString(src.resolve("Options.java"), """
+                package demo;
+
+                @picocli.CommandLine.Command(name = "options")
+                public class Options {
+                }
+                """);
+        Command.Ran withPicocli = mvn(List.of("-f", user.resolve("pom.xml").toString(),
+                "org.apache.maven.plugins:maven-compiler-plugin:3.14.1:compile"));
+        assertTrue(withPicocli.out().contains("BUILD FAILURE") && withPicocli.out().contains("package picocli.CommandLine does not exist"),
+                "a project that depends on libmp alone must not see picocli: " + withPicocli.describe());
     }
 
     @Test
