@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * No main source file of any module is longer than {@value #MAX_LINES} lines unless it says why near its top: a
  * comment line beginning "Why this file is long:" in its first {@value #HEAD_LINES} lines (issue 34). A long file
- * with no reason is a class doing several things; the reason, where there is one, is read before the code.
+ * with no reason is a class doing several things; the reason, where there is one, is read before the code. And every
+ * package of main code says what it holds in a {@code package-info.java}: its room, its layer, what it may call.
  */
 class SourceFileLengthTest {
     static final int MAX_LINES = 600;
@@ -44,5 +45,31 @@ class SourceFileLengthTest {
         }
         assertEquals(List.of(), unexplained, "main source files over " + MAX_LINES + " lines with no \"" + REASON
                 + "\" comment line in their first " + HEAD_LINES + " lines");
+    }
+
+    @Test
+    void everyMainPackageSaysWhatItHolds() throws IOException {
+        Path root = Path.of(System.getProperty("gdasync.root", "..")).toAbsolutePath().normalize();
+        List<String> silent = new ArrayList<>();
+        int packages = 0;
+        for (String module : List.of("gdsync", "libmp", "ki-kernels", "apps")) {
+            Path main = root.resolve(module).resolve("src/main/java");
+            try (Stream<Path> dirs = Files.walk(main)) {
+                for (Path dir : dirs.filter(Files::isDirectory).filter(d -> !d.equals(main)).sorted().toList()) {
+                    boolean hasClasses;
+                    try (Stream<Path> files = Files.list(dir)) {
+                        hasClasses = files.anyMatch(p -> p.toString().endsWith(".java"));
+                    }
+                    if (hasClasses) {
+                        packages++;
+                        if (!Files.isRegularFile(dir.resolve("package-info.java"))) {
+                            silent.add(root.relativize(dir).toString());
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(packages > 50, "found the modules' packages: " + packages);
+        assertEquals(List.of(), silent, "main packages with no package-info.java");
     }
 }
