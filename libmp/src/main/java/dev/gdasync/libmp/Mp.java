@@ -1,8 +1,11 @@
 package dev.gdasync.libmp;
 
 // Why this file is long: Mp is LibMP's whole public API (mp_init to mp_finalize: two-sided, one-sided, atomics, words,
-// streams, descriptor queues, KI exports) with its Javadoc; the request state, the peer links, the pool and the waits
-// are their own classes.
+// streams, descriptor queues, KI exports), some 75 calls whose Javadoc is their contract (about half the file). Their
+// bodies live beside it (MpMemory, RequestPosting, StreamForms, OneSidedOps, RequestWaits; MpContext is what those
+// share of it), except the point-to-point core, which stays here with no layer between the caller and the peer link
+// on its hot path: init and connect, isend/irecv, wait, waitAll, test, progress, the word wait, the job's failure,
+// close. The request state, the peer links and the pool are their own classes too.
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
@@ -1142,7 +1145,6 @@ public final class Mp implements AutoCloseable {
     PeerLink peerLink(int peer) {
         return links[peer];
     }
-
 
     private void requireWaitable(MpRequest r) {
         Objects.requireNonNull(r, "request").checkWaitable(context);
