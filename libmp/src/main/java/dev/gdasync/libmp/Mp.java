@@ -1040,7 +1040,7 @@ public final class Mp implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!context.close()) {
+        if (!context.markClosed()) {
             return;
         }
         if (context.jobFailure() != null) {
@@ -1078,7 +1078,7 @@ public final class Mp implements AutoCloseable {
     private int progressWordWait() {
         String failed = context.jobFailure();
         if (failed != null) {
-            context.failureReported();
+            context.noteFailureReported();
             throw new MpException("rank " + rank() + " stopped waiting on a word: the job failed: " + failed, null,
                     ErrorDetail.JOB_FAILED);
         }

@@ -53,7 +53,7 @@ final class MpContext {
      *
      * @return whether it was open
      */
-    boolean close() {
+    boolean markClosed() {
         boolean wasOpen = !closed;
         closed = true;
         return wasOpen;
@@ -83,7 +83,7 @@ final class MpContext {
     }
 
     /** Notes that a call of this rank threw for a failed request or a failed job (close then spares a second throw). */
-    void failureReported() {
+    void noteFailureReported() {
         failureReported = true;
     }
 

@@ -147,12 +147,12 @@ final class RequestWaits {
     private void checkWait(MpRequest r, long now, boolean timedOut) {
         String failed = context.jobFailure();
         if (failed != null && r.state() == RequestState.PENDING) {
-            context.failureReported();
+            context.noteFailureReported();
             throw new MpException(r.describe() + " did not complete: the job failed: " + failed
                     + " (its completion is held for the stream that waits on it)", null, ErrorDetail.JOB_FAILED);
         }
         if (failed != null && !r.isComplete() && now - context.jobFailedAt() > JOB_FAILURE_GRACE_NANOS) {
-            context.failureReported();
+            context.noteFailureReported();
             throw new MpException(r.describe() + " did not complete: the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
         }
         if (timedOut) {
@@ -173,7 +173,7 @@ final class RequestWaits {
         if (r.status() == CompletionStatus.SUCCESS) {
             return;
         }
-        context.failureReported();
+        context.noteFailureReported();
         String failed = awaitFailureNews(r.detail());
         String more = outstanding == 0 ? "" : " (" + outstanding + " other request(s) of the wait are still outstanding)";
         if (failed != null) {
