@@ -1,14 +1,15 @@
 package dev.gdasync.libmp;
 
 // Why this file is long: Mp is LibMP's whole public API (mp_init to mp_finalize: two-sided, one-sided, atomics, words,
-// streams, descriptor queues, KI exports) with its Javadoc; the request state, the peer links, the pool and the waits
-// are their own classes.
+// streams, descriptor queues, KI exports), some 75 calls whose Javadoc is their contract (about half the file). Their
+// bodies live beside it (MpMemory, RequestPosting, StreamForms, OneSidedOps, RequestWaits; MpContext is what those
+// share of it), except the point-to-point core, which stays here with no layer between the caller and the peer link
+// on its hot path: init and connect, isend/irecv, wait, waitAll, test, progress, the word wait, the job's failure,
+// close. The request state, the peer links and the pool are their own classes too.
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import dev.gdasync.gdsync.concurrent.CpuShare;
-import dev.gdasync.gdsync.descriptor.Descriptor;
-import dev.gdasync.gdsync.descriptor.DescriptorFlags;
 import dev.gdasync.gdsync.ki.KiTable;
 import dev.gdasync.gdsync.ki.KiTableExecutor;
 import dev.gdasync.gdsync.memop.HostMemops;
@@ -19,7 +20,6 @@ import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.gdsync.memory.Region;
 import dev.gdasync.gdsync.memory.RegionKind;
 import dev.gdasync.gdsync.memory.ShmDirectory;
-import dev.gdasync.gdsync.nic.Access;
 import dev.gdasync.gdsync.nic.Completion;
 import dev.gdasync.gdsync.nic.CompletionStatus;
 import dev.gdasync.gdsync.nic.Endpoint;
@@ -31,7 +31,6 @@ import dev.gdasync.gdsync.nic.QpState;
 import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.SendFlags;
-import dev.gdasync.gdsync.nic.SendRequest;
 import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
@@ -39,12 +38,9 @@ import dev.gdasync.libmp.trace.MpFailureEvent;
 import dev.gdasync.libmp.bootstrap.BootstrapException;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * LibMP in Java: point-to-point and one-sided communication between the ranks of a job, driven by the
@@ -72,8 +68,16 @@ public final class Mp implements AutoCloseable {
     private final PeerLink[] links;
     /** What the classes beside this one know of it: they hold this, never the Mp. */
     private final MpContext context;
-    private final List<Region> regions = new ArrayList<>();
-    private final List<Region> deviceRegions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The bodies of the calls on memory and registrations. */
+    private final MpMemory memory;
+    /** Starting requests on the peer links: shared by the two-sided core below, the stream forms and the one-sided. */
+    private final RequestPosting posting;
+    /** The bodies of the stream and prepared forms of two-sided traffic. */
+    private final StreamForms streams;
+    /** The bodies of the one-sided calls: windows, puts, gets, atomics. */
+    private final OneSidedOps oneSided;
+    /** The CPU's waits for completions, and the exceptions of failed requests. */
+    private final RequestWaits waits;
     private final Completion completion = new Completion();
     private final WaitPolicy cpuWaits;
     /** What the CPU thread waits for: the idler parks through the NIC, which a delivering peer wakes. */
@@ -82,17 +86,6 @@ public final class Mp implements AutoCloseable {
     private final RequestPool pool;
     /** This rank's place among the ranks sharing the host's CPUs (oversubscribed: waits yield). */
     private final CpuShare.Seat cpuSeat;
-    private boolean closed;
-    /** Why the job failed (a rank gone, an abort), set by the bootstrap's thread; null while it is healthy. */
-    /** How long a wait whose request has no completion yet goes on after the job failed. */
-    private static final long JOB_FAILURE_GRACE_NANOS = 2_000_000_000L;
-    /** How long an error a peer's failure may explain waits for the bootstrap's news of it. */
-    private static final long FAILURE_NEWS_WAIT_NANOS = 1_000_000_000L;
-    private volatile String jobFailure;
-    /** Whether a call of this rank already threw because a request failed or the job failed. */
-    private volatile boolean failureReported;
-    /** When {@link #jobFailure} was set ({@link System#nanoTime()}). */
-    private volatile long jobFailedAt;
     /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
     private final WaitProgress wordWaitProgress = this::progressWordWait;
     /** What the upper layers run when the job fails ({@link #onJobFailure}). */
@@ -106,8 +99,13 @@ public final class Mp implements AutoCloseable {
         this.context = new MpContext(bootstrap.rank(), links, wordWaitProgress);
         this.pool = new RequestPool(context, config.requestPool());
         this.nic = NicProviders.open(config.nic().withJobId(bootstrap.jobId()));
+        this.memory = new MpMemory(context, nic);
+        this.posting = new RequestPosting(context, links, pool, config.waitTimeout().toNanos(), this::progress);
+        this.streams = new StreamForms(context, posting);
+        this.oneSided = new OneSidedOps(context, bootstrap, memory, posting, streams);
         this.peerWait = new PeerWait(nic, links, completion);
         this.idler = new BackoffIdler(BackoffPolicy.PEER_WAIT, peerWait);
+        this.waits = new RequestWaits(context, links, completion, peerWait, idler, config.waitTimeout());
         // Before connecting: once every rank connected, every rank of the job is in the CPU share registry.
         this.cpuSeat = CpuShare.join(cpuShareRegistry(), bootstrap.jobId(), bootstrap.rank());
         try {
@@ -126,8 +124,7 @@ public final class Mp implements AutoCloseable {
      * a thread of the bootstrap.
      */
     private void jobFailed(String reason) {
-        jobFailedAt = System.nanoTime();
-        jobFailure = reason;
+        context.jobFailed(reason);
         MpFailureEvent.record(rank(), reason);
         for (PeerLink l : links) {
             if (l != null) {
@@ -252,18 +249,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException        if this Mp is closed
      */
     public MemorySegment allocate(long bytes) {
-        requireOpen();
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("bytes must be > 0, got " + bytes);
-        }
-        Region r = nic.allocateHost(bytes);
-        if (r.length() != bytes) {
-            r.close();
-            throw new IllegalStateException(nic.name() + " allocated " + r.length() + " bytes when asked for " + bytes
-                    + ": a NIC's allocateHost returns exactly the length asked");
-        }
-        regions.add(r);
-        return r.segment();
+        return memory.allocate(bytes);
     }
 
     /**
@@ -276,29 +262,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException    if this Mp is closed
      */
     public void free(MemorySegment memory) {
-        Objects.requireNonNull(memory, "memory must not be null");
-        requireOpen();
-        Region partOf = null;
-        for (Region r : regions) {
-            if (!r.isOpen()) {
-                continue;
-            }
-            if (r.address() == memory.address() && r.length() == memory.byteSize()) {
-                regions.remove(r);
-                r.close();
-                return;
-            }
-            if (liesIn(memory, r)) {
-                partOf = r;
-            }
-        }
-        if (partOf != null) {
-            throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
-                    + " bytes) is only a part of an allocation of " + partOf.length() + " bytes at 0x"
-                    + Long.toHexString(partOf.address()) + ": free the whole segment allocate() returned (allocationOf gives it)");
-        }
-        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
-                + " bytes) was not allocated by this Mp, or was freed already");
+        this.memory.free(memory);
     }
 
     /**
@@ -311,15 +275,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException    if this Mp is closed
      */
     public MemorySegment allocationOf(MemorySegment memory) {
-        Objects.requireNonNull(memory, "memory must not be null");
-        requireOpen();
-        for (Region r : regions) {
-            if (r.isOpen() && liesIn(memory, r)) {
-                return r.segment();
-            }
-        }
-        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
-                + " bytes) is not inside memory from Mp.allocate()");
+        return this.memory.allocationOf(memory);
     }
 
     /**
@@ -335,29 +291,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException    if this Mp is closed, or the NIC's registration table is full
      */
     public MpRegistration register(MemorySegment memory) {
-        Objects.requireNonNull(memory, "memory must not be null");
-        requireOpen();
-        if (memory.byteSize() == 0) {
-            throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address())
-                    + " has 0 bytes: zero-byte registrations are refused (register at least one byte)");
-        }
-        if (!memory.isNative()) {
-            throw new IllegalArgumentException("memory is a heap segment (" + memory
-                    + "): only memory from Mp.allocate() can be registered");
-        }
-        for (Region r : regions) {
-            if (r.isOpen() && liesIn(memory, r)) {
-                return new MpRegistration(context, nic.register(r, memory.address() - r.address(), memory.byteSize(), Access.ALL));
-            }
-        }
-        throw new IllegalArgumentException("memory at 0x" + Long.toHexString(memory.address()) + " (" + memory.byteSize()
-                + " bytes) is not inside memory from Mp.allocate(): the shared-memory NIC registers only its own regions");
-    }
-
-    /** Whether a native segment lies inside a region: [address, address + size) within the region's bytes. */
-    private static boolean liesIn(MemorySegment memory, Region r) {
-        long offset = memory.address() - r.address();
-        return memory.isNative() && offset >= 0 && memory.byteSize() <= r.length() && offset <= r.length() - memory.byteSize();
+        return this.memory.register(memory);
     }
 
     /**
@@ -377,10 +311,7 @@ public final class Mp implements AutoCloseable {
      * @throws RuntimeException              the CUDA layer's exception if the driver refuses
      */
     public Region allocateDevice(int device, long bytes) {
-        requireOpen();
-        Region r = nic.allocateDevice(device, bytes);
-        deviceRegions.add(r);
-        return r;
+        return memory.allocateDevice(device, bytes);
     }
 
     /**
@@ -390,12 +321,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if it did not come from {@code allocateDevice} or was freed
      */
     public void free(Region memory) {
-        Objects.requireNonNull(memory, "memory must not be null");
-        requireOpen();
-        if (!deviceRegions.remove(memory)) {
-            throw new IllegalArgumentException(memory + " was not allocated by this Mp, or was freed");
-        }
-        memory.close();
+        this.memory.free(memory);
     }
 
     /**
@@ -407,12 +333,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if the region is not this Mp's, or was freed
      */
     public MpRegistration register(Region memory) {
-        Objects.requireNonNull(memory, "memory must not be null");
-        requireOpen();
-        if (!deviceRegions.contains(memory) || !memory.isOpen()) {
-            throw new IllegalArgumentException(memory + " is not GPU memory from this Mp's allocateDevice(), or was freed");
-        }
-        return new MpRegistration(context, nic.register(memory, Access.ALL));
+        return this.memory.register(memory);
     }
 
     /**
@@ -422,14 +343,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalArgumentException if it is another Mp's or already deregistered
      */
     public void deregister(MpRegistration reg) {
-        Objects.requireNonNull(reg, "reg must not be null");
-        requireOpen();
-        requireOwn(reg);
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(reg + " is already deregistered");
-        }
-        reg.release();
-        nic.deregister(reg.region);
+        memory.deregister(reg);
     }
 
     // ---- two-sided, CPU ----
@@ -459,9 +373,9 @@ public final class Mp implements AutoCloseable {
     public MpRequest irecvv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
         Args.noNulls(bufs, "bufs");
         Objects.requireNonNull(reg, "reg must not be null");
-        PeerLink l = link(peer);
-        long bytes = checkBuffers(bufs, reg);
-        MpRequest r = newRequest(MpRequest.Kind.RECV, peer, bytes, false);
+        PeerLink l = posting.link(peer);
+        long bytes = posting.checkBuffers(bufs, reg);
+        MpRequest r = posting.newRequest(MpRequest.Kind.RECV, peer, bytes, false);
         try {
             l.recvWr.reset().wrId(r.id());
             for (MemorySegment b : bufs) {
@@ -470,7 +384,7 @@ public final class Mp implements AutoCloseable {
             try {
                 l.qp.postRecv(l.recvWr);
             } catch (QueueFullException full) {
-                retryFullSlowly(() -> l.qp.postRecv(l.recvWr));
+                posting.retryFullSlowly(() -> l.qp.postRecv(l.recvWr));
             }
         } catch (RuntimeException e) {
             pool.cancel(r);
@@ -506,15 +420,15 @@ public final class Mp implements AutoCloseable {
     public MpRequest isendv(List<MemorySegment> bufs, int peer, MpRegistration reg) {
         Args.noNulls(bufs, "bufs");
         Objects.requireNonNull(reg, "reg must not be null");
-        PeerLink l = link(peer);
-        long bytes = checkBuffers(bufs, reg);
-        MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
-        SendWorkRequest wr = sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
+        PeerLink l = posting.link(peer);
+        long bytes = posting.checkBuffers(bufs, reg);
+        MpRequest r = posting.newRequest(MpRequest.Kind.SEND, peer, bytes, false);
+        SendWorkRequest wr = RequestPosting.sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
         try {
             try {
                 l.qp.postSend(wr);
             } catch (QueueFullException full) {
-                retryFullSlowly(() -> l.qp.postSend(wr));
+                posting.retryFullSlowly(() -> l.qp.postSend(wr));
             }
         } catch (RuntimeException e) {
             pool.cancel(r);
@@ -539,9 +453,9 @@ public final class Mp implements AutoCloseable {
         requireWaitable(r);
         PeerLink l = links[r.peer()];
         l.releaseOnCpu(r);
-        awaitComplete(l, r);
+        waits.awaitComplete(l, r);
         pool.release(r);
-        throwIfFailed(r, 0);
+        waits.throwIfFailed(r, 0);
     }
 
     /**
@@ -560,7 +474,7 @@ public final class Mp implements AutoCloseable {
         for (MpRequest r : requests) {
             links[r.peer()].releaseOnCpu(r);
         }
-        awaitAllOrAFailure(requests);
+        waits.awaitAllOrAFailure(requests);
         MpRequest failed = null;
         int outstanding = 0;
         for (MpRequest r : requests) {
@@ -574,7 +488,7 @@ public final class Mp implements AutoCloseable {
             }
         }
         if (failed != null) {
-            throwIfFailed(failed, outstanding);
+            waits.throwIfFailed(failed, outstanding);
         }
     }
 
@@ -649,7 +563,7 @@ public final class Mp implements AutoCloseable {
             return false;
         }
         pool.release(r);
-        throwIfFailed(r, 0);
+        waits.throwIfFailed(r, 0);
         return true;
     }
 
@@ -666,12 +580,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
-        Objects.requireNonNull(buf, "buf must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Args.usable(stream);
-        MpRequest r = sendPrepare(buf, peer, reg);
-        postOnStream(r, stream);
-        return r;
+        return streams.isendOnStream(buf, peer, reg, stream);
     }
 
     /**
@@ -684,12 +593,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest isendvOnStream(List<MemorySegment> bufs, int peer, MpRegistration reg, Stream stream) {
-        Args.noNulls(bufs, "bufs");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Args.usable(stream);
-        MpRequest r = sendvPrepare(bufs, peer, reg);
-        postOnStream(r, stream);
-        return r;
+        return streams.isendvOnStream(bufs, peer, reg, stream);
     }
 
     /**
@@ -703,19 +607,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING
      */
     public MpRequest sendOnStream(MemorySegment buf, int peer, MpRegistration reg, Stream stream) {
-        Objects.requireNonNull(buf, "buf must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Args.usable(stream);
-        MpRequest r = sendPrepare(buf, peer, reg);
-        try {
-            sendPostOnStream(r, stream);
-        } catch (RuntimeException e) {
-            if (r.state() == RequestState.PREPARED) {
-                takeBack(r);
-            }
-            throw e;
-        }
-        return r;
+        return streams.sendOnStream(buf, peer, reg, stream);
     }
 
     /**
@@ -727,9 +619,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest sendPrepare(MemorySegment buf, int peer, MpRegistration reg) {
-        Objects.requireNonNull(buf, "buf must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        return sendvPrepare(List.of(buf), peer, reg);
+        return streams.sendPrepare(buf, peer, reg);
     }
 
     /**
@@ -741,14 +631,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest sendvPrepare(List<MemorySegment> bufs, int peer, MpRegistration reg) {
-        Args.noNulls(bufs, "bufs");
-        Objects.requireNonNull(reg, "reg must not be null");
-        PeerLink l = link(peer);
-        long bytes = checkBuffers(bufs, reg);
-        MpRequest r = newRequest(MpRequest.Kind.SEND, peer, bytes, false);
-        sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
-        prepare(l, r);
-        return r;
+        return streams.sendvPrepare(bufs, peer, reg);
     }
 
     /**
@@ -784,25 +667,7 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void sendPostAllOnStream(List<MpRequest> requests, Stream stream) {
-        Args.noNulls(requests, "requests");
-        Args.usable(stream);
-        List<Descriptor> d = new ArrayList<>(2 * requests.size());
-        for (MpRequest r : requests) {
-            requirePrepared(r);
-            d.add(new Descriptor.Send(r.sendRequest()));
-        }
-        for (MpRequest r : requests) {
-            if (r.waitRequest() != null) {
-                d.add(new Descriptor.Wait(r.waitRequest()));
-            }
-        }
-        stream.post(d);
-        for (MpRequest r : requests) {
-            r.posted();
-            if (r.waitRequest() != null) {
-                r.waitedOnStream();
-            }
-        }
+        streams.sendPostAllOnStream(requests, stream);
     }
 
     /**
@@ -812,17 +677,7 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void isendPostAllOnStream(List<MpRequest> requests, Stream stream) {
-        Args.noNulls(requests, "requests");
-        Args.usable(stream);
-        List<Descriptor> d = new ArrayList<>(requests.size());
-        for (MpRequest r : requests) {
-            requirePrepared(r);
-            d.add(new Descriptor.Send(r.sendRequest()));
-        }
-        stream.post(d);
-        for (MpRequest r : requests) {
-            r.posted();
-        }
+        streams.isendPostAllOnStream(requests, stream);
     }
 
     /**
@@ -845,17 +700,7 @@ public final class Mp implements AutoCloseable {
      * @param stream   the stream
      */
     public void waitAllOnStream(List<MpRequest> requests, Stream stream) {
-        Args.noNulls(requests, "requests");
-        Args.usable(stream);
-        List<Descriptor> d = new ArrayList<>(requests.size());
-        for (MpRequest r : requests) {
-            requireStreamWaitable(r);
-            d.add(new Descriptor.Wait(r.waitRequest()));
-        }
-        stream.post(d);
-        for (MpRequest r : requests) {
-            r.waitedOnStream();
-        }
+        streams.waitAllOnStream(requests, stream);
     }
 
     // ---- one-sided ----
@@ -878,50 +723,7 @@ public final class Mp implements AutoCloseable {
      *                                  window then exists anywhere
      */
     public MpWindow windowCreate(MemorySegment buffer) {
-        Objects.requireNonNull(buffer, "buffer must not be null");
-        requireOpen();
-        // Bad input is refused here, before the exchange, like every call's (this rank takes no part); a registration
-        // the NIC cannot make (its table full) is not the caller's input: this rank then takes part, saying so.
-        MpRegistration reg = null;
-        RuntimeException refused = null;
-        try {
-            reg = register(buffer);
-        } catch (IllegalStateException e) {
-            requireOpen();
-            refused = e;
-        }
-        // A rank whose registration failed still takes part, with size -1, so that no rank waits for it in vain.
-        ByteBuffer mine = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN)
-                .putLong(buffer.address()).putLong(reg == null ? 0 : reg.rkey()).putLong(reg == null ? -1 : buffer.byteSize());
-        List<byte[]> all;
-        try {
-            all = bootstrap.allGather(mine.array());
-        } catch (RuntimeException e) {
-            if (reg != null) {
-                deregister(reg);
-            }
-            throw e;
-        }
-        if (refused != null) {
-            throw refused;
-        }
-        int n = size();
-        long[] addr = new long[n];
-        long[] rkey = new long[n];
-        long[] size = new long[n];
-        for (int p = 0; p < n; p++) {
-            ByteBuffer b = ByteBuffer.wrap(all.get(p)).order(ByteOrder.LITTLE_ENDIAN);
-            addr[p] = b.getLong();
-            rkey[p] = b.getLong();
-            size[p] = b.getLong();
-        }
-        for (int p = 0; p < n; p++) {
-            if (size[p] < 0) {
-                deregister(reg);
-                throw new WindowRefusedException(p);
-            }
-        }
-        return new MpWindow(context, reg, buffer, addr, rkey, size);
+        return oneSided.windowCreate(buffer);
     }
 
     /**
@@ -930,14 +732,7 @@ public final class Mp implements AutoCloseable {
      * @param window the window
      */
     public void windowDestroy(MpWindow window) {
-        Objects.requireNonNull(window, "window must not be null");
-        requireOwn(window);
-        if (window.destroyed) {
-            throw new IllegalStateException("the window was already destroyed");
-        }
-        bootstrap.barrier();
-        window.destroyed = true;
-        deregister(window.local);
+        oneSided.windowDestroy(window);
     }
 
     /**
@@ -952,12 +747,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT (a NOWAIT put releases itself)
      */
     public MpRequest iput(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
-        Objects.requireNonNull(src, "src must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = putRequest(src, reg, peer, displacement, window, flags);
-        postNow(links[peer], r);
-        return r;
+        return oneSided.iput(src, reg, peer, displacement, window, flags);
     }
 
     /**
@@ -971,12 +761,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PENDING_NOWAIT
      */
     public MpRequest iget(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
-        Objects.requireNonNull(dst, "dst must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = getRequest(dst, reg, peer, displacement, window);
-        postNow(links[peer], r);
-        return r;
+        return oneSided.iget(dst, reg, peer, displacement, window);
     }
 
     /**
@@ -993,13 +778,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest iputOnStream(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   int flags, Stream stream) {
-        Objects.requireNonNull(src, "src must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        Args.usable(stream);
-        MpRequest r = putPrepare(src, reg, peer, displacement, window, flags);
-        postOnStream(r, stream);
-        return r;
+        return oneSided.iputOnStream(src, reg, peer, displacement, window, flags, stream);
     }
 
     /**
@@ -1015,13 +794,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest igetOnStream(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window,
                                   Stream stream) {
-        Objects.requireNonNull(dst, "dst must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        Args.usable(stream);
-        MpRequest r = getPrepare(dst, reg, peer, displacement, window);
-        postOnStream(r, stream);
-        return r;
+        return oneSided.igetOnStream(dst, reg, peer, displacement, window, stream);
     }
 
     /**
@@ -1036,28 +809,7 @@ public final class Mp implements AutoCloseable {
      * @return the request, PREPARED
      */
     public MpRequest putPrepare(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window, int flags) {
-        Objects.requireNonNull(src, "src must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = putRequest(src, reg, peer, displacement, window, flags);
-        prepare(links[peer], r);
-        return r;
-    }
-
-    /** Checks a put, takes its request and writes its work request into the peer link's ({@code sendWr}). */
-    private MpRequest putRequest(MemorySegment src, MpRegistration reg, int peer, long displacement, MpWindow window,
-                                 int flags) {
-        PutFlags.check(flags);
-        PeerLink l = link(peer);
-        requireOwn(window);
-        long bytes = checkBuffers(List.of(src), reg);
-        window.checkRange(peer, displacement, bytes);
-        boolean nowait = (flags & PutFlags.NOWAIT) != 0;
-        MpRequest r = newRequest(MpRequest.Kind.PUT, peer, bytes, nowait);
-        int sendFlags = (nowait ? 0 : SendFlags.SIGNALED) | ((flags & PutFlags.INLINE) != 0 ? SendFlags.INLINE : 0);
-        sendWr(l, r, Opcode.RDMA_WRITE, sendFlags, List.of(src), reg)
-                .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
-        return r;
+        return oneSided.putPrepare(src, reg, peer, displacement, window, flags);
     }
 
     /**
@@ -1103,12 +855,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest ifetchAdd(MemorySegment result, MpRegistration reg, int peer, long displacement, long addend,
                                MpWindow window) {
-        Objects.requireNonNull(result, "result must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = atomicRequest(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
-        postNow(links[peer], r);
-        return r;
+        return oneSided.ifetchAdd(result, reg, peer, displacement, addend, window);
     }
 
     /**
@@ -1129,10 +876,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest fetchAddPrepare(MemorySegment result, MpRegistration reg, int peer, long displacement, long addend,
                                      MpWindow window) {
-        Objects.requireNonNull(result, "result must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        return atomicPrepare(Opcode.ATOMIC_FETCH_ADD, result, reg, peer, displacement, addend, 0, window);
+        return oneSided.fetchAddPrepare(result, reg, peer, displacement, addend, window);
     }
 
     /**
@@ -1155,57 +899,7 @@ public final class Mp implements AutoCloseable {
      */
     public MpRequest icompareSwap(MemorySegment result, MpRegistration reg, int peer, long displacement, long compare,
                                   long swap, MpWindow window) {
-        Objects.requireNonNull(result, "result must not be null");
-        Objects.requireNonNull(reg, "reg must not be null");
-        Objects.requireNonNull(window, "window must not be null");
-        MpRequest r = atomicRequest(Opcode.ATOMIC_CMP_SWAP, result, reg, peer, displacement, compare, swap, window);
-        postNow(links[peer], r);
-        return r;
-    }
-
-    private MpRequest atomicPrepare(Opcode op, MemorySegment result, MpRegistration reg, int peer, long displacement,
-                                    long compareAdd, long swap, MpWindow window) {
-        MpRequest r = atomicRequest(op, result, reg, peer, displacement, compareAdd, swap, window);
-        prepare(links[peer], r);
-        return r;
-    }
-
-    /** Checks an atomic, takes its request and writes its work request into the peer link's. */
-    private MpRequest atomicRequest(Opcode op, MemorySegment result, MpRegistration reg, int peer, long displacement,
-                                    long compareAdd, long swap, MpWindow window) {
-        PeerLink l = link(peer);
-        requireOwn(window);
-        if (result.byteSize() != 8) {
-            throw new IllegalArgumentException("an atomic's result buffer is 8 bytes, got " + result.byteSize());
-        }
-        checkBuffers(List.of(result), reg);
-        window.checkRange(peer, displacement, 8);
-        if (((window.addresses[peer] + displacement) & 7) != 0) {
-            throw new IllegalArgumentException("displacement " + displacement + " in the window of rank " + peer
-                    + " is not 8-byte aligned: atomics update aligned 64-bit words");
-        }
-        MpRequest r = newRequest(MpRequest.Kind.ATOMIC, peer, 8, false);
-        sendWr(l, r, op, SendFlags.SIGNALED, List.of(result), reg)
-                .remote(window.addresses[peer] + displacement, window.rkeys[peer]).compareAdd(compareAdd).swap(swap);
-        return r;
-    }
-
-    private MpRequest getPrepare(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
-        MpRequest r = getRequest(dst, reg, peer, displacement, window);
-        prepare(links[peer], r);
-        return r;
-    }
-
-    /** Checks a get, takes its request and writes its work request into the peer link's. */
-    private MpRequest getRequest(MemorySegment dst, MpRegistration reg, int peer, long displacement, MpWindow window) {
-        PeerLink l = link(peer);
-        requireOwn(window);
-        long bytes = checkBuffers(List.of(dst), reg);
-        window.checkRange(peer, displacement, bytes);
-        MpRequest r = newRequest(MpRequest.Kind.GET, peer, bytes, false);
-        sendWr(l, r, Opcode.RDMA_READ, SendFlags.SIGNALED, List.of(dst), reg)
-                .remote(window.addresses[peer] + displacement, window.rkeys[peer]);
-        return r;
+        return oneSided.icompareSwap(result, reg, peer, displacement, compare, swap, window);
     }
 
     // ---- memory words ----
@@ -1241,11 +935,7 @@ public final class Mp implements AutoCloseable {
      * @param stream    the stream
      */
     public void wait32OnStream(MemoryWord word, int value, WaitCondition condition, Stream stream) {
-        Objects.requireNonNull(word, "word must not be null");
-        Objects.requireNonNull(condition, "condition must not be null");
-        Objects.requireNonNull(stream, "stream must not be null");
-        stream.post(List.of(new Descriptor.WaitValue32(word, value, condition, DescriptorFlags.WAIT_POST_FLUSH,
-                wordWaitProgress)));
+        streams.wait32OnStream(word, value, condition, stream);
     }
 
     /**
@@ -1256,9 +946,7 @@ public final class Mp implements AutoCloseable {
      * @param stream the stream
      */
     public void write32OnStream(MemoryWord word, int value, Stream stream) {
-        Objects.requireNonNull(word, "word must not be null");
-        Objects.requireNonNull(stream, "stream must not be null");
-        stream.post(List.of(new Descriptor.WriteValue32(word, value, DescriptorFlags.WRITE_PRE_BARRIER)));
+        streams.write32OnStream(word, value, stream);
     }
 
     /** @return a new, empty descriptor queue (LibMP's {@code mp_desc_queue_alloc}) */
@@ -1339,7 +1027,7 @@ public final class Mp implements AutoCloseable {
      *         healthy
      */
     public String failure() {
-        return jobFailure;
+        return context.jobFailure();
     }
 
     /**
@@ -1352,11 +1040,10 @@ public final class Mp implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!context.markClosed()) {
             return;
         }
-        closed = true;
-        if (jobFailure != null) {
+        if (context.jobFailure() != null) {
             cpuSeat.close();
             nic.close();
             return;
@@ -1364,7 +1051,7 @@ public final class Mp implements AutoCloseable {
         try {
             bootstrap.barrier();
         } catch (BootstrapException e) {
-            if (!failureReported || (jobFailure == null && bootstrap.failure() == null)) {
+            if (!context.isFailureReported() || (context.jobFailure() == null && bootstrap.failure() == null)) {
                 throw e;
             }
         } finally {
@@ -1389,9 +1076,9 @@ public final class Mp implements AutoCloseable {
      * @throws MpException if the job failed
      */
     private int progressWordWait() {
-        String failed = jobFailure;
+        String failed = context.jobFailure();
         if (failed != null) {
-            failureReported = true;
+            context.noteFailureReported();
             throw new MpException("rank " + rank() + " stopped waiting on a word: the job failed: " + failed, null,
                     ErrorDetail.JOB_FAILED);
         }
@@ -1439,7 +1126,7 @@ public final class Mp implements AutoCloseable {
         if (rank < 0 || rank >= size()) {
             throw new IllegalArgumentException("rank " + rank + " is not a rank of this job: ranks are 0.." + (size() - 1));
         }
-        String failed = jobFailure;
+        String failed = context.jobFailure();
         if (failed != null) {
             return "the job failed: " + failed;
         }
@@ -1459,355 +1146,12 @@ public final class Mp implements AutoCloseable {
         return links[peer];
     }
 
-    private PeerLink link(int peer) {
-        requireOpen();
-        String failed = jobFailure;
-        if (failed != null) {
-            throw new MpException("rank " + rank() + " cannot start an operation with rank " + peer + ": the job failed: "
-                    + failed, null, ErrorDetail.JOB_FAILED);
-        }
-        if (peer < 0 || peer >= links.length) {
-            throw new IllegalArgumentException("unknown peer " + peer + ": ranks are 0.." + (links.length - 1));
-        }
-        PeerLink l = links[peer];
-        if (l == null) {
-            throw new IllegalArgumentException("rank " + peer + " is this rank: Mp connects only to other ranks");
-        }
-        return l;
-    }
-
-    private long checkBuffers(List<MemorySegment> bufs, MpRegistration reg) {
-        requireOwn(reg);
-        if (!reg.isValid()) {
-            throw new IllegalArgumentException(reg + " is deregistered");
-        }
-        if (bufs.isEmpty() || bufs.size() > 8) {
-            throw new IllegalArgumentException("a message has 1 to 8 buffers, got " + bufs.size());
-        }
-        long total = 0;
-        for (MemorySegment b : bufs) {
-            if (!reg.contains(b)) {
-                throw new IllegalArgumentException("buffer [0x" + Long.toHexString(b.address()) + ", +" + b.byteSize()
-                        + ") is not inside " + reg + ": register it first");
-            }
-            total += b.byteSize();
-        }
-        if (total > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("a message carries at most " + Integer.MAX_VALUE + " bytes, got " + total);
-        }
-        return total;
-    }
-
-    /** Takes a request from the pool; when it is empty, reaps once first (LibMP progresses then, too). */
-    private MpRequest newRequest(MpRequest.Kind kind, int peer, long bytes, boolean nowait) {
-        if (pool.isEmpty()) {
-            progress();
-        }
-        return pool.take(kind, peer, bytes, nowait);
-    }
-
-    private static SendWorkRequest sendWr(PeerLink l, MpRequest r, Opcode op, int flags, List<MemorySegment> bufs,
-                                          MpRegistration reg) {
-        SendWorkRequest wr = l.sendWr.reset().opcode(op).flags(flags).wrId(r.id());
-        for (MemorySegment b : bufs) {
-            wr.sge(b.address(), (int) b.byteSize(), reg.region.lkey());
-        }
-        return wr;
-    }
-
-    /**
-     * Posts a request's work request (in the link's {@code sendWr}) on this thread at once, as {@link #isendv} does:
-     * the NIC delivers it straight away where it can, with no prepared batch to execute and no doorbell for its agent
-     * to pick up. A refusal (the queue stays full, or sends of the peer are prepared or posted to a stream and not
-     * rung yet) cancels the request, so it leaves nothing behind.
-     */
-    private void postNow(PeerLink l, MpRequest r) {
-        SendWorkRequest wr = l.sendWr;
-        try {
-            try {
-                l.qp.postSend(wr);
-            } catch (QueueFullException full) {
-                retryFullSlowly(() -> l.qp.postSend(wr));
-            }
-        } catch (RuntimeException e) {
-            pool.cancel(r);
-            throw e;
-        }
-        if (r.isNowait()) {
-            r.posted();
-            l.awaitExecution(r);
-        } else {
-            r.posted(l.qp.sendCq(), l.qp.sendCq().reserveWait());
-            l.awaitSend(r);
-        }
-    }
-
-    /** Writes a request's work request (in the link's {@code sendWr}) into the send queue; cancelled if that fails. */
-    private void prepare(PeerLink l, MpRequest r) {
-        SendWorkRequest wr = l.sendWr;
-        SendRequest send;
-        try {
-            try {
-                send = l.qp.prepareSend(wr);
-            } catch (QueueFullException full) {
-                send = retryFullSlowly(() -> l.qp.prepareSend(wr));
-            }
-        } catch (RuntimeException e) {
-            pool.cancel(r);
-            throw e;
-        }
-        if (r.isNowait()) {
-            r.prepared(send, null);
-            l.awaitExecution(r);
-        } else {
-            r.prepared(send, l.qp.prepareWaitCq(l.qp.sendCq()));
-            l.awaitSend(r);
-        }
-    }
-
-    /**
-     * Rings a request this call prepared on a stream; a refused post (the stream is closed or failed, or sends
-     * of the peer are posted to another executor and not rung yet) takes the request back first, so the refusal
-     * leaves nothing behind.
-     */
-    private void postOnStream(MpRequest r, Stream stream) {
-        try {
-            isendPostOnStream(r, stream);
-        } catch (RuntimeException e) {
-            if (r.state() == RequestState.PREPARED) {
-                takeBack(r);
-            }
-            throw e;
-        }
-    }
-
-    /** Takes back a request this call just prepared: its wait, its work request, its place in the link, its slot. */
-    private void takeBack(MpRequest r) {
-        if (r.waitRequest() != null) {
-            r.waitRequest().cancel();
-        }
-        r.sendRequest().cancel();
-        links[r.peer()].forget(r);
-        pool.cancel(r);
-    }
-
-    /**
-     * Retries an operation the NIC refused for a full queue after reaping, as LibMP does, until the wait timeout.
-     * Callers try the operation once themselves first: the lambda is allocated only when a queue was full.
-     */
-    private <T> T retryFullSlowly(java.util.function.Supplier<T> op) {
-        long deadline = System.nanoTime() + config.waitTimeout().toNanos();
-        BackoffIdler full = new BackoffIdler(BackoffPolicy.SPIN_THEN_YIELD);
-        for (;;) {
-            try {
-                return op.get();
-            } catch (QueueFullException e) {
-                if (progress() == 0) {
-                    if (System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    full.idle();
-                }
-            }
-        }
-    }
-
-    private void retryFullSlowly(Runnable op) {
-        retryFullSlowly(() -> {
-            op.run();
-            return null;
-        });
-    }
-
-    private void awaitComplete(PeerLink l, MpRequest r) {
-        if (r.isComplete()) {
-            return;
-        }
-        peerWait.request(r);
-        try {
-            awaitLoop(l, r);
-        } finally {
-            peerWait.clear();
-        }
-    }
-
-    private void awaitLoop(PeerLink l, MpRequest r) {
-        idler.reset();
-        // While spinning the clock is read every 256 polls only (it costs as much as a poll), first after 256:
-        // most waits end sooner. Once the idler yields or parks, it is read on every poll.
-        boolean timing = false;
-        long start = 0;
-        long timeout = config.waitTimeout().toNanos();
-        for (int i = 1; ; i++) {
-            l.progress(completion);
-            if (r.isComplete()) {
-                return;
-            }
-            idler.idle();
-            if ((i & 0xff) != 0 && idler.isSpinning()) {
-                continue;
-            }
-            long now = System.nanoTime();
-            if (!timing) {
-                timing = true;
-                start = now;
-            } else {
-                checkWait(r, now, now - start > timeout);
-            }
-        }
-    }
-
-    /**
-     * Waits until every request completed, or one of them completed with an error; the same polling and
-     * timeout as {@link #awaitComplete}.
-     */
-    private void awaitAllOrAFailure(List<MpRequest> requests) {
-        peerWait.requests(requests);
-        try {
-            awaitAllLoop(requests);
-        } finally {
-            peerWait.clear();
-        }
-    }
-
-    private void awaitAllLoop(List<MpRequest> requests) {
-        idler.reset();
-        boolean timing = false;
-        long start = 0;
-        long timeout = config.waitTimeout().toNanos();
-        for (int i = 1; ; i++) {
-            MpRequest waiting = null;
-            for (int k = 0, n = requests.size(); k < n; k++) {
-                MpRequest r = requests.get(k);
-                if (!r.isComplete()) {
-                    links[r.peer()].progress(completion);
-                }
-                if (!r.isComplete()) {
-                    if (waiting == null) {
-                        waiting = r;
-                    }
-                } else if (r.status() != CompletionStatus.SUCCESS) {
-                    return; // reported now, wherever it stands in the list
-                }
-            }
-            if (waiting == null) {
-                return;
-            }
-            idler.idle();
-            if ((i & 0xff) != 0 && idler.isSpinning()) {
-                continue;
-            }
-            long now = System.nanoTime();
-            if (!timing) {
-                timing = true;
-                start = now;
-            } else {
-                checkWait(waiting, now, now - start > timeout);
-            }
-        }
-    }
-
-    /**
-     * A wait's periodic check: fails it once the job failed (after the completions that failure flushed had a
-     * chance to arrive: a request whose completion is held for a stream is still pending then, and one whose
-     * completion did not come within {@link #JOB_FAILURE_GRACE_NANOS} never will), or when the timeout passed.
-     */
-    private void checkWait(MpRequest r, long now, boolean timedOut) {
-        String failed = jobFailure;
-        if (failed != null && r.state() == RequestState.PENDING) {
-            failureReported = true;
-            throw new MpException(r.describe() + " did not complete: the job failed: " + failed
-                    + " (its completion is held for the stream that waits on it)", null, ErrorDetail.JOB_FAILED);
-        }
-        if (failed != null && !r.isComplete() && now - jobFailedAt > JOB_FAILURE_GRACE_NANOS) {
-            failureReported = true;
-            throw new MpException(r.describe() + " did not complete: the job failed: " + failed, null, ErrorDetail.JOB_FAILED);
-        }
-        if (timedOut) {
-            throw new MpException("timed out after " + config.waitTimeout().toMillis() + " ms waiting for "
-                    + r.describe() + (failed != null ? ": the job failed: " + failed
-                    : r.state() == RequestState.PENDING
-                    ? ": its completion is held for the stream that waits on it, which has not passed that wait"
-                    : ": no completion arrived (is the peer posting the matching operation?)"), null, null);
-        }
-    }
-
-    /**
-     * Throws the error of a request that completed with one; when the job failed, the message says how.
-     *
-     * @param outstanding requests of the same wait still outstanding, for the message
-     */
-    private void throwIfFailed(MpRequest r, int outstanding) {
-        if (r.status() == CompletionStatus.SUCCESS) {
-            return;
-        }
-        failureReported = true;
-        String failed = awaitFailureNews(r.detail());
-        String more = outstanding == 0 ? "" : " (" + outstanding + " other request(s) of the wait are still outstanding)";
-        if (failed != null) {
-            throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + "): the job failed: "
-                    + failed + more, r.status(), r.detail());
-        }
-        if (outstanding == 0) {
-            r.throwIfFailed();
-        }
-        throw new MpException(r.describe() + " failed: " + r.status() + " (" + r.detail().text() + ")" + more,
-                r.status(), r.detail());
-    }
-
-    /**
-     * The job's failure, if it explains a request's error. A peer's queue pair in the error state, or a flush, is what
-     * a rank sees when another survivor of a failed job aborted its queue pairs before this rank's bootstrap heard of
-     * the failure: the news is on its way, and the error should name the rank that failed, not the survivor. So for
-     * such errors this waits a bounded moment for it.
-     *
-     * @return the job's failure, or null if the job has not failed
-     */
-    private String awaitFailureNews(ErrorDetail detail) {
-        String failed = jobFailure;
-        if (failed != null || (detail != ErrorDetail.PEER_QP_ERROR && detail != ErrorDetail.FLUSHED
-                && detail != ErrorDetail.PEER_CLOSED && detail != ErrorDetail.JOB_FAILED)) {
-            return failed;
-        }
-        long deadline = System.nanoTime() + FAILURE_NEWS_WAIT_NANOS;
-        while (failed == null && System.nanoTime() - deadline < 0) {
-            // Not a wait for a peer (the one idle policy's business): a bounded pause on an error path, in steps.
-            LockSupport.parkNanos(200_000);
-            failed = jobFailure;
-        }
-        return failed;
-    }
-
     private void requireWaitable(MpRequest r) {
         Objects.requireNonNull(r, "request").checkWaitable(context);
     }
 
-    private void requirePrepared(MpRequest r) {
-        Objects.requireNonNull(r, "request").checkPostable(context);
-    }
-
-    private void requireStreamWaitable(MpRequest r) {
-        Objects.requireNonNull(r, "request").checkStreamWaitable(context);
-    }
-
-    private void requireOwn(MpRegistration reg) {
-        Objects.requireNonNull(reg, "registration");
-        if (reg.owner != context) {
-            throw new IllegalArgumentException(reg + " belongs to another Mp");
-        }
-    }
-
-    private void requireOwn(MpWindow w) {
-        Objects.requireNonNull(w, "window");
-        if (w.owner != context) {
-            throw new IllegalArgumentException("the window belongs to another Mp");
-        }
-    }
-
     private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("Mp of rank " + rank() + " is closed");
-        }
+        context.requireOpen();
     }
 
     @Override

@@ -46,6 +46,16 @@ public final class MpRegistration {
     }
 
     /**
+     * @param mp the Mp it is used with
+     * @throws IllegalArgumentException if it is another Mp's
+     */
+    void checkOwner(MpContext mp) {
+        if (owner != mp) {
+            throw new IllegalArgumentException(this + " belongs to another Mp");
+        }
+    }
+
+    /**
      * @param buf a buffer
      * @return whether the buffer lies inside this registration
      */

@@ -24,6 +24,16 @@ public final class MpWindow {
         this.sizes = sizes;
     }
 
+    /**
+     * @param mp the Mp it is used with
+     * @throws IllegalArgumentException if it is another Mp's
+     */
+    void checkOwner(MpContext mp) {
+        if (owner != mp) {
+            throw new IllegalArgumentException("the window belongs to another Mp");
+        }
+    }
+
     /** @return this rank's exposed buffer */
     public MemorySegment buffer() {
         return buffer;
