@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # scripts/bench mpj [--sizes S,...] [--iters N] [--csv FILE] [--plot FILE.png] [--collectives FILE]
 # The ping-pong of MPJ Express programs side by side in one run, on two ranks of this host: libmp's host mode and MPJ
-# Express's own multicore device (smpdev) through the pingpong app, then the same MpjPingPong program over gdasync
-# (scripts/mprun --mpj). Prints one table (one-way latency, bandwidth, and each MPJ's ratio to libmp host) and writes
-# the pingpong's CSV (--plot: its one-way latencies drawn). With --collectives, then the same MPJ collectives program
-# (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 10 s of warm-up) on 2 and 4 ranks
-# under MPJ's multicore device and over gdasync, into FILE (collective,method,ranks,bytes,iters,median_us,min_us,
-# max_us: per call, the slowest rank's, the median of 3 runs).
+# Express's own devices, multicore (smpdev: both ranks threads of one JVM) and niodev (a JVM per rank, TCP over the
+# loopback, started by NiodevStarter without MPJ's daemons), through the pingpong app, then the same MpjPingPong program
+# over gdasync (scripts/mprun --mpj). Prints one table (one-way latency, bandwidth, and each MPJ's ratio to libmp host)
+# and writes the pingpong's CSV (--plot: its one-way latencies drawn). With --collectives, then the same MPJ collectives
+# program (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 10 s of warm-up) on 2 and 4
+# ranks under MPJ's multicore device, on niodev and over gdasync, into FILE (collective,method,ranks,bytes,iters,
+# median_us,min_us,max_us: per call, the slowest rank's, the median of 3 runs).
 # docs/bench/mpj.md has the figures and what they say.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
         --csv) csv="$2"; shift 2 ;;
         --collectives) coll="$2"; shift 2 ;;
         --plot) plot="$2"; shift 2 ;;
-        --help|-h) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --help|-h) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "scripts/bench mpj: unknown option '$1' (--sizes, --iters, --csv, --plot, --collectives)" ;;
     esac
 done
@@ -33,14 +34,14 @@ build_apps
 mprun="$GDASYNC_ROOT/scripts/mprun"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "gdasync: libmp host and MPJ Express's multicore device (pingpong --mode host,mpj)..." >&2
-"$mprun" -np 2 pingpong --mode host,mpj --sizes "$sizes" --iters "$iters" --csv "$work/pp.csv" >"$work/pp.log" 2>&1 \
+echo "gdasync: libmp host and MPJ Express's multicore device and niodev (pingpong --mode host,mpj,mpj-niodev)..." >&2
+"$mprun" -np 2 pingpong --mode host,mpj,mpj-niodev --sizes "$sizes" --iters "$iters" --csv "$work/pp.csv" >"$work/pp.log" 2>&1 \
     || { cat "$work/pp.log" >&2; die "the pingpong app failed"; }
 echo "gdasync: MPJ Express over gdasync (mprun --mpj MpjPingPong)..." >&2
 "$mprun" -np 2 --mpj dev.gdasync.apps.pingpong.MpjPingPong --sizes "$sizes" --iters "$iters" >"$work/gd.log" 2>&1 \
     || { cat "$work/gd.log" >&2; die "MpjPingPong over gdasync failed"; }
 # The pingpong's CSV (mode,bytes,iters,oneway_us,mbps,min_us,p50_us,p99_us,p99_9_us,max_us,run_min_us,run_max_us,
-# spread_pct), its mpj rows renamed mpj-smpdev, and MpjPingPong's result lines over gdasync in the same columns.
+# spread_pct), its mpj rows renamed mpj-smpdev (its mpj-niodev rows as they are), and MpjPingPong's result lines over gdasync in the same columns.
 {
     head -n 1 "$work/pp.csv"
     tail -n +2 "$work/pp.csv" | sed 's/^mpj,/mpj-smpdev,/'
@@ -57,13 +58,13 @@ fi
 awk -F, 'NR > 1 { us[$1 "," $2] = $4; p50[$1 "," $2] = $7; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
     END {
         printf "one-way latency, mean (p50), us; ratios to the libmp host mean (p50)\n"
-        printf "%9s %18s %18s %18s %14s %14s %9s %9s\n", "bytes", "libmp host", "MPJ over gdasync", "MPJ smpdev", "gdasync/host",
-            "smpdev/host", "gd MB/s", "host MB/s"
+        printf "%9s %18s %18s %18s %18s %14s %14s %14s %9s %9s\n", "bytes", "libmp host", "MPJ over gdasync", "MPJ smpdev",
+            "MPJ niodev", "gdasync/host", "smpdev/host", "niodev/host", "gd MB/s", "host MB/s"
         for (i = 0; i < n; i++) {
-            b = order[i]; h = us["host," b]; g = us["mpj-gdasync," b]; s = us["mpj-smpdev," b]
-            hp = p50["host," b]; gp = p50["mpj-gdasync," b]; sp = p50["mpj-smpdev," b]
-            printf "%9d %9.3f (%6.3f) %9.3f (%6.3f) %9.3f (%6.3f) %6.2f (%5.2f) %6.2f (%5.2f) %9.1f %9.1f\n", b, h, hp, g, gp, s, sp,
-                g / h, gp / hp, s / h, sp / hp, b / g, b / h
+            b = order[i]; h = us["host," b]; g = us["mpj-gdasync," b]; s = us["mpj-smpdev," b]; d = us["mpj-niodev," b]
+            hp = p50["host," b]; gp = p50["mpj-gdasync," b]; sp = p50["mpj-smpdev," b]; dp = p50["mpj-niodev," b]
+            printf "%9d %9.3f (%6.3f) %9.3f (%6.3f) %9.3f (%6.3f) %9.3f (%6.3f) %6.2f (%5.2f) %6.2f (%5.2f) %6.2f (%5.2f) %9.1f %9.1f\n",
+                b, h, hp, g, gp, s, sp, d, dp, g / h, gp / hp, s / h, sp / hp, d / h, dp / hp, b / g, b / h
         }
     }' "$work/all.csv"
 [ -n "$coll" ] || exit 0
@@ -84,6 +85,11 @@ for n in 2 4; do
         -cp "$(apps_classpath)" dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases) >"$work/cm.log" 2>&1 \
         || { cat "$work/cm.log" >&2; die "MpjCollBench under MPJ's multicore device failed"; }
     to_csv mpj-smpdev "$n" <"$work/cm.log" >>"$work/coll.csv"
+    echo "gdasync: MPJ collectives on $n ranks on MPJ's niodev (NiodevStarter: a JVM per rank)..." >&2
+    (cd "$work" && "$JAVA_HOME/bin/java" -cp "$(apps_classpath)" dev.gdasync.apps.common.NiodevStarter -np "$n" \
+        dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases) >"$work/cn.log" 2>&1 \
+        || { cat "$work/cn.log" >&2; die "MpjCollBench on MPJ's niodev failed"; }
+    to_csv mpj-niodev "$n" <"$work/cn.log" >>"$work/coll.csv"
     echo "gdasync: MPJ collectives on $n ranks over gdasync..." >&2
     "$mprun" -np "$n" --mpj dev.gdasync.apps.collectives.MpjCollBench 3 10.0 $cases >"$work/cg.log" 2>&1 \
         || { cat "$work/cg.log" >&2; die "MpjCollBench over gdasync failed"; }
@@ -92,10 +98,11 @@ done
 cp "$work/coll.csv" "$coll"
 awk -F, 'NR > 1 { t[$1 "," $3 "," $4 "," $2] = $6; if (!(($1 "," $3 "," $4) in seen)) { seen[$1 "," $3 "," $4] = 1; order[n++] = $1 "," $3 "," $4 } }
     END {
-        printf "\nMPJ collectives, median us per call (slowest rank)\n%10s %6s %9s %14s %14s %10s\n", "collective", "ranks",
-            "bytes", "MPJ smpdev", "MPJ gdasync", "gd/smpdev"
+        printf "\nMPJ collectives, median us per call (slowest rank)\n%10s %6s %9s %14s %14s %14s %10s %10s\n", "collective",
+            "ranks", "bytes", "MPJ smpdev", "MPJ niodev", "MPJ gdasync", "gd/smpdev", "gd/niodev"
         for (i = 0; i < n; i++) {
-            split(order[i], k, ","); s = t[order[i] ",mpj-smpdev"]; g = t[order[i] ",mpj-gdasync"]
-            printf "%10s %6d %9d %14.2f %14.2f %10.2f\n", k[1], k[2], k[3], s, g, (s > 0 ? g / s : 0)
+            split(order[i], k, ","); s = t[order[i] ",mpj-smpdev"]; d = t[order[i] ",mpj-niodev"]; g = t[order[i] ",mpj-gdasync"]
+            printf "%10s %6d %9d %14.2f %14.2f %14.2f %10.2f %10.2f\n", k[1], k[2], k[3], s, d, g, (s > 0 ? g / s : 0),
+                (d > 0 ? g / d : 0)
         }
     }' "$coll"

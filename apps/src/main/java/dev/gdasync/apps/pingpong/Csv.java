@@ -11,7 +11,7 @@ import java.util.Locale;
 /**
  * The ping-pong's CSV: the header {@value #HEADER}, then one row per mode and size.
  * <ul>
- * <li>{@code mode}: host, sa, ki, mpj, jucx, or a C peer: floor, ompi, ucx (ucx's rows have the median
+ * <li>{@code mode}: host, sa, ki, mpj, mpj-niodev, jucx, or a C peer: floor, ompi, ucx (ucx's rows have the median
  *     ucx_perftest reports and no other percentile);</li>
  * <li>{@code bytes}: the message size;</li>
  * <li>{@code iters}: round trips per timed run;</li>

@@ -22,7 +22,8 @@ public final class LatencyPlot {
 
     private static final Map<String, Color> COLORS = Map.of(
             "host", new Color(0x1f77b4), "sa", new Color(0xd62728), "mpj", new Color(0x2ca02c), "jucx", new Color(0x9467bd),
-            "floor", new Color(0x555555), "ompi", new Color(0xe377c2), "ucx", new Color(0xbcbd22));
+            "floor", new Color(0x555555), "ompi", new Color(0xe377c2), "ucx", new Color(0xbcbd22),
+            "mpj-niodev", new Color(0x8c564b));
 
     private LatencyPlot() {
     }

@@ -139,7 +139,7 @@ public final class MessageRate {
                         yield new JucxRateLoop(pair, peer, o.window());
                     }
                     case UCX -> CPeers.openRate(pair, o.pin(), o.window(), speak ? out : null).orElse(null);
-                    case MPJ, KI, FLOOR, OMPI -> null;
+                    case MPJ, MPJ_NIODEV, KI, FLOOR, OMPI -> null;
                 };
                 if (loop != null) {
                     open.add(new Measurement.Mode(mode.label(), loop));

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * The {@code mpj} reference: the same ping-pong with MPJ Express's blocking {@code Send}/{@code Recv} on
  * byte arrays, run by {@link MpjMode} under MPJ's starter ({@code -dev multicore}: both ranks are threads
- * of one JVM). Same sizes, iterations, repetitions, warm-up, compute task and validation as the other
+ * of one JVM) or on MPJ's niodev ({@link dev.gdasync.apps.common.NiodevStarter}: a JVM per rank). Same sizes, iterations, repetitions, warm-up, compute task and validation as the other
  * modes. Rank 0 prints one {@value #RESULT} line per size ({@link MpjMode#format}: the size, the median, the
  * distribution of every timed round trip and the runs' spread); on failure a
  * rank prints {@value #ERROR} and the message, and exits the JVM with status 3 (with the multicore

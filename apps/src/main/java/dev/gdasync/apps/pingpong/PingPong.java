@@ -2,6 +2,7 @@ package dev.gdasync.apps.pingpong;
 
 import dev.gdasync.apps.common.LauncherRank;
 import dev.gdasync.apps.common.MpjStarter;
+import dev.gdasync.apps.common.NiodevStarter;
 import dev.gdasync.gdsync.concurrent.CpuShare;
 import dev.gdasync.gdsync.memop.WaitTally;
 import dev.gdasync.gdsync.nic.NicProviders;
@@ -39,7 +40,8 @@ import java.util.function.Consumer;
  *     ahead and reaps;</li>
  * <li>{@code ki} ({@link KiLoop}): a ping-pong kernel rings each send and waits for each receive, on the GPU
  * or on the host KI executor; the CPU exports tables ahead and reaps;</li>
- * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv}, the outside reference;</li>
+ * <li>{@code mpj} ({@link MpjMode}): MPJ Express {@code Send}/{@code Recv} on its multicore device, the outside
+ *     reference; {@code mpj-niodev} the same on MPJ's niodev, a JVM per rank and TCP between them;</li>
  * <li>{@code jucx} ({@link JucxLoop}): raw JUCX tagged send and receive between two UCP workers, the reference
  *     for the UCX transport ({@code UCX_TLS} from the environment chooses its transports);</li>
  * <li>{@code floor}, {@code ompi}, {@code ucx} ({@link CPeers}): the C peers, programs outside the JVM run side by
@@ -87,9 +89,15 @@ public final class PingPong {
             return stop.getAsInt();
         }
         PingPongOptions options = command.options();
-        if (options.modes().contains(PingPongOptions.Mode.MPJ)) {
+        if (options.modes().stream().anyMatch(PingPongOptions.Mode::isMpj)) {
             try {
                 MpjStarter.require(System.getenv(MpjStarter.MPJ_HOME), "the ping-pong");
+                if (options.modes().contains(PingPongOptions.Mode.MPJ_NIODEV)) {
+                    String missing = NiodevStarter.missing(System.getenv(MpjStarter.MPJ_HOME));
+                    if (missing != null) {
+                        throw new IllegalStateException("--mode mpj-niodev: " + missing);
+                    }
+                }
             } catch (IllegalStateException e) {
                 if (speaker) {
                     err.println("pingpong: " + e.getMessage());
@@ -213,7 +221,7 @@ public final class PingPong {
         }
         Consumer<Result> rowDone = r -> out.println(Report.progressLine(r));
         GpuBuffers gpu = o.buffers() == PingPongOptions.Buffers.GPU ? new GpuBuffers(pair, o.maxBytes()) : null;
-        // Every mode but mpj (a JVM of its own) is opened first and measured side by side (Measurement); modes that do
+        // Every mode but mpj and mpj-niodev (JVMs of their own) is opened first and measured side by side (Measurement); modes that do
         // not use the NIC (jucx) once.
         List<Measurement.Mode> open = new ArrayList<>();
         List<Long> pids = jobPids(boot);
@@ -223,7 +231,7 @@ public final class PingPong {
             for (int k = 0; k < pairs.size(); k++) {
                 for (PingPongOptions.Mode mode : o.modes()) {
                     boolean besideTheNic = mode == PingPongOptions.Mode.JUCX || CPeers.isCPeer(mode);
-                    if (mode == PingPongOptions.Mode.MPJ || (besideTheNic && k > 0)) {
+                    if (mode.isMpj() || (besideTheNic && k > 0)) {
                         continue;
                     }
                     if (CPeers.isCPeer(mode)) {
@@ -255,8 +263,10 @@ public final class PingPong {
                 m.loop().close();
             }
         }
-        if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
-            rows.addAll(MpjMode.run(pair, o, rowDone));
+        for (PingPongOptions.Mode mode : o.modes()) {
+            if (mode.isMpj()) {
+                rows.addAll(MpjMode.run(pair, o, mode, rowDone));
+            }
         }
         if (gpu != null) {
             gpu.close();
@@ -308,7 +318,7 @@ public final class PingPong {
                 }
                 yield new JucxLoop(pair, peer, o);
             }
-            case MPJ -> throw new IllegalArgumentException("mpj runs in JVMs of its own");
+            case MPJ, MPJ_NIODEV -> throw new IllegalArgumentException(mode.label() + " runs in JVMs of its own");
             case FLOOR, OMPI, UCX -> throw new IllegalArgumentException(mode.label() + " runs C programs (CPeers)");
         };
     }

@@ -28,7 +28,8 @@ import java.util.Locale;
         description = {"LibMP's ping-pong between two ranks: the one-way latency of each model, side by side.",
                 "Modes: host (the CPU calls irecv/isend/wait), sa (host streams ring the sends and wait for the receives),"
                         + " ki (a kernel rings and waits: on the GPU, or on the host KI executor without one), mpj (MPJ"
-                        + " Express Send/Recv, multicore device), jucx (raw JUCX tagged send/receive between two UCP"
+                        + " Express Send/Recv, multicore device), mpj-niodev (the same on MPJ's niodev: a JVM per rank, TCP"
+                        + " over the loopback), jucx (raw JUCX tagged send/receive between two UCP"
                         + " workers; UCX_TLS=tcp forces TCP)."},
         optionListHeading = "%nOptions:%n",
         footer = {"", "One-way = round trip / 2: the median of the runs, and the percentiles of every round trip (HdrHistogram)."
@@ -36,7 +37,7 @@ import java.util.Locale;
                 + " standard error every few seconds (-Dgdasync.progress.seconds=S through --jvm-opt changes how often)."})
 final class PingPongCommand implements CommandLines.Checked {
     @Option(names = "--mode", paramLabel = "M[,M...]", converter = ModesConverter.class,
-            description = "models to measure, in order: host, sa, ki, mpj, jucx, and the C peers floor, ompi, ucx"
+            description = "models to measure, in order: host, sa, ki, mpj, mpj-niodev, jucx, and the C peers floor, ompi, ucx"
                     + " (the floor is added whenever ompi or ucx is asked for; default host,sa)")
     List<Mode> modes = List.of(Mode.HOST, Mode.SA);
 
@@ -132,7 +133,7 @@ final class PingPongCommand implements CommandLines.Checked {
             for (Mode m : modes) {
                 if (m != Mode.HOST && m != Mode.SA) {
                     throw new IllegalArgumentException("--buffers gpu runs the host and sa modes only, not " + m.label()
-                            + " (ki, mpj, jucx and the C peers use host buffers)");
+                            + " (ki, mpj, mpj-niodev, jucx and the C peers use host buffers)");
                 }
             }
         }
@@ -184,7 +185,7 @@ final class PingPongCommand implements CommandLines.Checked {
             for (String s : v.split(",", -1)) {
                 String m = s.strip();
                 if (m.isEmpty()) {
-                    throw new TypeConversionException("an empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj, jucx, floor, ompi, ucx)");
+                    throw new TypeConversionException("an empty mode in '" + v + "' (a comma-separated list of host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi, ucx)");
                 }
                 Mode mode = null;
                 for (Mode candidate : Mode.values()) {
@@ -193,7 +194,7 @@ final class PingPongCommand implements CommandLines.Checked {
                     }
                 }
                 if (mode == null) {
-                    throw new TypeConversionException("unknown mode '" + m + "' (host, sa, ki, mpj, jucx, floor, ompi or ucx)");
+                    throw new TypeConversionException("unknown mode '" + m + "' (host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi or ucx)");
                 }
                 if (out.contains(mode)) {
                     throw new TypeConversionException(m + " is given twice");

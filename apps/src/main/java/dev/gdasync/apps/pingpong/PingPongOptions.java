@@ -10,7 +10,8 @@ import java.util.Locale;
 /**
  * The ping-pong's settings, read from its command line by {@link PingPongCommand}.
  *
- * @param modes         the models to measure, in order: host, sa, ki, mpj, jucx, and the C peers floor, ompi, ucx
+ * @param modes         the models to measure, in order: host, sa, ki, mpj, mpj-niodev, jucx, and the C peers floor, ompi,
+ *                      ucx
  * @param sizes         message sizes in bytes, in the order given
  * @param iters         round trips per timed run
  * @param computeMicros length of the busy compute task between a receive and the reply (0: none)
@@ -107,6 +108,11 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         SA,
         /** MPJ Express {@code Send}/{@code Recv} on its multicore device: the outside reference. */
         MPJ,
+        /**
+         * MPJ Express {@code Send}/{@code Recv} on its niodev: one JVM per rank, TCP over the loopback, started without
+         * MPJ's daemons ({@link dev.gdasync.apps.common.NiodevStarter}).
+         */
+        MPJ_NIODEV,
         /** Kernel-initiated: a ping-pong kernel (GPU, or the host KI executor) rings and waits itself. */
         KI,
         /**
@@ -124,9 +130,14 @@ public record PingPongOptions(List<Mode> modes, List<Integer> sizes, int iters, 
         /** Raw UCX in C: {@code ucx_perftest -t tag_lat} over UCX's shared memory ({@link UcxPeer}). */
         UCX;
 
-        /** @return the name used on the command line, in the table and in the CSV */
+        /** @return the name used on the command line, in the table and in the CSV ({@code mpj-niodev}) */
         public String label() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** @return whether the mode runs an MPJ Express program in JVMs of its own ({@link MpjMode}) */
+        boolean isMpj() {
+            return this == MPJ || this == MPJ_NIODEV;
         }
     }
 

@@ -74,7 +74,7 @@ final class RateCommand implements CommandLines.Checked {
     @Override
     public void check() {
         for (Mode m : modes) {
-            if (m == Mode.KI || (CPeers.isCPeer(m) && m != Mode.UCX)) {
+            if (m == Mode.KI || m == Mode.MPJ_NIODEV || (CPeers.isCPeer(m) && m != Mode.UCX)) {
                 throw new IllegalArgumentException("--mode: msgrate measures host, sa, jucx, ucx and mpj, not " + m.label());
             }
         }

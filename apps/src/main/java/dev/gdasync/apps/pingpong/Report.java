@@ -53,8 +53,8 @@ final class Report {
             switch (mode) {
                 case "host" -> target(out, "8 B one-way, " + r.mode(), r, HOST_TARGET_US, o, load);
                 case "sa" -> target(out, "8 B one-way, " + r.mode(), r, SA_TARGET_US, o, load);
-                case "mpj" -> out.printf(Locale.ROOT, "8 B one-way, mpj: %.3f us (the MPJ Express reference; no target)%n",
-                        r.oneWayMicros());
+                case "mpj", "mpj-niodev" -> out.printf(Locale.ROOT,
+                        "8 B one-way, %s: %.3f us (the MPJ Express reference; no target)%n", r.mode(), r.oneWayMicros());
                 case "jucx" -> out.printf(Locale.ROOT, "8 B one-way, jucx: %.3f us (the raw JUCX reference; no target)%n",
                         r.oneWayMicros());
                 case "floor", "ompi", "ucx" -> out.printf(Locale.ROOT, "8 B one-way, %s: %.3f us (a C reference; no target)%n",
@@ -148,6 +148,9 @@ final class Report {
         }
         if (o.modes().contains(PingPongOptions.Mode.MPJ)) {
             parts.add("mpj on MPJ Express's multicore device");
+        }
+        if (o.modes().contains(PingPongOptions.Mode.MPJ_NIODEV)) {
+            parts.add("mpj-niodev on MPJ Express's niodev (a JVM per rank, TCP over the loopback)");
         }
         if (o.modes().contains(PingPongOptions.Mode.JUCX)) {
             parts.add("jucx on raw JUCX (" + JucxPeer.describe() + ")");

@@ -6,7 +6,7 @@ import org.HdrHistogram.Histogram;
 /**
  * One measured row.
  *
- * @param mode         host, sa, ki, mpj, jucx, or a C peer: floor, ompi, ucx
+ * @param mode         host, sa, ki, mpj, mpj-niodev, jucx, or a C peer: floor, ompi, ucx
  * @param bytes        message size
  * @param iters        round trips per timed run
  * @param oneWayMicros half the round-trip time, median over the timed runs

@@ -61,7 +61,7 @@ class PingPongOptionsTest {
         assertEquals(List.of(Mode.JUCX), PingPongOptions.parse("--mode", " jucx ").modes());
         assertEquals("jucx", Mode.JUCX.label());
         assertEquals("invalid value for option '--mode': jucx is given twice", error("--mode", "jucx,sa,jucx"));
-        assertEquals("invalid value for option '--mode': unknown mode 'uct' (host, sa, ki, mpj, jucx, floor, ompi or ucx)", error("--mode", "uct"));
+        assertEquals("invalid value for option '--mode': unknown mode 'uct' (host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi or ucx)", error("--mode", "uct"));
         String usage = CommandLines.usage(new PingPongCommand().commandLine());
         assertTrue(usage.contains("jucx (raw JUCX"), usage);
     }
@@ -72,7 +72,7 @@ class PingPongOptionsTest {
                 PingPongOptions.parse("--mode", "host,sa,ompi,ucx").modes());
         assertEquals(List.of(Mode.HOST, Mode.FLOOR), PingPongOptions.parse("--mode", "host,floor").modes(), "given: kept in place");
         assertEquals(List.of(Mode.HOST, Mode.SA), PingPongOptions.parse("--mode", "host,sa").modes(), "no C peer, no floor");
-        assertEquals("--buffers gpu runs the host and sa modes only, not ompi (ki, mpj, jucx and the C peers use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not ompi (ki, mpj, mpj-niodev, jucx and the C peers use host buffers)",
                 error("--mode", "host,ompi", "--buffers", "gpu"));
         String usage = CommandLines.usage(new PingPongCommand().commandLine());
         assertTrue(usage.contains("floor, ompi, ucx"), usage);
@@ -100,10 +100,10 @@ class PingPongOptionsTest {
     @Test
     void badModes() {
         String m = "invalid value for option '--mode': ";
-        assertEquals(m + "unknown mode 'gpu' (host, sa, ki, mpj, jucx, floor, ompi or ucx)", error("--mode", "host,gpu"));
+        assertEquals(m + "unknown mode 'gpu' (host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi or ucx)", error("--mode", "host,gpu"));
         assertEquals(m + "sa is given twice", error("--mode", "sa,host,sa"));
-        assertEquals(m + "an empty mode in 'host,' (a comma-separated list of host, sa, ki, mpj, jucx, floor, ompi, ucx)", error("--mode", "host,"));
-        assertEquals(m + "unknown mode 'HOST' (host, sa, ki, mpj, jucx, floor, ompi or ucx)", error("--mode", "HOST"));
+        assertEquals(m + "an empty mode in 'host,' (a comma-separated list of host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi, ucx)", error("--mode", "host,"));
+        assertEquals(m + "unknown mode 'HOST' (host, sa, ki, mpj, mpj-niodev, jucx, floor, ompi or ucx)", error("--mode", "HOST"));
         assertEquals(List.of(Mode.HOST, Mode.SA), PingPongOptions.parse("--mode", "host", "--mode", "sa").modes(), "lists add up");
         assertEquals("--mode: host is given twice", error("--mode", "host,sa", "--mode", "host"));
         assertEquals("--sizes: 8 is given twice", error("--sizes", "8", "--sizes", "16,8"));
@@ -189,11 +189,11 @@ class PingPongOptionsTest {
         assertEquals(List.of(PingPongOptions.Mode.SA, PingPongOptions.Mode.HOST), o.modes());
         assertEquals(PingPongOptions.Buffers.GPU, PingPongOptions.parse("--buffers", "gpu").buffers());
         assertEquals("invalid value for option '--buffers': 'device' is not host or gpu", error("--buffers", "device"));
-        assertEquals("--buffers gpu runs the host and sa modes only, not ki (ki, mpj, jucx and the C peers use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not ki (ki, mpj, mpj-niodev, jucx and the C peers use host buffers)",
                 error("--buffers", "gpu", "--mode", "host,ki"));
-        assertEquals("--buffers gpu runs the host and sa modes only, not mpj (ki, mpj, jucx and the C peers use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not mpj (ki, mpj, mpj-niodev, jucx and the C peers use host buffers)",
                 error("--mode", "mpj", "--buffers", "gpu"));
-        assertEquals("--buffers gpu runs the host and sa modes only, not jucx (ki, mpj, jucx and the C peers use host buffers)",
+        assertEquals("--buffers gpu runs the host and sa modes only, not jucx (ki, mpj, mpj-niodev, jucx and the C peers use host buffers)",
                 error("--mode", "host,jucx", "--buffers", "gpu"));
     }
 
