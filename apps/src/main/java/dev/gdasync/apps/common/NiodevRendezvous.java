@@ -64,7 +64,7 @@ public final class NiodevRendezvous implements AutoCloseable {
      * Collects every rank's ports and sends each the peer table.
      *
      * @param timeoutMillis how long the ranks together may take to come
-     * @param failure       asked every {@value #POLL_MILLIS} ms while waiting: why the ranks cannot all come (a rank
+     * @param failure       asked every 100 ms while waiting: why the ranks cannot all come (a rank
      *                      that exited), or null
      * @return the peer table sent
      * @throws IllegalStateException naming the ranks still missing, on a failure, a timeout or a rank that broke the
