@@ -3,6 +3,8 @@ package dev.gdasync.apps.common;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,6 +59,12 @@ public final class NiodevStarter {
             if (!Files.isRegularFile(Path.of(mpjHome, "lib", jar))) {
                 return "MPJ_HOME=" + mpjHome + " has no lib/" + jar;
             }
+        }
+        // MPJ's Wrapper and NIODevice.init both ask for this host's address first, and fail without it.
+        try {
+            InetAddress.getLocalHost();
+        } catch (UnknownHostException e) {
+            return "MPJ's niodev needs this host's name to resolve (InetAddress.getLocalHost: " + e.getMessage() + ")";
         }
         return null;
     }
