@@ -43,6 +43,10 @@ public final class MpjSuite {
             description = "the suite's compiled classes (default: $GDASYNC_MPJ_TESTS/classes, set by ensure_mpj_tests)")
     Path classes;
 
+    @Option(names = "--testsuite", description = "run the suite's TestSuite itself, unmodified, as one job per device"
+            + " (it stops at the first case that throws), instead of a case at a time")
+    boolean whole;
+
     @Option(names = "--verbose", description = "echo the jobs' own lines")
     boolean verbose;
 
@@ -90,6 +94,9 @@ public final class MpjSuite {
                 }
             }
         }
+        if (whole) {
+            return runWhole(where, mpjHome);
+        }
         List<String> cases = new ArrayList<>(TestSuiteCases.forRanks(ranks));
         if (only != null) {
             Pattern p = Pattern.compile(only);
@@ -132,6 +139,21 @@ public final class MpjSuite {
             parts.add(SuiteRun.passCount(results.get(i)) + (i == 0 ? " cases pass " : " ") + where.get(i).words());
         }
         System.out.println(String.join("; ", parts) + " (" + ranks + " ranks)");
+        return 0;
+    }
+
+    /** TestSuite itself, one job per device: did it finish, in how long, and which error lines it printed. */
+    private int runWhole(List<SuiteRun.Device> where, String mpjHome) throws Exception {
+        for (SuiteRun.Device d : where) {
+            SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome);
+            if (verbose) {
+                run.echo(l -> System.out.println("   | " + l));
+            }
+            SuiteRun.Whole w = run.runTestSuite(Duration.ofSeconds(timeoutSeconds));
+            System.out.printf("TestSuite on %d ranks %s: %s in %d s; %d error lines%s%n", ranks, d.words(),
+                    w.finished() ? "finished" : "did not finish (" + w.ending() + ")", w.seconds(), w.errors().size(),
+                    w.errors().isEmpty() ? "" : ": " + String.join(" | ", w.errors()));
+        }
         return 0;
     }
 

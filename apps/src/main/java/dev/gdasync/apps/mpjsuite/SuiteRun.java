@@ -147,7 +147,9 @@ public final class SuiteRun {
         int next = 0;
         while (next < cases.size()) {
             List<String> batch = cases.subList(next, cases.size());
-            JobOutput out = runJob(batch);
+            List<String> args = new ArrayList<>(List.of("--timeout", Long.toString(timeout.toSeconds())));
+            args.addAll(batch);
+            JobOutput out = runJob(RANK_MAIN, args, timeout.plus(SILENCE_MARGIN));
             int decided = judge(batch, out, verdicts);
             if (decided == 0) {
                 throw new IllegalStateException("a job " + device.words() + " ended before its first case ("
@@ -166,8 +168,37 @@ public final class SuiteRun {
         }
     }
 
-    private JobOutput runJob(List<String> batch) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command(batch)).redirectErrorStream(true)
+    /**
+     * Runs the suite's own {@code TestSuite}, unmodified, as one job: every case in one process per rank (one JVM
+     * under MPJ's multicore device), stopping at the first case that throws.
+     *
+     * @param limit the longest the job may print nothing
+     * @return how it ended: finished (its last line), or where it stopped
+     * @throws IOException          if the job cannot be started
+     * @throws InterruptedException if interrupted (the job is then killed)
+     */
+    public Whole runTestSuite(Duration limit) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        JobOutput out = runJob("TestSuite", List.of(), limit);
+        String finished = out.lines().stream().filter(l -> l.contains("TestSuite finished in")).findFirst().orElse(null);
+        List<String> errors = out.lines().stream().filter(SuiteRun::isErrorLine).map(String::strip).toList();
+        return new Whole(finished != null && out.status() == 0 && !out.silentTooLong(),
+                (System.nanoTime() - start) / 1_000_000_000L, errors, out.describe());
+    }
+
+    /**
+     * @param finished whether TestSuite printed its last line ("TestSuite finished in N secs") and the job exited
+     *                 with 0
+     * @param seconds  the job's time
+     * @param errors   the error lines it printed ({@link #isErrorLine})
+     * @param ending   its exit status and last lines
+     */
+    public record Whole(boolean finished, long seconds, List<String> errors, String ending) {
+    }
+
+    private JobOutput runJob(String main, List<String> args, Duration silenceLimit)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command(main, args)).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().remove("CLASSPATH");
         pb.environment().put("MPJ_HOME", mpjHome);
@@ -193,7 +224,7 @@ public final class SuiteRun {
         List<String> lines = new ArrayList<>();
         Deque<String> tail = new ArrayDeque<>();
         boolean silent = false;
-        long silenceNanos = timeout.plus(SILENCE_MARGIN).toNanos();
+        long silenceNanos = silenceLimit.toNanos();
         try {
             while (true) {
                 String line = queue.poll(silenceNanos, TimeUnit.NANOSECONDS);
@@ -230,7 +261,7 @@ public final class SuiteRun {
         return new JobOutput(lines, p.exitValue(), silent, tail);
     }
 
-    private List<String> command(List<String> batch) {
+    private List<String> command(String main, List<String> args) {
         String own = System.getProperty("java.class.path");
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
@@ -239,13 +270,12 @@ public final class SuiteRun {
             cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", own,
                     "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt",
                     "-XX:TieredStopAtLevel=1", "-np", Integer.toString(ranks), "--grace", "2", "--mpj", "--classpath",
-                    classes.toString(), RANK_MAIN));
+                    classes.toString(), main));
         } else {
             cmd.addAll(List.of("-jar", Path.of(mpjHome, "lib", "starter.jar").toString(), "-np", Integer.toString(ranks),
-                    "-dev", "multicore", "-cp", classes + File.pathSeparator + own, RANK_MAIN));
+                    "-dev", "multicore", "-cp", classes + File.pathSeparator + own, main));
         }
-        cmd.addAll(List.of("--timeout", Long.toString(timeout.toSeconds())));
-        cmd.addAll(batch);
+        cmd.addAll(args);
         return cmd;
     }
 
