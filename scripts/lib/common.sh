@@ -161,7 +161,7 @@ ensure_mpj_tests() {
         local curl_log
         curl_log=$(curl -fsSL --retry 2 --connect-timeout 20 --max-time 300 -o "$tarball.part" "$GDASYNC_MPJ_TESTS_URL" 2>&1) || {
             rm -f "$tarball.part"
-            echo "gdasync: cannot download MPJ Express's test suite from $GDASYNC_MPJ_TESTS_URL: ${curl_log:-curl failed} (no network?)" >&2
+            echo "gdasync: cannot download MPJ Express's test suite from $GDASYNC_MPJ_TESTS_URL: ${curl_log:-curl failed} (no network, or the file is gone from the mirror)" >&2
             return 1
         }
         sum="$(sha256sum "$tarball.part" | cut -d' ' -f1)"
