@@ -137,6 +137,65 @@ ensure_mpj() {
     fi
 }
 
+# MPJ Express's own test suite: the test/ folder of the original tarball of Debian's mpj source package (Debian's
+# libmpj-java ships no tests). Downloads the tarball once (pinned URL, sha256 checked), extracts test/ into
+# .tools/mpj-tests/test and compiles what test/TestSuite.java needs (javac finds the cases through -sourcepath and
+# compiles only those) against $MPJ_HOME/lib/mpj.jar into .tools/mpj-tests/classes, unmodified. Stamped: runs once.
+# Exports GDASYNC_MPJ_TESTS. Needs find_jdk and ensure_mpj first. Returns 1 after saying why (no network, a wrong
+# hash, a failed compile) instead of exiting: scripts/mpj-suite stops then, scripts/test goes on (the suite's test skips).
+GDASYNC_MPJ_TESTS_URL=http://deb.debian.org/debian/pool/main/m/mpj/mpj_0.44+dfsg.orig.tar.xz
+GDASYNC_MPJ_TESTS_SHA256=75ab5bbb2e40359c75cb30222b6d85d2ba0d1291a0fcef0c6b0b4f465436bb75
+ensure_mpj_tests() {
+    local dir="$GDASYNC_ROOT/.tools/mpj-tests" stamp
+    stamp="$GDASYNC_MPJ_TESTS_SHA256 $(cksum <"$MPJ_HOME/lib/mpj.jar" 2>/dev/null)"
+    if [ "$(cat "$dir/.complete" 2>/dev/null)" = "$stamp" ] && [ -f "$dir/classes/TestSuite.class" ]; then
+        export GDASYNC_MPJ_TESTS="$dir"
+        return 0
+    fi
+    [ -f "$MPJ_HOME/lib/mpj.jar" ] || { echo "gdasync: MPJ Express's test suite needs MPJ_HOME/lib/mpj.jar (ensure_mpj first)" >&2; return 1; }
+    local tarball="$GDASYNC_ROOT/.tools/${GDASYNC_MPJ_TESTS_URL##*/}" sum
+    if [ ! -f "$tarball" ] || [ "$(sha256sum "$tarball" | cut -d' ' -f1)" != "$GDASYNC_MPJ_TESTS_SHA256" ]; then
+        command -v curl >/dev/null 2>&1 || { echo "gdasync: cannot fetch MPJ Express's test suite: curl is not installed" >&2; return 1; }
+        echo "gdasync: fetching MPJ Express's test suite (test/ of Debian's mpj 0.44 source tarball, 1.9 MB)" >&2
+        mkdir -p "$GDASYNC_ROOT/.tools"
+        local curl_log
+        curl_log=$(curl -fsSL --retry 2 --connect-timeout 20 --max-time 300 -o "$tarball.part" "$GDASYNC_MPJ_TESTS_URL" 2>&1) || {
+            rm -f "$tarball.part"
+            echo "gdasync: cannot download MPJ Express's test suite from $GDASYNC_MPJ_TESTS_URL: ${curl_log:-curl failed} (no network, or the file is gone from the mirror)" >&2
+            return 1
+        }
+        sum="$(sha256sum "$tarball.part" | cut -d' ' -f1)"
+        if [ "$sum" != "$GDASYNC_MPJ_TESTS_SHA256" ]; then
+            rm -f "$tarball.part"
+            echo "gdasync: $GDASYNC_MPJ_TESTS_URL has sha256 $sum, expected $GDASYNC_MPJ_TESTS_SHA256: not used" >&2
+            return 1
+        fi
+        mv "$tarball.part" "$tarball"
+    fi
+    local tmp="$dir.tmp.$$" log
+    rm -rf "$tmp"
+    mkdir -p "$tmp/classes" || { echo "gdasync: cannot create $tmp" >&2; return 1; }
+    # Only test/ (the tarball's top folder is mpj-v0_44).
+    if ! log=$(tar -xJf "$tarball" -C "$tmp" --strip-components=1 mpj-v0_44/test 2>&1) || [ ! -f "$tmp/test/TestSuite.java" ]; then
+        echo "gdasync: cannot extract test/ from $tarball: $log" >&2
+        rm -rf "$tmp"
+        return 1
+    fi
+    # TestSuite imports the benchmark packages on demand: their folders must be there, but javac compiles only the
+    # classes TestSuite names (-implicit:class), and no benchmark is among them. The sources are Latin-1.
+    if ! log=$("$JAVA_HOME/bin/javac" -nowarn -Xlint:none -encoding ISO-8859-1 -proc:none -implicit:class \
+            -cp "$MPJ_HOME/lib/mpj.jar" -sourcepath "$tmp/test" -d "$tmp/classes" "$tmp/test/TestSuite.java" 2>&1); then
+        echo "$log" >&2
+        echo "gdasync: compiling MPJ Express's test suite (TestSuite.java and its cases) failed (above)" >&2
+        rm -rf "$tmp"
+        return 1
+    fi
+    echo "$stamp" >"$tmp/.complete"
+    rm -rf "$dir"
+    mv "$tmp" "$dir" || { echo "gdasync: cannot move $tmp to $dir" >&2; return 1; }
+    export GDASYNC_MPJ_TESTS="$dir"
+}
+
 # The ping-pong's latency plot draws text with Java2D, which needs fontconfig and one font. Installs
 # Debian's smallest set when none is present (as root); otherwise says what is missing.
 ensure_fonts() {

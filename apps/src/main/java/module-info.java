@@ -33,4 +33,5 @@ module dev.gdasync.apps {
     opens dev.gdasync.apps.spts;
     opens dev.gdasync.apps.collectives;
     opens dev.gdasync.apps.nbc;
+    opens dev.gdasync.apps.mpjsuite;
 }

@@ -82,7 +82,7 @@ public final class MpjStarter {
      * @param path this process's PATH, or null
      * @return PATH and JAVA_HOME for the child
      */
-    static Map<String, String> environment(String java, String path) {
+    public static Map<String, String> environment(String java, String path) {
         Map<String, String> env = new HashMap<>();
         Path bin = Path.of(java).getParent();
         if (bin != null) {

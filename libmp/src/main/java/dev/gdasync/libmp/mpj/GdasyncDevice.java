@@ -81,6 +81,8 @@ public final class GdasyncDevice implements Device {
     /** MPJ's buffer factory while the device runs (large buffers in the rendezvous area), or null. */
     private RegisteredBuffers buffers;
     private int rendezvousBytes;
+    /** The rendezvous area's size: 0 when there is none. */
+    private int areaBytes;
     private final Matching matching = new Matching();
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
     private final Set<DeviceRequest> completed = new LinkedHashSet<>();
@@ -88,6 +90,8 @@ public final class GdasyncDevice implements Device {
     /** Why the device failed; read without the lock by the waits of streams. */
     private volatile String failure;
     private boolean finished;
+    /** The device closed the Mp it made: the process is ending. */
+    private boolean left;
     /** Sends rung and requests waited for by streams. */
     private StreamPath streams;
     // Made once: method references made per progress call cost an allocation each on the small-message path.
@@ -114,23 +118,22 @@ public final class GdasyncDevice implements Device {
 
     /**
      * Makes this device the one MPJ Express's {@code MPI.Init} uses in this JVM: MPJ's device layer takes a device
-     * already set in {@code mpjdev.javampjdev.MPJDev.dev} instead of building one by the name in its arguments.
+     * already set in {@code mpjdev.javampjdev.MPJDev.dev} instead of building one by the name in its arguments. The
+     * device is put back there after each {@code MPI.Finalize}, so that the program may call {@code MPI.Init} again,
+     * as MPJ allows.
      *
      * @param device the device
      * @throws IllegalStateException if MPJ already has a device
      */
     public static void install(GdasyncDevice device) {
-        synchronized (mpjdev.javampjdev.MPJDev.class) {
-            if (mpjdev.javampjdev.MPJDev.dev != null) {
-                throw new IllegalStateException("MPJ Express already has a device (" + mpjdev.javampjdev.MPJDev.dev
-                        + "): install the gdasync device before MPI.Init");
-            }
-            mpjdev.javampjdev.MPJDev.dev = device;
-        }
+        MpjDeviceSlot.install(device);
     }
 
     @Override
     public ProcessID[] init(String[] args) throws XDevException {
+        if (ids != null) {
+            return initAgain(args);
+        }
         // The settings first: a mistake leaves the job untouched.
         int slots = intProperty(SLOTS_PROPERTY, 16);
         int slotBytes = intProperty(SLOT_BYTES_PROPERTY, 32 * 1024);
@@ -164,20 +167,13 @@ public final class GdasyncDevice implements Device {
                 throw new XDevException("MPJ over gdasync could not join the job: " + e.getMessage());
             }
             ownsMp = true;
+            // The device stays in the job from one MPI.Finalize to the next MPI.Init (below): it leaves when the
+            // process ends.
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("gdasync-mpj-leave").unstarted(this::leave));
         }
         rank = mp.rank();
         size = mp.size();
-        if (args != null && args.length > 0) {
-            try {
-                int given = Integer.parseInt(args[0].strip());
-                if (given != rank) {
-                    throw new XDevException("MPI.Init was given rank " + given + " but this process is rank " + rank
-                            + " of the gdasync job");
-                }
-            } catch (NumberFormatException e) {
-                throw new XDevException("MPI.Init's first argument must be this process's rank, got '" + args[0] + "'");
-            }
-        }
+        checkRank(args);
         try {
             window = new DeviceWindow(mp, poolBytes);
         } catch (RuntimeException e) {
@@ -186,6 +182,7 @@ public final class GdasyncDevice implements Device {
         pool = new RendezvousPool(poolBytes);
         streams = new StreamPath(this, new StreamWords(mp));
         rendezvousBytes = rdvBytes;
+        areaBytes = poolBytes;
         if (poolBytes > 0) {
             buffers = RegisteredBuffers.install(lock, pool, window.pool(), rdvBytes);
         }
@@ -205,6 +202,73 @@ public final class GdasyncDevice implements Device {
         }
         MpjGdasync.installed(this);
         return ids.all();
+    }
+
+    private void checkRank(String[] args) {
+        if (args != null && args.length > 0) {
+            try {
+                int given = Integer.parseInt(args[0].strip());
+                if (given != rank) {
+                    throw new XDevException("MPI.Init was given rank " + given + " but this process is rank " + rank
+                            + " of the gdasync job");
+                }
+            } catch (NumberFormatException e) {
+                throw new XDevException("MPI.Init's first argument must be this process's rank, got '" + args[0] + "'");
+            }
+        }
+    }
+
+    /**
+     * {@code MPI.Init} after {@code MPI.Finalize}, which MPJ Express allows (its own test suite does it ten times in a
+     * row, then once per case): the device never left the job (its channels, slots and credits are as
+     * {@link #finish} left them, and messages the peers sent meanwhile wait among the unexpected ones), so it only
+     * opens again. Requests of the last run that nobody waited for are forgotten.
+     */
+    private ProcessID[] initAgain(String[] args) {
+        checkRank(args);
+        synchronized (lock) {
+            if (!finished) {
+                throw new XDevException("MPI.Init refused: MPJ over gdasync on rank " + rank + " is initialized already"
+                        + " (MPI.Finalize first)");
+            }
+            if (failure != null) {
+                throw new XDevException("MPI.Init refused: " + failure);
+            }
+            if (left) {
+                throw new XDevException("MPI.Init refused: MPJ over gdasync on rank " + rank + " has left the job");
+            }
+            finished = false;
+            completed.clear();
+            progressLocked();
+        }
+        if (areaBytes > 0) {
+            buffers = RegisteredBuffers.install(lock, pool, window.pool(), rendezvousBytes);
+        }
+        MpjGdasync.installed(this);
+        return ids.all();
+    }
+
+    /**
+     * Leaves the job, when the process ends (a shutdown hook): closes the Mp the device made, which meets every rank
+     * once (a barrier of the bootstrap). Nothing when the program is between {@code MPI.Init} and
+     * {@code MPI.Finalize} (the process just ends, and the other ranks hear it is gone), nor for an Mp the caller made.
+     */
+    void leave() {
+        synchronized (lock) {
+            if (!ownsMp || !finished || left) {
+                return;
+            }
+            left = true;
+        }
+        try {
+            mp.close();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                System.err.println("MPJ over gdasync, rank " + rank + ": leaving the job failed: " + e.getMessage());
+            }
+        } finally {
+            bootstrap.close();
+        }
     }
 
     private static int intProperty(String name, int otherwise) {
@@ -336,18 +400,11 @@ public final class GdasyncDevice implements Device {
         MpjGdasync.installed(null);
         if (buffers != null) {
             buffers.uninstall();
+            buffers = null;
         }
-        if (ownsMp) {
-            try {
-                mp.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    throw new XDevException("MPJ over gdasync: leaving the job failed: " + e.getMessage());
-                }
-            } finally {
-                bootstrap.close();
-            }
-        }
+        // The device stays in the job (it leaves when the process ends, leave()): a later MPI.Init opens it again,
+        // and MPJ finds it again in its slot.
+        MpjDeviceSlot.putBackAfterFinish(this);
     }
 
     // ---- sends ----

@@ -119,6 +119,38 @@ public class MpjOverGdasyncTest {
         }
     }
 
+    /**
+     * MPI.Init again after MPI.Finalize, ten rounds in one process (MPJ allows it; its own test suite does it), each
+     * with messages that arrive while the receiver is between rounds: over gdasync on 3 ranks, and on MPJ's multicore
+     * device (the program is MPJ-correct there too). The ranks then leave the job and exit with 0.
+     */
+    @Test
+    void mpiInitAgainAfterFinalizeWorksAsOnMpjsOwnDevice() {
+        Map<String, String> env = mpjEnv();
+        int ranks = 3;
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", String.valueOf(ranks), "--mpj",
+                MpjReinitMain.class.getName())) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int r = 0; r < ranks; r++) {
+                for (int round = 0; round < 10; round++) {
+                    assertTrue(mprun.stdout().contains("[" + r + "] OK round " + round), "rank " + r + " round " + round
+                            + ": " + mprun.describe());
+                }
+                assertTrue(mprun.stdout().contains("[" + r + "] DONE rank " + r + " of " + ranks), mprun.describe());
+            }
+        }
+        Path home = Path.of(env.get("MPJ_HOME"));
+        String javaBin = Path.of(ChildProcess.java()).getParent().toString();
+        List<String> cmd = List.of(ChildProcess.java(), "-jar", home.resolve("lib/starter.jar").toString(), "-np",
+                String.valueOf(ranks), "-dev", "multicore", "-cp", System.getProperty("java.class.path"),
+                MpjReinitMain.class.getName());
+        try (ChildProcess mpj = ChildProcess.start("mpjrun", cmd, Map.of("MPJ_HOME", home.toString(),
+                "PATH", javaBin + java.io.File.pathSeparator + System.getenv("PATH")))) {
+            mpj.awaitExit(WAIT);
+            assertEquals(ranks, mpj.stdout().stream().filter(l -> l.equals("OK round 9")).count(), mpj.describe());
+        }
+    }
+
     @Test
     void aKilledRankFailsThePendingAndLaterCallsOfTheOthersNamingIt() throws Exception {
         killRankOne("recv", "barrier");

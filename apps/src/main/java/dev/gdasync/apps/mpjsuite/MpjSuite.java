@@ -1,0 +1,164 @@
+package dev.gdasync.apps.mpjsuite;
+
+import dev.gdasync.libmp.cli.CommandLines;
+import dev.gdasync.libmp.cli.ProjectVersion;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/**
+ * {@code scripts/mpj-suite}: MPJ Express's own test suite (the cases its {@code TestSuite} runs, compiled unmodified by
+ * {@code ensure_mpj_tests}) over gdasync, and the same cases on MPJ's own multicore device for comparison. One line
+ * per case and device, then the summary ("N of M cases pass over gdasync; K of M on MPJ's multicore device") and the
+ * cases whose outcome differs.
+ */
+@Command(name = "scripts/mpj-suite", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+        usageHelpAutoWidth = false,
+        description = "Runs MPJ Express's own test suite (its TestSuite's cases, unmodified) on N ranks over gdasync and"
+                + " on MPJ's multicore device, a job at a time: a case that fails or hangs ends its job, and the next job"
+                + " starts after it. Prints one line per case and device, then the summary.")
+public final class MpjSuite {
+    @Option(names = "-np", paramLabel = "N", description = "ranks (default ${DEFAULT-VALUE})")
+    int ranks = 2;
+
+    @Option(names = "--device", paramLabel = "DEVICE", split = ",",
+            description = "gdasync, multicore, or both (default: gdasync,multicore)")
+    List<String> devices = new ArrayList<>(List.of("gdasync", "multicore"));
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "the longest a case may run (default ${DEFAULT-VALUE})")
+    int timeoutSeconds = 60;
+
+    @Option(names = "--only", paramLabel = "REGEX", description = "run only the cases whose class name this finds")
+    String only;
+
+    @Option(names = "--classes", paramLabel = "DIR",
+            description = "the suite's compiled classes (default: $GDASYNC_MPJ_TESTS/classes, set by ensure_mpj_tests)")
+    Path classes;
+
+    @Option(names = "--testsuite", description = "run the suite's TestSuite itself, unmodified, as one job per device"
+            + " (it stops at the first case that throws), instead of a case at a time")
+    boolean whole;
+
+    @Option(names = "--verbose", description = "echo the jobs' own lines")
+    boolean verbose;
+
+    private MpjSuite() {
+    }
+
+    /**
+     * @param args the options
+     * @throws Exception if a job cannot be started
+     */
+    public static void main(String[] args) throws Exception {
+        MpjSuite s = new MpjSuite();
+        OptionalInt stop = CommandLines.parse(CommandLines.of(s), args, System.out, System.err, true);
+        if (stop.isPresent()) {
+            System.exit(stop.getAsInt());
+        }
+        System.exit(s.run());
+    }
+
+    private int run() throws Exception {
+        String mpjHome = System.getenv("MPJ_HOME");
+        if (mpjHome == null || !Files.isRegularFile(Path.of(mpjHome, "lib", "starter.jar"))) {
+            System.err.println("mpj-suite: MPJ_HOME (" + mpjHome + ") has no lib/starter.jar: run scripts/mpj-suite, which"
+                    + " sets it up");
+            return 1;
+        }
+        if (classes == null) {
+            String tests = System.getenv("GDASYNC_MPJ_TESTS");
+            classes = tests == null ? null : Path.of(tests, "classes");
+        }
+        if (classes == null || !Files.isRegularFile(classes.resolve("TestSuite.class"))) {
+            System.err.println("mpj-suite: no compiled suite (" + classes + "/TestSuite.class): run scripts/mpj-suite,"
+                    + " whose ensure_mpj_tests fetches and compiles it");
+            return 1;
+        }
+        List<SuiteRun.Device> where = new ArrayList<>();
+        for (String d : devices) {
+            switch (d.strip()) {
+                case "gdasync" -> where.add(SuiteRun.Device.GDASYNC);
+                case "multicore" -> where.add(SuiteRun.Device.MULTICORE);
+                case "both" -> where.addAll(List.of(SuiteRun.Device.GDASYNC, SuiteRun.Device.MULTICORE));
+                default -> {
+                    System.err.println("mpj-suite: --device " + d + ": gdasync, multicore or both");
+                    return CommandLines.USAGE_ERROR;
+                }
+            }
+        }
+        if (whole) {
+            return runWhole(where, mpjHome);
+        }
+        List<String> cases = new ArrayList<>(TestSuiteCases.forRanks(ranks));
+        if (only != null) {
+            Pattern p = Pattern.compile(only);
+            cases.removeIf(c -> !p.matcher(c).find());
+        }
+        List<List<SuiteRun.Verdict>> results = new ArrayList<>();
+        for (SuiteRun.Device d : where) {
+            System.out.println("== " + cases.size() + " cases of MPJ Express's TestSuite on " + ranks + " ranks "
+                    + d.words());
+            long start = System.nanoTime();
+            SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome)
+                    .onVerdict(v -> System.out.println(line(d, v)));
+            if (verbose) {
+                run.echo(l -> System.out.println("   | " + l));
+            }
+            List<SuiteRun.Verdict> v = run.run(cases);
+            results.add(v);
+            System.out.printf("== %s cases pass %s (%d s)%n", SuiteRun.passCount(v), d.words(),
+                    (System.nanoTime() - start) / 1_000_000_000L);
+        }
+        System.out.println();
+        if (where.size() == 2) {
+            Map<String, SuiteRun.Verdict> second = SuiteRun.byName(results.get(1));
+            List<String> differ = new ArrayList<>();
+            for (SuiteRun.Verdict a : results.get(0)) {
+                SuiteRun.Verdict b = second.get(a.name());
+                if (b != null && a.outcome() != b.outcome()) {
+                    differ.add(String.format("  %-45s %-8s %s | %-8s %s", a.name(), a.outcome(), a.why(), b.outcome(),
+                            b.why()));
+                }
+            }
+            if (!differ.isEmpty()) {
+                System.out.println("Cases whose outcome differs (" + where.get(0).label() + " | " + where.get(1).label()
+                        + "):");
+                differ.forEach(System.out::println);
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < where.size(); i++) {
+            parts.add(SuiteRun.passCount(results.get(i)) + (i == 0 ? " cases pass " : " ") + where.get(i).words());
+        }
+        System.out.println(String.join("; ", parts) + " (" + ranks + " ranks)");
+        return 0;
+    }
+
+    /** TestSuite itself, one job per device: did it finish, in how long, and which error lines it printed. */
+    private int runWhole(List<SuiteRun.Device> where, String mpjHome) throws Exception {
+        for (SuiteRun.Device d : where) {
+            SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome);
+            if (verbose) {
+                run.echo(l -> System.out.println("   | " + l));
+            }
+            SuiteRun.Whole w = run.runTestSuite(Duration.ofSeconds(timeoutSeconds));
+            System.out.printf("TestSuite on %d ranks %s: %s in %d s; %d error lines%s%n", ranks, d.words(),
+                    w.finished() ? "finished" : "did not finish (" + w.ending() + ")", w.seconds(), w.errors().size(),
+                    w.errors().isEmpty() ? "" : ": " + String.join(" | ", w.errors()));
+        }
+        return 0;
+    }
+
+    private static String line(SuiteRun.Device d, SuiteRun.Verdict v) {
+        String detail = v.outcome() == SuiteRun.Outcome.PASS ? v.millis() + " ms" : v.why();
+        return String.format("%-9s %-45s %-7s %s", d.label(), v.name(), v.outcome(), detail);
+    }
+}
