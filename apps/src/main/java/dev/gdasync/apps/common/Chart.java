@@ -310,14 +310,31 @@ public final class Chart {
      *
      * @param names the names, in order
      * @param fixed the colours of known names
-     * @return each name's colour, in that order: its fixed one, else the next of a palette of others in turn
+     * @return each name's colour, in that order: its fixed one, else the next of a palette of others in turn, passing
+     *         over the fixed colours of the names drawn (two lines of one chart never share a colour while the palette
+     *         lasts)
      */
     public static Map<String, Color> palette(Iterable<String> names, Map<String, Color> fixed) {
+        java.util.Set<Color> taken = new java.util.HashSet<>();
+        for (String m : names) {
+            Color c = fixed.get(m);
+            if (c != null) {
+                taken.add(c);
+            }
+        }
         Map<String, Color> out = new LinkedHashMap<>();
         int other = 0;
         for (String m : names) {
             Color c = fixed.get(m);
-            out.put(m, c != null ? c : OTHER[other++ % OTHER.length]);
+            if (c == null) {
+                for (int tries = 0; tries < OTHER.length; tries++) {
+                    c = OTHER[other++ % OTHER.length];
+                    if (!taken.contains(c)) {
+                        break;
+                    }
+                }
+            }
+            out.put(m, c);
         }
         return out;
     }

@@ -93,6 +93,13 @@ class ChartTest {
         assertEquals(List.of("x", "host", "y"), List.copyOf(p.keySet()));
         assertEquals(BLUE, p.get("host"));
         assertTrue(!p.get("x").equals(p.get("y")), "others take colours in turn");
+
+        // A fixed colour that is also in the palette of others (MPJ's niodev brown, in the ping-pong's plot) is not
+        // given to a second line.
+        Color brown = new Color(0x8c564b);
+        Map<String, Color> q = Chart.palette(List.of("a", "fixed", "b", "c"), Map.of("fixed", brown));
+        assertEquals(4, new java.util.HashSet<>(q.values()).size(), "four lines, four colours: " + q);
+        assertEquals(brown, q.get("fixed"));
     }
 
     private static int count(BufferedImage img, Color c) {
