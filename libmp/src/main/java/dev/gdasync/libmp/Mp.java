@@ -31,7 +31,6 @@ import dev.gdasync.gdsync.nic.QpState;
 import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.QueuePair;
 import dev.gdasync.gdsync.nic.SendFlags;
-import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 import dev.gdasync.libmp.trace.MpFailureEvent;
@@ -423,17 +422,7 @@ public final class Mp implements AutoCloseable {
         PeerLink l = posting.link(peer);
         long bytes = posting.checkBuffers(bufs, reg);
         MpRequest r = posting.newRequest(MpRequest.Kind.SEND, peer, bytes, false);
-        SendWorkRequest wr = RequestPosting.sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg);
-        try {
-            try {
-                l.qp.postSend(wr);
-            } catch (QueueFullException full) {
-                posting.retryFullSlowly(() -> l.qp.postSend(wr));
-            }
-        } catch (RuntimeException e) {
-            pool.cancel(r);
-            throw e;
-        }
+        posting.postSend(l, RequestPosting.sendWr(l, r, Opcode.SEND, SendFlags.SIGNALED, bufs, reg), r);
         r.posted(l.qp.sendCq(), l.qp.sendCq().reserveWait());
         l.awaitSend(r);
         return r;

@@ -1,9 +1,7 @@
 package dev.gdasync.libmp;
 
 import dev.gdasync.gdsync.nic.Opcode;
-import dev.gdasync.gdsync.nic.QueueFullException;
 import dev.gdasync.gdsync.nic.SendFlags;
-import dev.gdasync.gdsync.nic.SendWorkRequest;
 import dev.gdasync.gdsync.stream.Stream;
 import dev.gdasync.libmp.bootstrap.Bootstrap;
 
@@ -212,17 +210,7 @@ final class OneSidedOps {
      * not rung yet) cancels the request, so it leaves nothing behind.
      */
     private void postNow(PeerLink l, MpRequest r) {
-        SendWorkRequest wr = l.sendWr;
-        try {
-            try {
-                l.qp.postSend(wr);
-            } catch (QueueFullException full) {
-                posting.retryFullSlowly(() -> l.qp.postSend(wr));
-            }
-        } catch (RuntimeException e) {
-            posting.cancel(r);
-            throw e;
-        }
+        posting.postSend(l, l.sendWr, r);
         if (r.isNowait()) {
             r.posted();
             l.awaitExecution(r);

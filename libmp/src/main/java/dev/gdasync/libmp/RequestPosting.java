@@ -107,6 +107,23 @@ final class RequestPosting {
         pool.cancel(r);
     }
 
+    /**
+     * Posts a send work request on the link's queue pair now, retrying a full queue slowly; a refusal cancels the
+     * request, so it leaves nothing behind.
+     */
+    void postSend(PeerLink l, SendWorkRequest wr, MpRequest r) {
+        try {
+            try {
+                l.qp.postSend(wr);
+            } catch (QueueFullException full) {
+                retryFullSlowly(() -> l.qp.postSend(wr));
+            }
+        } catch (RuntimeException e) {
+            pool.cancel(r);
+            throw e;
+        }
+    }
+
     /** Writes a request's work request into the link's reusable {@code sendWr}. */
     static SendWorkRequest sendWr(PeerLink l, MpRequest r, Opcode op, int flags, List<MemorySegment> bufs,
                                   MpRegistration reg) {
