@@ -87,6 +87,8 @@ public final class Mp implements AutoCloseable {
     private final CpuShare.Seat cpuSeat;
     /** What waits on words run between looks: the NIC's progress, and the end of the wait if the job failed. */
     private final WaitProgress wordWaitProgress = this::progressWordWait;
+    /** What holds the two-sided calls' per-peer order ({@link #reserveTwoSided}), or null. */
+    private volatile String twoSidedHolder;
     /** What the upper layers run when the job fails ({@link #onJobFailure}). */
     private final JobFailureListeners failureListeners = new JobFailureListeners();
 
@@ -973,6 +975,33 @@ public final class Mp implements AutoCloseable {
      */
     public int progressStoreRings() {
         return nic.progressStoreRings();
+    }
+
+    /**
+     * Declares that a layer built on this Mp keeps receives posted on every queue pair, as MPJ Express's device does.
+     * The per-peer order of the two-sided calls then belongs to that layer. Layers that need two-sided messages of
+     * their own (the collectives of {@code coll}, the global arrays of {@code ga}) refuse this Mp at once, naming the
+     * holder, instead of waiting for messages that would land in its receives. The holder's own calls go on. Calling
+     * it again with the same holder changes nothing.
+     *
+     * @param holder who holds them, for messages
+     * @throws NullPointerException  if holder is null
+     * @throws IllegalStateException if this Mp is closed, or another holder holds them already
+     */
+    public void reserveTwoSided(String holder) {
+        Objects.requireNonNull(holder, "holder must not be null");
+        requireOpen();
+        String there = twoSidedHolder;
+        if (there != null && !there.equals(holder)) {
+            throw new IllegalStateException("rank " + rank() + ": the two-sided calls of this Mp are held by " + there
+                    + ", not by " + holder);
+        }
+        twoSidedHolder = holder;
+    }
+
+    /** @return what holds this Mp's two-sided calls ({@link #reserveTwoSided}), or null when they are free */
+    public String twoSidedHolder() {
+        return twoSidedHolder;
     }
 
     /** @return the configuration this Mp was started with */

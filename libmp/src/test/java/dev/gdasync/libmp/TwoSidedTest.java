@@ -37,6 +37,33 @@ class TwoSidedTest {
         }
     }
 
+    @Test
+    void aLayerThatHoldsTheTwoSidedCallsIsNamedAndAnotherIsRefused() throws Exception {
+        Ranks.run(2, base, mp -> {
+            assertEquals(null, mp.twoSidedHolder());
+            mp.reserveTwoSided("layer A");
+            mp.reserveTwoSided("layer A"); // again, the same holder: nothing changes
+            assertEquals("layer A", mp.twoSidedHolder());
+            IllegalStateException other = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> mp.reserveTwoSided("layer B"));
+            assertEquals("rank " + mp.rank() + ": the two-sided calls of this Mp are held by layer A, not by layer B",
+                    other.getMessage());
+            NullPointerException none = org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                    () -> mp.reserveTwoSided(null));
+            assertEquals("holder must not be null", none.getMessage());
+            assertEquals("layer A", mp.twoSidedHolder(), "a refused call changes nothing");
+            // The holder's own traffic goes on: an exchange between the two ranks.
+            MemorySegment mem = mp.allocate(16);
+            MpRegistration reg = mp.register(mem);
+            int peer = 1 - mp.rank();
+            MpRequest recv = mp.irecv(mem.asSlice(8, 8), peer, reg);
+            mem.set(JAVA_LONG, 0, 40 + mp.rank());
+            mp.wait(mp.isend(mem.asSlice(0, 8), peer, reg));
+            mp.wait(recv);
+            assertEquals(40 + peer, mem.get(JAVA_LONG, 8));
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void everyRankExchangesWithEveryOther(int n) throws Exception {

@@ -65,9 +65,11 @@ public final class Collectives implements AutoCloseable {
      *
      * @param mp the job's endpoint, driven by this thread
      * @return the collectives, to close before the Mp
+     * @throws IllegalStateException also if another layer holds the Mp's two-sided calls ({@link Mp#reserveTwoSided})
      */
     public static Collectives host(Mp mp) {
         Objects.requireNonNull(mp, "mp must not be null");
+        requireTwoSided(mp, "Collectives.host");
         return withChannel(new Collectives(mp, new CollEngine(mp)));
     }
 
@@ -98,13 +100,27 @@ public final class Collectives implements AutoCloseable {
      * @param mp      the job's endpoint, driven by this thread
      * @param locator the proxy's locator file
      * @return the collectives, to close before the Mp
-     * @throws IllegalStateException if no proxy publishes that locator within the Mp's wait timeout, or the proxy
-     *                               cannot serve this rank
+     * @throws IllegalStateException if no proxy publishes that locator within the Mp's wait timeout, the proxy
+     *                               cannot serve this rank, or another layer holds the Mp's two-sided calls
+     *                               ({@link Mp#reserveTwoSided})
      */
     public static Collectives offload(Mp mp, Path locator) {
         Objects.requireNonNull(mp, "mp must not be null");
         Objects.requireNonNull(locator, "locator must not be null");
+        requireTwoSided(mp, "Collectives.offload");
         return withChannel(new Collectives(mp, new OffloadEngine(mp, locator)));
+    }
+
+    /**
+     * Refuses an Mp whose two-sided calls another layer holds ({@link Mp#reserveTwoSided}): a communicator agrees on
+     * its paths, and runs its message path, with the Mp's sends and receives.
+     */
+    static void requireTwoSided(Mp mp, String call) {
+        String holder = mp.twoSidedHolder();
+        if (holder != null) {
+            throw new IllegalStateException(call + " on rank " + mp.rank() + ": the collectives need this Mp's two-sided"
+                    + " calls, and " + holder + " holds them: use that layer's collectives on this Mp");
+        }
     }
 
     /** Sets up the world communicator's shared-memory path with the other ranks; closes the collectives if it fails. */

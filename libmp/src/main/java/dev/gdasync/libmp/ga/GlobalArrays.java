@@ -297,6 +297,15 @@ public final class GlobalArrays implements AutoCloseable {
         mp.barrier();
     }
 
+    /** The messages travel as the Mp's sends and receives: refused when another layer holds them. */
+    private void requireTwoSided(String call) {
+        String holder = mp.twoSidedHolder();
+        if (holder != null) {
+            throw new IllegalStateException(call + " on rank " + mp.rank() + ": the messages need this Mp's two-sided"
+                    + " calls, and " + holder + " holds them: send messages through that layer");
+        }
+    }
+
     /**
      * Sends a short message to a rank (CoGA's {@code coGA_sendMsg}); returns once it left this rank's buffers. It
      * travels in frames of {@value #FRAME} bytes, each of which waits for the receiver to call {@link #recvMsg} (within
@@ -306,12 +315,14 @@ public final class GlobalArrays implements AutoCloseable {
      * @param message the bytes to send, heap or native, at most {@code Integer.MAX_VALUE}
      * @throws NullPointerException     if message is null
      * @throws IllegalArgumentException if the peer is unknown or this rank, or the message is too long
+     * @throws IllegalStateException    if another layer holds the Mp's two-sided calls ({@link Mp#reserveTwoSided})
      * @throws MpException              if the transfer failed
      */
     public void sendMsg(int peer, MemorySegment message) {
         Objects.requireNonNull(message, "message must not be null");
         requireOpen();
         checkPeer(peer);
+        requireTwoSided("sendMsg");
         if (message.byteSize() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a message has at most " + Integer.MAX_VALUE + " bytes, got " + message.byteSize());
         }
@@ -336,11 +347,13 @@ public final class GlobalArrays implements AutoCloseable {
      * @param peer the sending rank (not this one)
      * @return the message, a heap segment of exactly its length, 8-byte aligned
      * @throws IllegalArgumentException if the peer is unknown or this rank
+     * @throws IllegalStateException    if another layer holds the Mp's two-sided calls ({@link Mp#reserveTwoSided})
      * @throws MpException              if the transfer failed or none came within the wait timeout
      */
     public MemorySegment recvMsg(int peer) {
         requireOpen();
         checkPeer(peer);
+        requireTwoSided("recvMsg");
         MemorySegment frame = scratch.asSlice(8 + FRAME, FRAME);
         MpRequest first = mp.irecv(frame, peer, scratchReg);
         mp.wait(first);

@@ -45,6 +45,10 @@ import java.util.function.Consumer;
  * later call with an {@link XDevException} whose message says why and names the rank.
  */
 public final class GdasyncDevice implements Device {
+    /** How the Mp names this device as the holder of its two-sided calls ({@link Mp#reserveTwoSided}). */
+    static final String TWO_SIDED_HOLDER = "MPJ Express's device (dev.gdasync.libmp.mpj.GdasyncDevice, which keeps "
+            + "receives posted on every queue pair)";
+
     /** Receive slots per peer (and as many send slots): {@code -Dgdasync.mpj.slots}, default 16. */
     public static final String SLOTS_PROPERTY = "gdasync.mpj.slots";
     /** Bytes per slot, the largest fragment: {@code -Dgdasync.mpj.slot.bytes}, default 32 KiB. */
@@ -174,6 +178,9 @@ public final class GdasyncDevice implements Device {
         rank = mp.rank();
         size = mp.size();
         checkRank(args);
+        // The device keeps receives posted on every queue pair: libmp's layers that need two-sided messages of their
+        // own (coll, ga's messages) must refuse this Mp at once rather than wait for messages its slots take.
+        mp.reserveTwoSided(TWO_SIDED_HOLDER);
         try {
             window = new DeviceWindow(mp, poolBytes);
         } catch (RuntimeException e) {

@@ -120,6 +120,39 @@ public class MpjOverGdasyncTest {
     }
 
     /**
+     * On the Mp that carries MPJ's messages, the libmp layers that need two-sided messages of their own refuse it at
+     * once, naming MPJ's device (the collectives of coll; a global array's sendMsg and recvMsg), where they waited 60 s
+     * for messages the device's receives took; a global array's one-sided calls work there beside MPJ's collectives.
+     */
+    @Test
+    void libmpLayersThatNeedTwoSidedCallsRefuseMpjsMpAtOnce() {
+        int ranks = 2;
+        try (ChildProcess mprun = MpRunProcess.start(mpjEnv(), "-np", String.valueOf(ranks), "--mpj",
+                MpjSharedMpMain.class.getName())) {
+            assertEquals(0, mprun.awaitExit(WAIT), mprun.describe());
+            for (int rank = 0; rank < ranks; rank++) {
+                int r = rank;
+                String p = "[" + r + "] ";
+                List<String> lines = mprun.stdout().stream().filter(l -> l.startsWith(p)).map(l -> l.substring(p.length()))
+                        .toList();
+                assertTrue(lines.stream().noneMatch(l -> l.startsWith("FAIL")), mprun.describe());
+                String coll = lines.stream().filter(l -> l.startsWith("REFUSED-COLL ")).findFirst().orElseThrow(
+                        () -> new AssertionError("rank " + r + " printed no REFUSED-COLL: " + mprun.describe()));
+                assertTrue(coll.contains("Collectives.host on rank " + r + ": the collectives need this Mp's two-sided"
+                        + " calls, and " + GdasyncDevice.TWO_SIDED_HOLDER + " holds them"), coll);
+                long ms = Long.parseLong(coll.substring("REFUSED-COLL ms=".length(), coll.indexOf(':')));
+                assertTrue(ms < 1000, "refused within a second, not after the Mp's wait timeout: " + coll);
+                assertTrue(lines.stream().anyMatch(l -> l.startsWith("REFUSED-GA-SEND: sendMsg on rank " + r
+                        + ": the messages need this Mp's two-sided calls, and " + GdasyncDevice.TWO_SIDED_HOLDER)),
+                        mprun.describe());
+                assertTrue(lines.stream().anyMatch(l -> l.startsWith("REFUSED-GA-RECV: recvMsg on rank " + r)),
+                        mprun.describe());
+                assertTrue(lines.contains("GA OK") && lines.contains("MPJ OK"), mprun.describe());
+            }
+        }
+    }
+
+    /**
      * MPI.Init again after MPI.Finalize, ten rounds in one process (MPJ allows it; its own test suite does it), each
      * with messages that arrive while the receiver is between rounds: over gdasync on 3 ranks, and on MPJ's multicore
      * device (the program is MPJ-correct there too). The ranks then leave the job and exit with 0.
