@@ -255,6 +255,9 @@ class MpArgumentsTest {
         c.add(nul("Mp.free(Region)", "memory", () -> mp.free((dev.gdasync.gdsync.memory.Region) null)));
         c.add(nul("Mp.allocationOf(MemorySegment)", "memory", () -> mp.allocationOf(null)));
         c.add(nul("Mp.abort(String)", "reason", () -> mp.abort(null)));
+        c.add(nul("Mp.reserveTwoSided(String)", "holder", () -> mp.reserveTwoSided(null)));
+        c.add(bad("Mp.reserveTwoSided(String)", "a closed Mp", () -> closedMp.reserveTwoSided("a layer"),
+                IllegalStateException.class, CLOSED));
         c.add(nul("Mp.onJobFailure(Consumer)", "listener", () -> mp.onJobFailure(null)));
         c.add(bad("Mp.allocationOf(MemorySegment)", "memory not from allocate", () -> mp.allocationOf(outside),
                 IllegalArgumentException.class, "is not inside memory from Mp.allocate()"));
