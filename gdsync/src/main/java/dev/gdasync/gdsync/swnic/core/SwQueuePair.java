@@ -907,6 +907,11 @@ public final class SwQueuePair implements QueuePair {
     private void writeSendCqe(long index, long wrId, Opcode op, CompletionStatus status, ErrorDetail detail,
                               int byteLength) {
         long cqe = sendCqProduced++;
+        if (status == CompletionStatus.SUCCESS && (long) EXECUTED.get(this) <= index) {
+            // Executed before its CQE is visible: whoever reaps the CQE sees the request executed (the drain would
+            // say so only once the connection's execute returned, after it wrote the CQE).
+            EXECUTED.setRelease(this, index + 1);
+        }
         // Begun before the write: the event's time is the moment the CQE became visible, not when it was committed.
         CompletionWrittenEvent event = new CompletionWrittenEvent();
         event.begin();
