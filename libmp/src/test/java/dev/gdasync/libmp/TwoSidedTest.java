@@ -16,6 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Two-sided communication driven by the CPU, between ranks that are threads of this JVM. */
@@ -44,11 +45,11 @@ class TwoSidedTest {
             mp.reserveTwoSided("layer A");
             mp.reserveTwoSided("layer A"); // again, the same holder: nothing changes
             assertEquals("layer A", mp.twoSidedHolder());
-            IllegalStateException other = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+            IllegalStateException other = assertThrows(IllegalStateException.class,
                     () -> mp.reserveTwoSided("layer B"));
             assertEquals("rank " + mp.rank() + ": the two-sided calls of this Mp are held by layer A, not by layer B",
                     other.getMessage());
-            NullPointerException none = org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+            NullPointerException none = assertThrows(NullPointerException.class,
                     () -> mp.reserveTwoSided(null));
             assertEquals("holder must not be null", none.getMessage());
             assertEquals("layer A", mp.twoSidedHolder(), "a refused call changes nothing");

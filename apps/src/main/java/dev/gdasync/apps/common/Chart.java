@@ -31,10 +31,12 @@ import java.nio.file.Path;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.DoubleFunction;
 
 /**
@@ -315,7 +317,7 @@ public final class Chart {
      *         lasts)
      */
     public static Map<String, Color> palette(Iterable<String> names, Map<String, Color> fixed) {
-        java.util.Set<Color> taken = new java.util.HashSet<>();
+        Set<Color> taken = new HashSet<>();
         for (String m : names) {
             Color c = fixed.get(m);
             if (c != null) {

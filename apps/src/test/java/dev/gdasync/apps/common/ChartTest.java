@@ -8,6 +8,7 @@ import java.awt.Color;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -98,7 +99,7 @@ class ChartTest {
         // given to a second line.
         Color brown = new Color(0x8c564b);
         Map<String, Color> q = Chart.palette(List.of("a", "fixed", "b", "c"), Map.of("fixed", brown));
-        assertEquals(4, new java.util.HashSet<>(q.values()).size(), "four lines, four colours: " + q);
+        assertEquals(4, new HashSet<>(q.values()).size(), "four lines, four colours: " + q);
         assertEquals(brown, q.get("fixed"));
     }
 
