@@ -978,8 +978,8 @@ public final class Mp implements AutoCloseable {
     }
 
     /**
-     * Declares that a layer built on this Mp keeps receives posted on every queue pair, as MPJ Express's device does.
-     * The per-peer order of the two-sided calls then belongs to that layer. Layers that need two-sided messages of
+     * Declares that a layer built on this Mp keeps receives posted on every queue pair (a program's own message layer
+     * that pre-posts its slots, say; MPJ Express's device does not: it puts its fragments one-sided). The per-peer order of the two-sided calls then belongs to that layer. Layers that need two-sided messages of
      * their own (the collectives of {@code coll}, the global arrays of {@code ga}) refuse this Mp at once, naming the
      * holder, instead of waiting for messages that would land in its receives. The holder's own calls go on. Calling
      * it again with the same holder changes nothing.
@@ -1157,6 +1157,27 @@ public final class Mp implements AutoCloseable {
             return "the link to rank " + rank + " failed (" + l.qp.errorDetail().text() + ")";
         }
         return null;
+    }
+
+    /**
+     * Whether the queue pair to a rank holds sends prepared for a stream (or a kernel) that it has not rung yet. Until
+     * it rang them, a CPU post to that rank ({@link #isend}, {@link #iput}, {@link #iget}, the atomics) is refused,
+     * since the queue pair rings in prepare order: a layer that shares this Mp with the program's stream sends (MPJ's
+     * device) holds its own posts back meanwhile. A hint, true or false a moment later.
+     *
+     * @param rank a rank of the job other than this one
+     * @return whether CPU posts to it wait for a stream now
+     * @throws IllegalArgumentException if the rank is not a rank of the job, or is this rank
+     * @throws IllegalStateException    if this Mp is closed
+     */
+    public boolean sendsAwaitStream(int rank) {
+        requireOpen();
+        if (rank < 0 || rank >= size() || rank == rank()) {
+            throw new IllegalArgumentException("rank " + rank + " is not another rank of this job: ranks are 0.."
+                    + (size() - 1) + ", this one " + rank());
+        }
+        PeerLink l = links[rank];
+        return l != null && l.qp.holdsUnrungSends();
     }
 
     /** @return the link to a peer (for this package's tests, which look at its queue pair) */

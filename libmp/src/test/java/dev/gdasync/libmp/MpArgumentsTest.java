@@ -258,6 +258,12 @@ class MpArgumentsTest {
         c.add(nul("Mp.reserveTwoSided(String)", "holder", () -> mp.reserveTwoSided(null)));
         c.add(bad("Mp.reserveTwoSided(String)", "a closed Mp", () -> closedMp.reserveTwoSided("a layer"),
                 IllegalStateException.class, CLOSED));
+        c.add(bad("Mp.sendsAwaitStream(int)", "rank 3", () -> mp.sendsAwaitStream(3), IllegalArgumentException.class,
+                "rank 3 is not another rank of this job: ranks are 0..2, this one 0"));
+        c.add(bad("Mp.sendsAwaitStream(int)", "this rank", () -> mp.sendsAwaitStream(0), IllegalArgumentException.class,
+                "rank 0 is not another rank of this job"));
+        c.add(bad("Mp.sendsAwaitStream(int)", "a closed Mp", () -> closedMp.sendsAwaitStream(1),
+                IllegalStateException.class, CLOSED));
         c.add(nul("Mp.onJobFailure(Consumer)", "listener", () -> mp.onJobFailure(null)));
         c.add(bad("Mp.allocationOf(MemorySegment)", "memory not from allocate", () -> mp.allocationOf(outside),
                 IllegalArgumentException.class, "is not inside memory from Mp.allocate()"));

@@ -303,6 +303,11 @@ final class Mlx5QueuePair implements QueuePair {
     // ---- sends ----
 
     @Override
+    public boolean holdsUnrungSends() {
+        return sqPosted != sqProduced || !allPostedRung();
+    }
+
+    @Override
     public void postSend(SendWorkRequest wr) {
         Objects.requireNonNull(wr, "wr");
         requireSendable();

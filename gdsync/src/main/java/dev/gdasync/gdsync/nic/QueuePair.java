@@ -130,6 +130,15 @@ public interface QueuePair extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Whether a CPU post ({@link #postSend}) would be refused now because sends prepared on this queue pair for an
+     * executor (a stream, a kernel) are not all posted and rung yet: the send queue rings in prepare order, so CPU
+     * work waits until the executor rang what was prepared before it. Any thread; a hint that may change at once.
+     *
+     * @return whether prepared sends are still unrung
+     */
+    boolean holdsUnrungSends();
+
     /** @return free send queue entries */
     int sendQueueFree();
 

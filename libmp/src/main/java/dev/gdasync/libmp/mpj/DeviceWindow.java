@@ -92,17 +92,23 @@ final class DeviceWindow {
      * Tells peer {@code p} how many of its frames this rank has taken: a store into its mapped area, else a put.
      *
      * @param taken the count, larger than any told before
+     * @return whether it was told; not while the queue pair to the peer holds stream sends not rung yet (a put would
+     *         be refused): tell again later
      */
-    void publishTaken(int p, long taken) {
+    boolean publishTaken(int p, long taken) {
         MemorySegment there = mapped[p];
         if (there != null) {
             LONG.setRelease(there, 8L * rank, taken);
-            return;
+            return true;
+        }
+        if (mp.sendsAwaitStream(p)) {
+            return false;
         }
         // A put that is never waited for: a later one carries a larger count, and the source only grows.
         MemorySegment src = memory.asSlice(sourcesAt + 8L * p, 8);
         LONG.setRelease(memory, sourcesAt + 8L * p, taken);
         mp.iput(src, reg, p, 8L * rank, window, PutFlags.NOWAIT);
+        return true;
     }
 
     /** @return this rank's rendezvous area */
@@ -137,6 +143,7 @@ final class DeviceWindow {
             MemorySegment.copy(there, poolAt + offset, target, 0, n);
             return;
         }
+        awaitCpuPosts(p);
         long into = target.address() - memory.address();
         if (target.isNative() && into >= 0 && n <= memory.byteSize() - into) {
             // The receive's buffer is registered memory (an MPJ buffer of the area): one get straight into it.
@@ -149,6 +156,30 @@ final class DeviceWindow {
             awaitGet(p, mp.iget(bounce.asSlice(0, k), reg, p, poolAt + offset + done, window));
             MemorySegment.copy(bounce, 0, target, done, k);
             done += k;
+        }
+    }
+
+    /**
+     * Waits while the queue pair to peer {@code p} holds the program's stream sends not rung yet (a get would be
+     * refused): the stream rings them as it gets there. A stream that waits for this device meanwhile never does, so
+     * the wait ends, failing, after the Mp's wait timeout.
+     */
+    private void awaitCpuPosts(int p) {
+        if (!mp.sendsAwaitStream(p)) {
+            return;
+        }
+        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
+        BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
+        while (mp.sendsAwaitStream(p)) {
+            String failed = mp.failure();
+            if (failed != null) {
+                throw new IllegalStateException("the job failed while reading a message of rank " + p + ": " + failed);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("reading a message of rank " + p + " waited " + mp.config().waitTimeout()
+                        + " for a stream to ring the program's sends to that rank (a CPU get would ring them early)");
+            }
+            idler.idle();
         }
     }
 

@@ -8,9 +8,9 @@ package dev.gdasync.libmp.mpj;
 
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
+import dev.gdasync.gdsync.memop.WaitProgress;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpException;
-import dev.gdasync.libmp.MpRequest;
 import dev.gdasync.libmp.bootstrap.EnvBootstrap;
 import mpjbuf.Buffer;
 import mpjdev.Request;
@@ -34,7 +34,9 @@ import java.util.function.Consumer;
  * (shared memory on one host, UCX between hosts). {@link MpjMain} installs it before the program's
  * {@code MPI.Init}, which then calls {@link #init}.
  *
- * <p>Messages travel as fragments through receive slots always posted to every peer ({@link PeerChannel}). A message
+ * <p>Messages travel as fragments that the sender puts into its ring of receive slots at the receiver, one-sided
+ * ({@link PeerChannel}, {@link SlotRings}): the device posts no receives, so libmp's own two-sided calls, and the layers
+ * built on them, run on the same Mp beside MPJ. A message
  * is matched against the posted receives, in their order, when its header arrives (its bytes then go straight into
  * the receive's buffer), else once it arrived completely; unmatched, it waits among the unexpected messages in arrival
  * order. A peer's messages arrive one after the other, so per (source, tag, context) messages keep their order. A synchronous send
@@ -45,10 +47,6 @@ import java.util.function.Consumer;
  * later call with an {@link XDevException} whose message says why and names the rank.
  */
 public final class GdasyncDevice implements Device {
-    /** How the Mp names this device as the holder of its two-sided calls ({@link Mp#reserveTwoSided}). */
-    static final String TWO_SIDED_HOLDER = "MPJ Express's device (dev.gdasync.libmp.mpj.GdasyncDevice, which keeps "
-            + "receives posted on every queue pair)";
-
     /** Receive slots per peer (and as many send slots): {@code -Dgdasync.mpj.slots}, default 16. */
     public static final String SLOTS_PROPERTY = "gdasync.mpj.slots";
     /** Bytes per slot, the largest fragment: {@code -Dgdasync.mpj.slot.bytes}, default 32 KiB. */
@@ -81,6 +79,9 @@ public final class GdasyncDevice implements Device {
     private ProcessIds ids;
     private PeerChannel[] channels;
     private DeviceWindow window;
+    private SlotRings rings;
+    /** The NIC's progress for memory that peers put into, or null where their puts land without help. */
+    private WaitProgress putProgress;
     private RendezvousPool pool;
     /** MPJ's buffer factory while the device runs (large buffers in the rendezvous area), or null. */
     private RegisteredBuffers buffers;
@@ -113,8 +114,8 @@ public final class GdasyncDevice implements Device {
     /**
      * A device over an Mp the caller made (and closes after {@code MPI.Finalize}).
      *
-     * @param mp the job's Mp; the device posts receives on every queue pair of it, so the caller makes no two-sided
-     *           calls on it
+     * @param mp the job's Mp; the device makes one-sided calls only on it, so the caller's own calls (two-sided too)
+     *           go on beside MPJ's messages
      */
     public GdasyncDevice(Mp mp) {
         this.mp = java.util.Objects.requireNonNull(mp, "mp must not be null");
@@ -178,14 +179,13 @@ public final class GdasyncDevice implements Device {
         rank = mp.rank();
         size = mp.size();
         checkRank(args);
-        // The device keeps receives posted on every queue pair: libmp's layers that need two-sided messages of their
-        // own (coll, ga's messages) must refuse this Mp at once rather than wait for messages its slots take.
-        mp.reserveTwoSided(TWO_SIDED_HOLDER);
         try {
             window = new DeviceWindow(mp, poolBytes);
+            rings = new SlotRings(mp, slots, slotBytes);
         } catch (RuntimeException e) {
-            throw new XDevException("MPJ over gdasync could not make its window: " + e.getMessage());
+            throw new XDevException("MPJ over gdasync could not make its windows: " + e.getMessage());
         }
+        putProgress = mp.nic().waitProgress();
         pool = new RendezvousPool(poolBytes);
         streams = new StreamPath(this, new StreamWords(mp));
         rendezvousBytes = rdvBytes;
@@ -198,12 +198,7 @@ public final class GdasyncDevice implements Device {
         synchronized (lock) {
             for (int p = 0; p < size; p++) {
                 if (p != rank) {
-                    channels[p] = new PeerChannel(mp, p, slots, slotBytes, window, pool);
-                }
-            }
-            for (PeerChannel c : channels) {
-                if (c != null) {
-                    c.postAll(slots);
+                    channels[p] = new PeerChannel(mp, p, rings, slots, slotBytes, window, pool);
                 }
             }
         }
@@ -822,6 +817,9 @@ public final class GdasyncDevice implements Device {
             return;
         }
         try {
+            if (putProgress != null) {
+                putProgress.progress();
+            }
             for (PeerChannel c : channels) {
                 if (c != null) {
                     c.reapRung(streams.rungNumber(c.peer), onStreamSendRung);
@@ -834,6 +832,11 @@ public final class GdasyncDevice implements Device {
         } catch (IllegalStateException e) {
             fail(e.getMessage());
         }
+    }
+
+    /** Fails the device, as a failed request of its queue pairs does (the stream path's refusals). Under the lock. */
+    void failUnderLock(String why) {
+        fail(why);
     }
 
     private void fail(String why) {
@@ -869,10 +872,12 @@ public final class GdasyncDevice implements Device {
             if (failure != null || mp.failure() != null || !completed.isEmpty()) {
                 return true;
             }
+            if (putProgress != null) {
+                putProgress.progress();
+            }
             for (PeerChannel c : channels) {
-                MpRequest head = c == null ? null : c.headReceive();
-                if (head != null && mp.progress(head) > 0 || c != null && c.creditsCame()
-                        || c != null && c.streamSendRung(streams.rungNumber(c.peer))) {
+                if (c != null && (c.fragmentWaiting() || c.creditsCame() || c.streamSendRung(streams.rungNumber(c.peer))
+                        || mp.linkFailure(c.peer) != null)) {
                     return true;
                 }
             }

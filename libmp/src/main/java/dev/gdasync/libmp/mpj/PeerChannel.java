@@ -1,20 +1,26 @@
 package dev.gdasync.libmp.mpj;
 
+import dev.gdasync.gdsync.nic.ErrorDetail;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
+import dev.gdasync.libmp.PutFlags;
 import dev.gdasync.gdsync.stream.Stream;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
- * The fragments between this rank and one peer, over libmp's queue pair to it: {@code slots} receive slots of
- * {@code slotBytes} each, always posted (each reposted as soon as its fragment is taken), and as many send slots,
- * filled from a FIFO backlog of outbound messages while slots are free.
+ * The fragments between this rank and one peer, over libmp's queue pair to it: the peer's ring of {@code slots}
+ * receive slots of {@code slotBytes} each in this rank's {@link SlotRings}, which it fills with one-sided puts (a
+ * fragment, then its stamp), and as many send slots here, filled from a FIFO backlog of outbound messages while slots
+ * are free and put into the peer's ring for this rank the same way. The device posts no receives: the queue pair's
+ * two-sided messages are the program's.
  *
  * <p>Credits: a fragment is sent only into a receive slot of the peer known to be posted, so no send ever waits in the
  * NIC for a receive (receiver-not-ready). This rank has sent {@code sent} fragments; the peer writes into this rank's
@@ -23,10 +29,8 @@ import java.util.function.Consumer;
  * Driven under the device's lock.
  */
 final class PeerChannel {
-    private record Posted(int slot, MpRequest request) {
-    }
-
-    private record InFlight(int slot, MpRequest request) {
+    /** A send slot whose fragment is on the queue pair: free again once its stamp's put (after the fragment's) ran. */
+    private record InFlight(int slot, MpRequest stamp) {
     }
 
     /**
@@ -36,16 +40,18 @@ final class PeerChannel {
     record StreamSend(Stream stream, int number, DeviceRequest request) {
     }
 
+    /** How long a link failure waits for the news of the job's failure that may explain it. */
+    private static final long FAILURE_NEWS_WAIT_NANOS = 1_000_000_000L;
+
     final int peer;
     private final Mp mp;
     private final int slotBytes;
-    private final MemorySegment recvMemory;
+    private final SlotRings rings;
     private final MemorySegment sendMemory;
-    private final MpRegistration recvReg;
     private final MpRegistration sendReg;
-    private final MemorySegment[] recvSlots;
     private final MemorySegment[] sendSlots;
-    private final ArrayDeque<Posted> posted = new ArrayDeque<>();
+    /** Each send slot's stamp, the source of the put that follows its fragment's. */
+    private final MemorySegment[] stampSources;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
     private final ArrayDeque<Outbound> backlog = new ArrayDeque<>();
@@ -71,39 +77,27 @@ final class PeerChannel {
     private long taken;
     private long told;
 
-    PeerChannel(Mp mp, int peer, int slots, int slotBytes, DeviceWindow window, RendezvousPool pool) {
+    PeerChannel(Mp mp, int peer, SlotRings rings, int slots, int slotBytes, DeviceWindow window, RendezvousPool pool) {
         this.mp = mp;
         this.peer = peer;
+        this.rings = rings;
         this.slotBytes = slotBytes;
         this.slots = slots;
         this.tellEvery = Math.max(1, slots / 2);
         this.window = window;
         this.pool = pool;
-        this.recvMemory = mp.allocate((long) slots * slotBytes);
-        this.sendMemory = mp.allocate((long) slots * slotBytes);
-        this.recvReg = mp.register(recvMemory);
+        this.sendMemory = mp.allocate((long) slots * (slotBytes + 8));
         this.sendReg = mp.register(sendMemory);
-        this.recvSlots = new MemorySegment[slots];
         this.sendSlots = new MemorySegment[slots];
+        this.stampSources = new MemorySegment[slots];
         for (int s = 0; s < slots; s++) {
-            recvSlots[s] = recvMemory.asSlice((long) s * slotBytes, slotBytes);
+            // The slices are made once: a fragment's path allocates no segment.
             sendSlots[s] = sendMemory.asSlice((long) s * slotBytes, slotBytes);
+            stampSources[s] = sendMemory.asSlice((long) slots * slotBytes + 8L * s, 8);
         }
         for (int s = 0; s < slots; s++) {
             freeSendSlots.add(s);
         }
-    }
-
-    /** Posts every receive slot: called once every rank's channels exist. */
-    void postAll(int slots) {
-        for (int s = 0; s < slots; s++) {
-            posted.add(new Posted(s, mp.irecv(slot(recvMemory, s), peer, recvReg)));
-        }
-    }
-
-    private MemorySegment slot(MemorySegment memory, int s) {
-        // The slices are made once: a fragment's path allocates no segment.
-        return (memory == recvMemory ? recvSlots : sendSlots)[s];
     }
 
     /** @return the next sequence number of a message to this peer */
@@ -138,12 +132,13 @@ final class PeerChannel {
 
     /** @return whether fragments wait for the peer's credits and some have come */
     boolean creditsCame() {
-        return !backlog.isEmpty() && streamSends.isEmpty() && sent - window.creditsFrom(peer) < slots;
+        return !backlog.isEmpty() && streamSends.isEmpty() && sent - window.creditsFrom(peer) < slots
+                && !mp.sendsAwaitStream(peer);
     }
 
     /**
-     * Reaps completed sends, fills free send slots from the backlog and sends them, reaps arrived fragments and
-     * reposts their slots.
+     * Reaps completed sends, fills free send slots from the backlog and sends them, takes arrived fragments out of
+     * the peer's ring.
      *
      * @param started    takes every message when its header arrived, before its bytes: binds it to a receive or
      *                   makes it assemble itself
@@ -152,28 +147,73 @@ final class PeerChannel {
      * @param ackArrived takes every synchronous send the peer acknowledged
      * @return how much happened (0: nothing)
      * @throws dev.gdasync.libmp.MpException if a request of the queue pair failed (the peer is gone, say)
+     * @throws IllegalStateException         if nothing arrived and the link to the peer failed (its process is gone)
      */
     int progress(Consumer<Inbound> started, Consumer<Inbound> arrived, Consumer<DeviceRequest> sendDone,
                  Consumer<DeviceRequest> ackArrived) {
         int work = 0;
-        while (!inFlight.isEmpty() && mp.test(inFlight.peek().request())) {
+        while (!inFlight.isEmpty() && mp.test(inFlight.peek().stamp())) {
             freeSendSlots.add(inFlight.poll().slot());
             work++;
         }
         work += sendBacklog(sendDone);
-        while (!posted.isEmpty() && mp.test(posted.peek().request())) {
-            int s = posted.poll().slot();
-            MemorySegment slot = slot(recvMemory, s);
+        long before = taken;
+        while (rings.arrived(peer, taken)) {
+            // taken++ first: a take that throws (a malformed fragment) fails the device, and the slot is not read again.
+            MemorySegment slot = rings.slot(peer, (int) (taken++ % slots));
             take(slot, started, arrived, ackArrived);
-            posted.add(new Posted(s, mp.irecv(slot, peer, recvReg)));
-            taken++;
-            work++;
         }
-        if (taken - told >= tellEvery) {
+        if (taken == before) {
+            // No receive of the queue pair fails when the peer dies (the device posts none): its link says so.
+            String why = mp.linkFailure(peer);
+            if (why != null) {
+                throw new IllegalStateException(withFailureNews(why));
+            }
+        }
+        work += (int) (taken - before);
+        if (taken - told >= tellEvery && window.publishTaken(peer, taken)) {
             told = taken;
-            window.publishTaken(peer, taken);
         }
         return work;
+    }
+
+    /**
+     * A peer's queue pair in the error state is what this rank sees when a survivor of a failed job (one that aborted,
+     * say) aborted its queue pairs before this rank heard of the failure: the news is on its way, and the error should
+     * name the rank that failed and why. So unless the peer's own process is gone, this waits a bounded moment for it.
+     */
+    private String withFailureNews(String why) {
+        if (why.contains(ErrorDetail.PEER_DEAD.text())) {
+            return why;
+        }
+        long deadline = System.nanoTime() + FAILURE_NEWS_WAIT_NANOS;
+        String failed = mp.failure();
+        while (failed == null && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(200_000); // an error path: a bounded pause, in steps
+            failed = mp.failure();
+        }
+        return failed != null ? "the job failed: " + failed + " (" + why + ")" : why;
+    }
+
+    /** @return whether the peer's next fragment is in this rank's ring, not yet taken */
+    boolean fragmentWaiting() {
+        return rings.arrived(peer, taken);
+    }
+
+    /**
+     * Puts a filled send slot into the peer's ring: the fragment, then its stamp, on the queue pair in that order.
+     *
+     * @param s the send slot
+     * @param n the fragment's length
+     * @return the stamp's put: once it ran, the fragment's did, and the send slot is free
+     */
+    private MpRequest putFragment(int s, int n) {
+        long index = sent;
+        int there = (int) (index % slots);
+        stampSources[s].set(ValueLayout.JAVA_LONG, 0, index + 1);
+        int me = mp.rank();
+        mp.iput(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(), PutFlags.NOWAIT);
+        return mp.iput(stampSources[s], sendReg, peer, rings.stampAt(me, there), rings.window(), 0);
     }
 
     /**
@@ -187,12 +227,14 @@ final class PeerChannel {
         if (!streamSends.isEmpty()) {
             return 0; // behind a stream's send: see streamSends
         }
+        if (!backlog.isEmpty() && mp.sendsAwaitStream(peer)) {
+            return 0; // behind the program's own stream sends to the peer, which the queue pair rings first
+        }
         while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
             int s = freeSendSlots.poll();
-            MemorySegment slot = slot(sendMemory, s);
-            int n = o.nextFragment(slot);
-            inFlight.add(new InFlight(s, mp.isend(slot.asSlice(0, n), peer, sendReg)));
+            int n = o.nextFragment(sendSlots[s]);
+            inFlight.add(new InFlight(s, putFragment(s, n)));
             sent++;
             if (o.isCopied()) {
                 backlog.poll();
@@ -307,12 +349,42 @@ final class PeerChannel {
         return sendSlots[s];
     }
 
-    /** @return the registration of the send slots */
-    MpRegistration sendRegistration() {
-        return sendReg;
+    /**
+     * Puts a filled send slot into the peer's ring when a stream rings it: the fragment's put, then its stamp's, each
+     * prepared now and rung by the stream in that order.
+     *
+     * @param s      the send slot, taken ({@link #takeSendSlot})
+     * @param n      the fragment's length
+     * @param stream the stream
+     * @return the stamp's put
+     * @throws PartlyOnStream   if the stream took the fragment's put and refused the stamp's
+     * @throws RuntimeException as the stream refuses the fragment's put (nothing is on the stream then)
+     */
+    MpRequest putFragmentOnStream(int s, int n, Stream stream) {
+        long index = sent;
+        int there = (int) (index % slots);
+        stampSources[s].set(ValueLayout.JAVA_LONG, 0, index + 1);
+        int me = mp.rank();
+        mp.iputOnStream(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(),
+                PutFlags.NOWAIT, stream);
+        try {
+            return mp.iputOnStream(stampSources[s], sendReg, peer, rings.stampAt(me, there), rings.window(), 0, stream);
+        } catch (RuntimeException e) {
+            throw new PartlyOnStream(e);
+        }
     }
 
-    /** @return the receive slots the peer keeps posted to this rank (and send slots here) */
+    /**
+     * A stream took a fragment's put and refused its stamp's (it failed or closed in between): the fragment's put
+     * stays prepared on the queue pair, ahead of any later post, so nothing more can go to the peer.
+     */
+    static final class PartlyOnStream extends RuntimeException {
+        PartlyOnStream(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    /** @return the slots of the peer's ring for this rank (and send slots here) */
     int slots() {
         return slots;
     }
@@ -379,11 +451,5 @@ final class PeerChannel {
                     + peer + " can never leave");
         }
         return work;
-    }
-
-    /** @return the receives posted to the peer, for a wait that parks until one completes */
-    MpRequest headReceive() {
-        Posted p = posted.peek();
-        return p == null ? null : p.request();
     }
 }

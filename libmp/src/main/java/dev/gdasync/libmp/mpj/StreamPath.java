@@ -117,8 +117,13 @@ final class StreamPath {
         try {
             stream.post(List.of(new Descriptor.WaitValue32(device.window().creditWord(c.peer), credit,
                     WaitCondition.GEQ, DescriptorFlags.WAIT_POST_FLUSH, creditWait(call, c.peer))));
-            send = mp.isendOnStream(frame.asSlice(0, Frames.HEADER + packed.length()), c.peer, c.sendRegistration(),
-                    stream);
+            send = c.putFragmentOnStream(slot, Frames.HEADER + packed.length(), stream);
+        } catch (PeerChannel.PartlyOnStream e) {
+            c.unuseSequence(sequence);
+            String why = call + ": stream '" + stream.name() + "' took the message's put and refused the put of its "
+                    + "stamp (" + e.getMessage() + "); no later message can go to rank " + c.peer;
+            device.failUnderLock(why);
+            throw new XDevException(why);
         } catch (RuntimeException e) {
             // Nothing will ring: the slot and the sequence number are free again (under the lock, none was taken since).
             c.unuseSequence(sequence);

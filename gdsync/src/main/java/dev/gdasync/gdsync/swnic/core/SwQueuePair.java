@@ -363,6 +363,12 @@ public final class SwQueuePair implements QueuePair {
     }
 
     @Override
+    public boolean holdsUnrungSends() {
+        long produced = (long) SQ_PRODUCED.getAcquire(this);
+        return sqPosted != produced || dbrecWord.getAcquire32() != (int) sqPosted;
+    }
+
+    @Override
     public void postSend(SendWorkRequest wr) {
         java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireSendable();

@@ -1,0 +1,83 @@
+package dev.gdasync.libmp.mpj;
+
+import dev.gdasync.libmp.Mp;
+import dev.gdasync.libmp.MpWindow;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The device's receive slots, one libmp window over every rank's rings of the same layout:
+ * <pre>
+ *   [stamps: size x slots x 8][slots: size x slots x slotBytes]
+ * </pre>
+ * Ring {@code p} of a rank (its stamps and slots) is written by peer {@code p} only, with one-sided puts: the peer's
+ * fragment {@code i} goes into slot {@code i mod slots}, then {@code i + 1} into that slot's stamp. The queue pair
+ * executes a rank's puts to a peer in order, so a stamp that reads {@code i + 1} says fragment {@code i} is all there.
+ * The receiver finds its next fragment by that stamp, and the sender only writes into a slot the receiver has taken
+ * the fragment out of (the credits of {@link DeviceWindow}).
+ *
+ * <p>Puts, not sends: the device posts no receives, so the queue pairs' two-sided messages stay the program's own
+ * (libmp's {@code isend}/{@code irecv}, the collectives of {@code coll}, a global array's messages) beside MPJ's.
+ */
+final class SlotRings {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final int slots;
+    private final int slotBytes;
+    private final long slotsAt;
+    private final MemorySegment memory;
+    private final MemorySegment[][] received;
+    private final MpWindow window;
+
+    /** Collective: every rank of the job makes its rings with the same settings. */
+    SlotRings(Mp mp, int slots, int slotBytes) {
+        int size = mp.size();
+        this.slots = slots;
+        this.slotBytes = slotBytes;
+        this.slotsAt = 8L * size * slots;
+        this.memory = mp.allocate(slotsAt + (long) size * slots * slotBytes);
+        this.window = mp.windowCreate(memory);
+        for (int p = 0; p < size; p++) {
+            if (p != mp.rank() && window.size(p) != memory.byteSize()) {
+                throw new IllegalStateException("rank " + p + "'s MPJ receive slots are " + window.size(p)
+                        + " bytes, this rank's " + memory.byteSize() + ": every rank must run with the same "
+                        + GdasyncDevice.SLOTS_PROPERTY + " and " + GdasyncDevice.SLOT_BYTES_PROPERTY);
+            }
+        }
+        this.received = new MemorySegment[size][];
+        for (int p = 0; p < size; p++) {
+            received[p] = new MemorySegment[slots];
+            for (int s = 0; s < slots; s++) {
+                // The slices are made once: a fragment's path allocates no segment.
+                received[p][s] = memory.asSlice(slotAt(p, s), slotBytes);
+            }
+        }
+    }
+
+    /** @return the window the peers put into */
+    MpWindow window() {
+        return window;
+    }
+
+    /** @return this rank's slot {@code s} of peer {@code p}'s ring */
+    MemorySegment slot(int p, int s) {
+        return received[p][s];
+    }
+
+    /** @return whether peer {@code p}'s fragment {@code index} is all there, in slot {@code index mod slots} */
+    boolean arrived(int p, long index) {
+        return (long) LONG.getAcquire(memory, stampAt(p, (int) (index % slots))) == index + 1;
+    }
+
+    /** @return where, in a peer's window, the writer {@code writer}'s slot {@code s} lies */
+    long slotAt(int writer, int s) {
+        return slotsAt + ((long) writer * slots + s) * slotBytes;
+    }
+
+    /** @return where, in a peer's window, the stamp of the writer {@code writer}'s slot {@code s} lies */
+    long stampAt(int writer, int s) {
+        return 8L * ((long) writer * slots + s);
+    }
+}
