@@ -4,7 +4,6 @@ import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
 import dev.gdasync.libmp.MpRequest;
-import dev.gdasync.libmp.MpWindow;
 import dev.gdasync.libmp.mpj.MpjGdasync;
 import mpi.MPI;
 
@@ -13,9 +12,9 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * An MPJ Express program that replaces one exchange by libmp calls in the same process, over the same NIC and
- * connections: every rank sends a number to the next rank of a ring with MPJ's Sendrecv, then puts the next number
- * into the next rank's window from a host stream (the stream fills the message and rings the put), and MPJ's
- * Barrier tells every rank that the puts it waits for are there.
+ * connections: every rank sends a number to the next rank of a ring with MPJ's Sendrecv, then sends the next number
+ * with libmp's own two-sided calls the LibMP way: the CPU posts the receive, a host stream fills the message, rings
+ * its send (isendOnStream) and waits for the receive (waitOnStream) before a task of the stream uses the number.
  *
  * <pre>mprun -np 3 --mpj --classpath target/classes demo.mpj.MpjAndLibmp</pre>
  */
@@ -32,21 +31,25 @@ public class MpjAndLibmp {
         MPI.COMM_WORLD.Sendrecv(new int[] {100 + me}, 0, 1, MPI.INT, next, 0, got, 0, 1, MPI.INT, prev, 0);
         System.out.println("rank " + me + " (MPJ): got " + got[0] + " from rank " + prev);
 
-        // 2. The same exchange as a put rung by a stream, through the Mp that carries MPJ's messages.
+        // 2. The same exchange the LibMP way, on the Mp that carries MPJ's messages: the CPU posts the receive and
+        //    prepares, a stream fills the message, rings the send and waits for the receive.
         Mp mp = MpjGdasync.mp();
-        MemorySegment inbox = mp.allocate(64);
-        MpWindow window = mp.windowCreate(inbox);                  // collective, like MPI_Win_create
-        MemorySegment out = mp.allocate(64);
-        MpRegistration reg = mp.register(out);
-        try (HostStream stream = HostStream.create("put-" + me)) {
-            stream.launch(() -> out.set(ValueLayout.JAVA_INT, 0, 200 + me));             // a "kernel" fills it
-            MpRequest put = mp.iputOnStream(out.asSlice(0, 4), reg, next, 0, window, 0, stream); // the stream rings
+        MemorySegment buf = mp.allocate(64);
+        MpRegistration reg = mp.register(buf);
+        MemorySegment in = buf.asSlice(0, 4);
+        MemorySegment out = buf.asSlice(8, 4);
+        MpRequest recv = mp.irecv(in, prev, reg);                  // mp_irecv
+        MPI.COMM_WORLD.Barrier();                                  // every receive is posted before its send
+        int[] seen = new int[1];
+        try (HostStream stream = HostStream.create("ring-" + me)) {
+            stream.launch(() -> out.set(ValueLayout.JAVA_INT, 0, 200 + me));      // a "kernel" fills it
+            MpRequest send = mp.isendOnStream(out, next, reg, stream);            // mp_isend_on_stream
+            mp.waitOnStream(recv, stream);                                        // mp_wait_on_stream
+            stream.launch(() -> seen[0] = in.get(ValueLayout.JAVA_INT, 0));      // a "kernel" uses it
             stream.synchronize();
-            mp.wait(put);                                                              // the CPU reaps it
+            mp.waitAll(recv, send);                                               // the CPU reaps both
         }
-        MPI.COMM_WORLD.Barrier();                                  // every rank's put is done
-        System.out.println("rank " + me + " (libmp put): got " + inbox.get(ValueLayout.JAVA_INT, 0) + " from rank " + prev);
-        mp.windowDestroy(window);
+        System.out.println("rank " + me + " (libmp isendOnStream): got " + seen[0] + " from rank " + prev);
         MPI.Finalize();
     }
 }

@@ -26,9 +26,10 @@ public final class MpjGdasync {
     }
 
     /**
-     * @return the Mp MPJ's messages travel over: for the one-sided calls (windows, puts, gets, atomics, shmem, the
-     *         collectives of {@code coll}), which do not touch the receives the device keeps posted; the two-sided
-     *         calls that stream-trigger MPJ's own messages are {@link MpjOnStream}'s
+     * @return the Mp MPJ's messages travel over, for the program's own libmp calls beside MPJ's (two-sided and
+     *         one-sided, on the CPU and on streams, and the layers built on them: shmem, the collectives of
+     *         {@code coll}, global arrays): the device puts its fragments one-sided and posts no receives; the calls
+     *         that stream-trigger MPJ's own messages are {@link MpjOnStream}'s
      * @throws IllegalStateException if MPJ Express does not run over gdasync here
      */
     public static Mp mp() {

@@ -1,5 +1,7 @@
 package dev.gdasync.libmp.mpj;
 
+import dev.gdasync.gdsync.memop.MemoryWord;
+import dev.gdasync.gdsync.memop.WaitCondition;
 import dev.gdasync.gdsync.stream.HostStream;
 import dev.gdasync.libmp.Mp;
 import dev.gdasync.libmp.MpRegistration;
@@ -23,13 +25,15 @@ import java.lang.foreign.ValueLayout;
  * that carries MPJ's messages, between and around MPJ's own calls, run
  * <ul>
  *   <li>libmp's two-sided calls: an {@code irecv} and an {@code isend} in a ring with MPJ's {@code Sendrecv} going
- *       while they are in flight, then {@code isendOnStream}/{@code waitOnStream} on host streams;</li>
+ *       while they are in flight, then {@code isendOnStream}/{@code waitOnStream} on host streams, and a stream send
+ *       held unrung by a gate while MPJ sends to the same rank (the device holds its message back until the stream
+ *       rang);</li>
  *   <li>the collectives of {@code coll} ({@code Collectives.open}, allreduce) alternating with MPJ's
  *       {@code Allreduce};</li>
  *   <li>a global array's messages ({@code sendMsg}/{@code recvMsg}, a token around the ring) and its one-sided put,
  *       get and sync.</li>
  * </ul>
- * Prints {@code LIBMP OK}, {@code STREAM OK}, {@code COLL OK}, {@code GA-MSG OK}, {@code GA OK}, {@code MPJ OK}, or
+ * Prints {@code LIBMP OK}, {@code STREAM OK}, {@code GATED OK}, {@code COLL OK}, {@code GA-MSG OK}, {@code GA OK}, {@code MPJ OK}, or
  * {@code FAIL WHAT: WHY}.
  */
 public final class MpjBesideLibmpMain {
@@ -80,6 +84,25 @@ public final class MpjBesideLibmpMain {
                     right &= sum[0] == round * size && in.get(ValueLayout.JAVA_LONG, 8) == 7000L * prev + round;
                 }
                 System.out.println(right ? "STREAM OK" : "FAIL stream: a stream's message or MPJ's Allreduce is wrong");
+                // A stream send held back by a gate: the queue pair to `next` holds it unrung while MPJ sends to
+                // `next` from the CPU, which must wait for the stream to ring it, not fail.
+                MpRequest recv = mp.irecv(in.asSlice(24, 8), prev, inReg);
+                MPI.COMM_WORLD.Barrier();
+                MemoryWord gate = MemoryWord.word32(out, 32, "gate");
+                out.set(ValueLayout.JAVA_LONG, 24, 9000L + rank);
+                mp.wait32OnStream(gate, 1, WaitCondition.EQ, stream);
+                MpRequest send = mp.isendOnStream(out.asSlice(24, 8), next, outReg, stream);
+                mpi.Request mpjSend = MPI.COMM_WORLD.Isend(new int[] {rank}, 0, 1, MPI.INT, next, 8);
+                boolean heldBack = mp.sendsAwaitStream(next);
+                gate.set32(1, true);
+                int[] got = {-1};
+                MPI.COMM_WORLD.Recv(got, 0, 1, MPI.INT, prev, 8);
+                mpjSend.Wait();
+                stream.synchronize();
+                mp.waitAll(recv, send);
+                System.out.println(heldBack && got[0] == prev && in.get(ValueLayout.JAVA_LONG, 24) == 9000L + prev
+                        ? "GATED OK" : "FAIL gated: held back " + heldBack + ", MPJ got " + got[0] + ", libmp got "
+                        + in.get(ValueLayout.JAVA_LONG, 24));
             }
         } catch (RuntimeException e) {
             System.out.println("FAIL libmp: " + e);

@@ -136,7 +136,7 @@ public class MpjOverGdasyncTest {
                 List<String> lines = mprun.stdout().stream().filter(l -> l.startsWith(p)).map(l -> l.substring(p.length()))
                         .toList();
                 assertTrue(lines.stream().noneMatch(l -> l.startsWith("FAIL")), mprun.describe());
-                assertEquals(List.of("LIBMP OK", "STREAM OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"), lines,
+                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"), lines,
                         mprun.describe());
             }
         }
@@ -229,7 +229,7 @@ public class MpjOverGdasyncTest {
 
     @Test
     void mpjAndLibmpCallsShareTheNicInOneProgramAsTheGuideShowsIt() throws Exception {
-        runGuideExample(demo.mpj.MpjAndLibmp.class, "libmp put");
+        runGuideExample(demo.mpj.MpjAndLibmp.class, "libmp isendOnStream");
     }
 
     /**
@@ -237,7 +237,7 @@ public class MpjOverGdasyncTest {
      * neighbour sent by MPJ and by the second route, and that docs/getting-started.md shows the file as it is.
      *
      * @param example the example's main class (its source is libmp/src/test/java/demo/mpj/NAME.java)
-     * @param route   how its second exchange is labelled in its output, e.g. {@code libmp put}
+     * @param route   how its second exchange is labelled in its output, e.g. {@code libmp isendOnStream}
      */
     static void runGuideExample(Class<?> example, String route) throws Exception {
         Map<String, String> env = mpjEnv();
