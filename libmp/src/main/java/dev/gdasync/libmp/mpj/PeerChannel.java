@@ -201,18 +201,27 @@ final class PeerChannel {
     }
 
     /**
-     * Puts a filled send slot into the peer's ring: the fragment, then its stamp, on the queue pair in that order.
+     * Sends the backlog's next fragment into the peer's ring, the fragment then its stamp, in that order. On one host
+     * the fragment is written straight into the peer's slot (mapped here, and free: the credits say so); the stamp
+     * still goes as a put through the queue pair, which the NIC runs after this thread's stores and which wakes a
+     * receiver parked waiting. Between hosts the fragment is filled into send slot {@code s} and put.
      *
-     * @param s the send slot
-     * @param n the fragment's length
+     * @param o the message
+     * @param s a free send slot
      * @return the stamp's put: once it ran, the fragment's did, and the send slot is free
      */
-    private MpRequest putFragment(int s, int n) {
+    private MpRequest putFragment(Outbound o, int s) {
         long index = sent;
         int there = (int) (index % slots);
-        stampSources[s].set(ValueLayout.JAVA_LONG, 0, index + 1);
         int me = mp.rank();
-        mp.iput(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(), PutFlags.NOWAIT);
+        MemorySegment direct = rings.peerSlot(peer, there);
+        if (direct != null) {
+            o.nextFragment(direct);
+        } else {
+            int n = o.nextFragment(sendSlots[s]);
+            mp.iput(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(), PutFlags.NOWAIT);
+        }
+        stampSources[s].set(ValueLayout.JAVA_LONG, 0, index + 1);
         return mp.iput(stampSources[s], sendReg, peer, rings.stampAt(me, there), rings.window(), 0);
     }
 
@@ -233,8 +242,7 @@ final class PeerChannel {
         while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
             int s = freeSendSlots.poll();
-            int n = o.nextFragment(sendSlots[s]);
-            inFlight.add(new InFlight(s, putFragment(s, n)));
+            inFlight.add(new InFlight(s, putFragment(o, s)));
             sent++;
             if (o.isCopied()) {
                 backlog.poll();

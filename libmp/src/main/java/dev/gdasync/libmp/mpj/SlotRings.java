@@ -30,6 +30,8 @@ final class SlotRings {
     private final MemorySegment memory;
     private final MemorySegment[][] received;
     private final MpWindow window;
+    /** This rank's slots in each peer's ring for it, mapped here, or null where the NIC does not map them. */
+    private final MemorySegment[][] mapped;
 
     /** Collective: every rank of the job makes its rings with the same settings. */
     SlotRings(Mp mp, int slots, int slotBytes) {
@@ -46,6 +48,16 @@ final class SlotRings {
                         + GdasyncDevice.SLOTS_PROPERTY + " and " + GdasyncDevice.SLOT_BYTES_PROPERTY);
             }
         }
+        this.mapped = new MemorySegment[size][];
+        for (int p = 0; p < size; p++) {
+            MemorySegment there = p == mp.rank() ? null : window.peerMemory(p);
+            if (there != null) {
+                mapped[p] = new MemorySegment[slots];
+                for (int s = 0; s < slots; s++) {
+                    mapped[p][s] = there.asSlice(slotAt(mp.rank(), s), slotBytes);
+                }
+            }
+        }
         this.received = new MemorySegment[size][];
         for (int p = 0; p < size; p++) {
             received[p] = new MemorySegment[slots];
@@ -59,6 +71,15 @@ final class SlotRings {
     /** @return the window the peers put into */
     MpWindow window() {
         return window;
+    }
+
+    /**
+     * @return this rank's slot {@code s} in peer {@code p}'s ring for it, mapped here where the NIC maps the peer's
+     *         memory (one host), else null
+     */
+    MemorySegment peerSlot(int p, int s) {
+        MemorySegment[] m = mapped[p];
+        return m == null ? null : m[s];
     }
 
     /** @return this rank's slot {@code s} of peer {@code p}'s ring */
