@@ -8,6 +8,7 @@ import dev.gdasync.libmp.testutil.MpjPrograms;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,27 @@ class MpjCrossHostTest {
             List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
             assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
             assertEquals(0, status, mprun.describe());
+        }
+    }
+
+    /**
+     * libmp's own calls beside MPJ's on the Mp that carries MPJ's messages, between hosts too: two-sided on the CPU and
+     * on streams (a gated stream send holding MPJ's messages to that rank back), the collectives of coll, a global
+     * array's messages and one-sided calls ({@code MpjBesideLibmpMain}, 4 ranks on 2 hosts).
+     */
+    @Test
+    void libmpLayersRunBesideMpjAcrossHosts() {
+        Map<String, String> env = twoHostsOrSkip();
+        try (ChildProcess mprun = MpRunProcess.start(env, "-np", "4", "--netns", "2", "--mpj",
+                dev.gdasync.libmp.mpj.MpjBesideLibmpMain.class.getName())) {
+            assertEquals(0, mprun.awaitExit(Duration.ofMinutes(3)), mprun.describe());
+            for (int rank = 0; rank < 4; rank++) {
+                String p = "[" + rank + "] ";
+                List<String> lines = mprun.stdout().stream().filter(l -> l.startsWith(p))
+                        .map(l -> l.substring(p.length())).toList();
+                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"),
+                        lines, mprun.describe());
+            }
         }
     }
 
