@@ -1180,6 +1180,28 @@ public final class Mp implements AutoCloseable {
         return l != null && l.qp.holdsUnrungSends();
     }
 
+    /**
+     * After stores into a peer's memory mapped here ({@link #peerMemory}, {@link MpWindow#peerMemory}): wakes the
+     * peer's threads parked waiting for their peers, as a put into that memory would. A layer that writes a flag
+     * straight into a peer's mapped memory calls it after the store, so that a peer asleep in its wait sees the flag
+     * at once rather than at its next timed look. Nothing where the NIC maps no memory of that rank.
+     *
+     * @param rank a rank of the job other than this one
+     * @throws IllegalArgumentException if the rank is not another rank of the job
+     * @throws IllegalStateException    if this Mp is closed
+     */
+    public void wakePeer(int rank) {
+        requireOpen();
+        if (rank < 0 || rank >= size() || rank == rank()) {
+            throw new IllegalArgumentException("rank " + rank + " is not another rank of this job: ranks are 0.."
+                    + (size() - 1) + ", this one " + rank());
+        }
+        PeerLink l = links[rank];
+        if (l != null) {
+            l.qp.wakePeer();
+        }
+    }
+
     /** @return the link to a peer (for this package's tests, which look at its queue pair) */
     PeerLink peerLink(int peer) {
         return links[peer];

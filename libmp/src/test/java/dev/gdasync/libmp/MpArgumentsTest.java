@@ -258,6 +258,9 @@ class MpArgumentsTest {
         c.add(nul("Mp.reserveTwoSided(String)", "holder", () -> mp.reserveTwoSided(null)));
         c.add(bad("Mp.reserveTwoSided(String)", "a closed Mp", () -> closedMp.reserveTwoSided("a layer"),
                 IllegalStateException.class, CLOSED));
+        c.add(bad("Mp.wakePeer(int)", "rank -1", () -> mp.wakePeer(-1), IllegalArgumentException.class,
+                "rank -1 is not another rank of this job: ranks are 0..2, this one 0"));
+        c.add(bad("Mp.wakePeer(int)", "a closed Mp", () -> closedMp.wakePeer(1), IllegalStateException.class, CLOSED));
         c.add(bad("Mp.sendsAwaitStream(int)", "rank 3", () -> mp.sendsAwaitStream(3), IllegalArgumentException.class,
                 "rank 3 is not another rank of this job: ranks are 0..2, this one 0"));
         c.add(bad("Mp.sendsAwaitStream(int)", "this rank", () -> mp.sendsAwaitStream(0), IllegalArgumentException.class,

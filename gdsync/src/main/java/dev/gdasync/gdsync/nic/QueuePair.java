@@ -131,6 +131,14 @@ public interface QueuePair extends AutoCloseable {
     }
 
     /**
+     * After stores into the peer's memory mapped by {@link #peerMemory}: wakes the peer's threads parked waiting for
+     * their peers ({@link Nic#awaitPeers}), as a request this queue pair completed into the peer would. Costs a fence
+     * and a load while nobody sleeps. Nothing where the provider maps no peer memory.
+     */
+    default void wakePeer() {
+    }
+
+    /**
      * Whether a CPU post ({@link #postSend}) would be refused now because sends prepared on this queue pair for an
      * executor (a stream, a kernel) are not all posted and rung yet: the send queue rings in prepare order, so CPU
      * work waits until the executor rang what was prepared before it. Any thread; a hint that may change at once.

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -22,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A thread parked in {@code Nic.awaitPeers} waiting for a receive is woken by the peer's send, not by the end of
- * its park; and a park whose wait is already over does not sleep.
+ * its park, and one waiting for memory the peer stores into (mapped there) by the peer's {@code wakePeer}; and a park
+ * whose wait is already over does not sleep.
  */
 class PeerWakeTest {
     @TempDir
@@ -61,6 +63,34 @@ class PeerWakeTest {
             receiver.join();
             assertEquals(7, c.wrId());
             assertEquals(99, p.sa().get(JAVA_LONG, 0));
+        }
+    }
+
+    @Test
+    void aParkedThreadIsWokenByAStoreIntoItsMappedMemoryAndTheQueuePairsWakePeer() throws Exception {
+        if (!Futex.isSupported()) {
+            System.out.println("PeerWakeTest: skipped: no futex call here");
+        }
+        Assumptions.assumeTrue(Futex.isSupported(), "no futex call here");
+        try (NicPair p = new NicPair(NicPair.config(base), QueuePairConfig.DEFAULT, 1 << 16, Access.ALL, Access.ALL)) {
+            MemorySegment theirs = p.qb.peerMemory(p.ma.rkey(), p.sa().address(), 8);
+            assertTrue(theirs != null, "the shared-memory NIC maps the peer's registered memory");
+            CountDownLatch parking = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                parking.countDown();
+                // One minute parks: only a wake ends them before the test's limit.
+                while (p.sa().get(JAVA_LONG, 0) != 42) {
+                    p.a.awaitPeers(Duration.ofSeconds(60).toNanos(), () -> p.sa().get(JAVA_LONG, 0) == 42);
+                }
+                done.countDown();
+            });
+            assertTrue(parking.await(5, TimeUnit.SECONDS));
+            Thread.sleep(50);
+            theirs.set(JAVA_LONG, 0, 42);
+            p.qb.wakePeer();
+            assertTrue(done.await(20, TimeUnit.SECONDS), "the waiter's one-minute park was not ended by wakePeer");
+            waiter.join();
         }
     }
 

@@ -201,10 +201,8 @@ final class PeerChannel {
     }
 
     /**
-     * Sends the backlog's next fragment into the peer's ring, the fragment then its stamp, in that order. On one host
-     * the fragment is written straight into the peer's slot (mapped here, and free: the credits say so); the stamp
-     * still goes as a put through the queue pair, which the NIC runs after this thread's stores and which wakes a
-     * receiver parked waiting. Between hosts the fragment is filled into send slot {@code s} and put.
+     * Puts the backlog's next fragment, filled into send slot {@code s}, into the peer's ring (between hosts): the
+     * fragment, then its stamp, on the queue pair in that order.
      *
      * @param o the message
      * @param s a free send slot
@@ -214,13 +212,8 @@ final class PeerChannel {
         long index = sent;
         int there = (int) (index % slots);
         int me = mp.rank();
-        MemorySegment direct = rings.peerSlot(peer, there);
-        if (direct != null) {
-            o.nextFragment(direct);
-        } else {
-            int n = o.nextFragment(sendSlots[s]);
-            mp.iput(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(), PutFlags.NOWAIT);
-        }
+        int n = o.nextFragment(sendSlots[s]);
+        mp.iput(sendSlots[s].asSlice(0, n), sendReg, peer, rings.slotAt(me, there), rings.window(), PutFlags.NOWAIT);
         stampSources[s].set(ValueLayout.JAVA_LONG, 0, index + 1);
         return mp.iput(stampSources[s], sendReg, peer, rings.stampAt(me, there), rings.window(), 0);
     }
@@ -239,10 +232,18 @@ final class PeerChannel {
         if (!backlog.isEmpty() && mp.sendsAwaitStream(peer)) {
             return 0; // behind the program's own stream sends to the peer, which the queue pair rings first
         }
-        while (!backlog.isEmpty() && !freeSendSlots.isEmpty() && sent - window.creditsFrom(peer) < slots) {
+        // One host: the fragment goes straight into the peer's slot (mapped here, and free: the credits say so), then
+        // its stamp, both stores; no send slot, no request. Between hosts: a send slot and two puts.
+        boolean direct = rings.mapsPeer(peer);
+        while (!backlog.isEmpty() && (direct || !freeSendSlots.isEmpty()) && sent - window.creditsFrom(peer) < slots) {
             Outbound o = backlog.peek();
-            int s = freeSendSlots.poll();
-            inFlight.add(new InFlight(s, putFragment(o, s)));
+            if (direct) {
+                o.nextFragment(rings.peerSlot(peer, (int) (sent % slots)));
+                rings.stampPeer(peer, sent);
+            } else {
+                int s = freeSendSlots.poll();
+                inFlight.add(new InFlight(s, putFragment(o, s)));
+            }
             sent++;
             if (o.isCopied()) {
                 backlog.poll();
@@ -251,6 +252,9 @@ final class PeerChannel {
                 }
             }
             work++;
+        }
+        if (direct && work > 0) {
+            mp.wakePeer(peer); // a peer parked in its wait sees the stamps now, as a put's completion would tell it
         }
         return work;
     }

@@ -12,9 +12,11 @@ import java.lang.invoke.VarHandle;
  * <pre>
  *   [stamps: size x slots x 8][slots: size x slots x slotBytes]
  * </pre>
- * Ring {@code p} of a rank (its stamps and slots) is written by peer {@code p} only, with one-sided puts: the peer's
- * fragment {@code i} goes into slot {@code i mod slots}, then {@code i + 1} into that slot's stamp. The queue pair
- * executes a rank's puts to a peer in order, so a stamp that reads {@code i + 1} says fragment {@code i} is all there.
+ * Ring {@code p} of a rank (its stamps and slots) is written by peer {@code p} only: the peer's fragment {@code i}
+ * goes into slot {@code i mod slots}, then {@code i + 1} into that slot's stamp. On one host the peer stores both
+ * straight into this memory, mapped in its process (the stamp with release semantics, then a wake of this rank's
+ * parked threads, {@code Mp.wakePeer}); between hosts it puts both, and the queue pair executes a rank's puts to a
+ * peer in order. Either way a stamp that reads {@code i + 1} says fragment {@code i} is all there.
  * The receiver finds its next fragment by that stamp, and the sender only writes into a slot the receiver has taken
  * the fragment out of (the credits of {@link DeviceWindow}).
  *
@@ -30,8 +32,11 @@ final class SlotRings {
     private final MemorySegment memory;
     private final MemorySegment[][] received;
     private final MpWindow window;
+    /** Each peer's rings mapped here, or null where the NIC does not map them (another host). */
+    private final MemorySegment[] mappedRings;
     /** This rank's slots in each peer's ring for it, mapped here, or null where the NIC does not map them. */
     private final MemorySegment[][] mapped;
+    private final int rank;
 
     /** Collective: every rank of the job makes its rings with the same settings. */
     SlotRings(Mp mp, int slots, int slotBytes) {
@@ -48,9 +53,12 @@ final class SlotRings {
                         + GdasyncDevice.SLOTS_PROPERTY + " and " + GdasyncDevice.SLOT_BYTES_PROPERTY);
             }
         }
+        this.rank = mp.rank();
+        this.mappedRings = new MemorySegment[size];
         this.mapped = new MemorySegment[size][];
         for (int p = 0; p < size; p++) {
             MemorySegment there = p == mp.rank() ? null : window.peerMemory(p);
+            mappedRings[p] = there;
             if (there != null) {
                 mapped[p] = new MemorySegment[slots];
                 for (int s = 0; s < slots; s++) {
@@ -73,13 +81,22 @@ final class SlotRings {
         return window;
     }
 
-    /**
-     * @return this rank's slot {@code s} in peer {@code p}'s ring for it, mapped here where the NIC maps the peer's
-     *         memory (one host), else null
-     */
+    /** @return whether peer {@code p}'s rings are mapped here (one host): fragments are stored, not put */
+    boolean mapsPeer(int p) {
+        return mappedRings[p] != null;
+    }
+
+    /** @return this rank's slot {@code s} in peer {@code p}'s ring for it, mapped here ({@link #mapsPeer}) */
     MemorySegment peerSlot(int p, int s) {
-        MemorySegment[] m = mapped[p];
-        return m == null ? null : m[s];
+        return mapped[p][s];
+    }
+
+    /**
+     * Stamps fragment {@code index} of this rank's in peer {@code p}'s ring, mapped here ({@link #mapsPeer}): a release
+     * store, after the fragment's stores.
+     */
+    void stampPeer(int p, long index) {
+        LONG.setRelease(mappedRings[p], stampAt(rank, (int) (index % slots)), index + 1);
     }
 
     /** @return this rank's slot {@code s} of peer {@code p}'s ring */

@@ -74,6 +74,13 @@ public interface Connection {
     }
 
     /**
+     * Wakes the peer's threads parked waiting for their peers, as a request completed into the peer does: for a
+     * caller that stored into the peer's memory mapped by {@link #peerMemory}. Nothing where no memory is mapped.
+     */
+    default void wakePeer() {
+    }
+
+    /**
      * Whether a stalled head request may go through if it is tried now: the peer posted a receive since it stalled,
      * connected, or failed, or the receiver-not-ready timeout has run out (the retry then fails the request). A
      * retrier (the agent, or a thread polling the queue pair's completions) asks first, so that a send waiting for a

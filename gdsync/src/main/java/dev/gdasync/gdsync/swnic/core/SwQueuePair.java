@@ -349,6 +349,14 @@ public final class SwQueuePair implements QueuePair {
     }
 
     @Override
+    public void wakePeer() {
+        Connection c = connection;
+        if (c != null) {
+            c.wakePeer();
+        }
+    }
+
+    @Override
     public void postRecv(RecvWorkRequest wr) {
         java.util.Objects.requireNonNull(wr, "wr must not be null");
         requireNotClosed();

@@ -109,6 +109,11 @@ final class ShmConnection implements Connection {
      * the key grants remote read and write on host memory and covers the range.
      */
     @Override
+    public void wakePeer() {
+        peer.node().wakeSleepers();
+    }
+
+    @Override
     public MemorySegment peerMemory(long rkey, long address, long length) {
         if (length < 1) {
             return null;
