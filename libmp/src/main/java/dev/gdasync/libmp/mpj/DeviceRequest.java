@@ -43,6 +43,13 @@ final class DeviceRequest extends Request {
      * completed and MPJ's handlers ran; null while none. Guarded by the device's lock.
      */
     java.util.List<dev.gdasync.gdsync.memop.MemoryWord> streamWords;
+    // The links of the device's two request lists (RequestList), guarded by the device's lock.
+    boolean inPending;
+    DeviceRequest pendingPrev;
+    DeviceRequest pendingNext;
+    boolean inCompleted;
+    DeviceRequest completedPrev;
+    DeviceRequest completedNext;
     /** Whether MPJ's completion handlers ran. Only the device's waiting threads touch it, under the handler lock. */
     private boolean handled;
 

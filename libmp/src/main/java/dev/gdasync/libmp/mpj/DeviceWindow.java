@@ -99,6 +99,7 @@ final class DeviceWindow {
         MemorySegment there = mapped[p];
         if (there != null) {
             LONG.setRelease(there, 8L * rank, taken);
+            mp.wakePeer(p); // a sender parked waiting for credits sees them now
             return true;
         }
         if (mp.sendsAwaitStream(p)) {

@@ -20,12 +20,6 @@ import xdev.ProcessID;
 import xdev.XDevException;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -90,8 +84,8 @@ public final class GdasyncDevice implements Device {
     private int areaBytes;
     private final Matching matching = new Matching();
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
-    private final Set<DeviceRequest> completed = new LinkedHashSet<>();
-    private final Set<DeviceRequest> pending = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final RequestList completed = new RequestList(RequestList.Kind.COMPLETED);
+    private final RequestList pending = new RequestList(RequestList.Kind.PENDING);
     /** Why the device failed; read without the lock by the waits of streams. */
     private volatile String failure;
     private boolean finished;
@@ -437,7 +431,7 @@ public final class GdasyncDevice implements Device {
             throw new XDevException(call + ": the buffer is null");
         }
         int peer = ids.rankOf(call, "destination", dst);
-        MpjBuffers.Content content = MpjBuffers.read(call + " to rank " + peer + " tag " + tag, buf);
+        MpjBuffers.Content content = MpjBuffers.read(call, peer, tag, buf);
         MemorySegment bytes = content.staticBytes();
         byte[] dynamic = content.dynamicBytes();
         int type = content.type();
@@ -445,7 +439,9 @@ public final class GdasyncDevice implements Device {
         DeviceRequest r = new DeviceRequest(this, sync ? DeviceRequest.Kind.SYNC_SEND : DeviceRequest.Kind.SEND, peer,
                 tag, context, null, null);
         synchronized (lock) {
-            requireHealthy(call + " to rank " + peer);
+            if (failure != null || finished) {
+                requireHealthy(call + " to rank " + peer);
+            }
             pending.add(r);
             if (peer == rank) {
                 Inbound m = new Inbound(rank, context, tag, type, elements, sync, 0, (int) bytes.byteSize(),
@@ -527,7 +523,9 @@ public final class GdasyncDevice implements Device {
         DeviceRequest r = new DeviceRequest(this, DeviceRequest.Kind.RECEIVE, peer, tag, context, buf,
                 status != null ? status : new Status());
         synchronized (lock) {
-            requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
+            if (failure != null || finished) {
+                requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
+            }
             pending.add(r);
             progressLocked();
             Inbound m = matching.takeUnexpected(peer, tag, context);
@@ -735,10 +733,8 @@ public final class GdasyncDevice implements Device {
                 if (completed.isEmpty()) {
                     progressLocked();
                 }
-                if (!completed.isEmpty()) {
-                    Iterator<DeviceRequest> it = completed.iterator();
-                    DeviceRequest r = it.next();
-                    it.remove();
+                DeviceRequest r = completed.poll();
+                if (r != null) {
                     return r;
                 }
                 requireHealthy("peek (a wait for any of several requests)");
@@ -841,7 +837,7 @@ public final class GdasyncDevice implements Device {
 
     private void fail(String why) {
         failure = "MPJ over gdasync, rank " + rank + ": " + why;
-        for (DeviceRequest r : new ArrayList<>(pending)) {
+        for (DeviceRequest r : pending.snapshot()) {
             finish(r, r.status, failure + " (pending: " + r + ")");
         }
         matching.clearPosted();

@@ -32,10 +32,12 @@ final class MpjBuffers {
     /**
      * Commits a buffer to be sent and describes it.
      *
-     * @param what the call and its peer, for messages
+     * @param call the call, for messages
+     * @param peer the destination, for messages
+     * @param tag  the tag, for messages
      * @throws XDevException if the buffer cannot be read
      */
-    static Content read(String what, Buffer buf) {
+    static Content read(String call, int peer, int tag, Buffer buf) {
         int type = -1;
         int elements = 0;
         try {
@@ -45,7 +47,7 @@ final class MpjBuffers {
                 elements = buf.getSectionSize();
             }
         } catch (BufferException e) {
-            throw new XDevException(what + ": the buffer cannot be read: " + e);
+            throw new XDevException(where(call, peer, tag) + ": the buffer cannot be read: " + e);
         }
         MemorySegment bytes;
         if (buf.getSize() == 0) {
@@ -53,7 +55,7 @@ final class MpjBuffers {
         } else {
             RawBuffer raw = buf.getStaticBuffer();
             if (!(raw instanceof NIOBuffer nio)) {
-                throw new XDevException(what + ": a buffer whose static section is a "
+                throw new XDevException(where(call, peer, tag) + ": a buffer whose static section is a "
                         + (raw == null ? "null" : raw.getClass().getName()) + "; this device handles MPJ's NIOBuffer");
             }
             ByteBuffer bb = nio.getBuffer().duplicate();
@@ -61,6 +63,11 @@ final class MpjBuffers {
             bytes = MemorySegment.ofBuffer(bb).asSlice(buf.offset(), buf.getSize());
         }
         return new Content(type, elements, bytes, buf.getDynamicBuffer());
+    }
+
+    // The call's description is built only for an error: a send builds no string.
+    private static String where(String call, int peer, int tag) {
+        return call + " to rank " + peer + " tag " + tag;
     }
 
     /**

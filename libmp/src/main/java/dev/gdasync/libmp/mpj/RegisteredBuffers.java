@@ -140,11 +140,14 @@ final class RegisteredBuffers extends BufferFactory {
 
     @Override
     public void destroyBuffer(RawBuffer b) {
-        synchronized (lock) {
-            Long at = mine.remove(b);
-            if (at != null) {
-                pool.release(at, b.getCapacity());
-                return;
+        if (b.getCapacity() >= smallest) {
+            // Only buffers of the smallest area size or more can be the area's: the small ones skip the lock.
+            synchronized (lock) {
+                Long at = mine.remove(b);
+                if (at != null) {
+                    pool.release(at, b.getCapacity());
+                    return;
+                }
             }
         }
         if (b instanceof NIOBuffer nio && nio.getClass() == NIOBuffer.class) {
