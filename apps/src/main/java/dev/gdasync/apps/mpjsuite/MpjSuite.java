@@ -105,7 +105,8 @@ public final class MpjSuite {
         }
         if (netns != null && (netns < 1 || netns > ranks || netns > MAX_HOSTS)) {
             System.err.println("mpj-suite: --netns " + netns + ": K must be from 1 to -np N (" + ranks
-                    + ") and at most " + MAX_HOSTS + (netns > ranks ? ": more hosts than ranks would leave a host without a rank" : "")
+                    + ") and at most " + MAX_HOSTS
+                    + (netns > ranks ? ": more hosts than ranks would leave a host without a rank" : "")
                     + " (docs/netns.md)");
             return CommandLines.USAGE_ERROR;
         }
