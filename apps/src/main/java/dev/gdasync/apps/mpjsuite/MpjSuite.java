@@ -26,6 +26,9 @@ import java.util.regex.Pattern;
                 + " on MPJ's multicore device, a job at a time: a case that fails or hangs ends its job, and the next job"
                 + " starts after it. Prints one line per case and device, then the summary.")
 public final class MpjSuite {
+    /** The most hosts {@code mprun --netns} places ranks on (its address plan, docs/netns.md). */
+    private static final int MAX_HOSTS = 64;
+
     @Option(names = "-np", paramLabel = "N", description = "ranks (default ${DEFAULT-VALUE})")
     int ranks = 2;
 
@@ -35,6 +38,12 @@ public final class MpjSuite {
 
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "the longest a case may run (default ${DEFAULT-VALUE})")
     int timeoutSeconds = 60;
+
+    @Option(names = "--netns", paramLabel = "K",
+            description = "spread the gdasync jobs' ranks over K network namespaces, one \"host\" each (mprun --netns"
+                    + " K: rank r on host r %% K, ranks on different hosts talk over UCX; 1 <= K <= N, K <= 64; needs"
+                    + " root). MPJ's multicore device runs its ranks as threads of one JVM and ignores it")
+    Integer netns;
 
     @Option(names = "--only", paramLabel = "REGEX", description = "run only the cases whose class name this finds")
     String only;
@@ -94,27 +103,56 @@ public final class MpjSuite {
                 }
             }
         }
-        if (whole) {
-            return runWhole(where, mpjHome);
+        if (netns != null && (netns < 1 || netns > ranks || netns > MAX_HOSTS)) {
+            System.err.println("mpj-suite: --netns " + netns + ": K must be from 1 to -np N (" + ranks
+                    + ") and at most " + MAX_HOSTS
+                    + (netns > ranks ? ": more hosts than ranks would leave a host without a rank" : "")
+                    + " (docs/netns.md)");
+            return CommandLines.USAGE_ERROR;
         }
+        try {
+            return whole ? runWhole(where, mpjHome) : runCases(where, mpjHome);
+        } catch (IllegalArgumentException e) {
+            System.err.println("mpj-suite: " + e.getMessage());
+            return CommandLines.USAGE_ERROR;
+        } catch (IllegalStateException e) {
+            // A job that ended before its first case: the launcher's own reason (not root, no ip command) is in it.
+            System.err.println("mpj-suite: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** A run on one device, spread over the hosts of --netns where it applies (the gdasync device only). */
+    private SuiteRun suiteRun(SuiteRun.Device d, String mpjHome) {
+        SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome);
+        if (netns != null && d == SuiteRun.Device.GDASYNC) {
+            run.netns(netns);
+        }
+        if (verbose) {
+            run.echo(l -> System.out.println("   | " + l));
+        }
+        return run;
+    }
+
+    /** The cases a job at a time on each device, then the summary and the cases whose outcome differs. */
+    private int runCases(List<SuiteRun.Device> where, String mpjHome) throws Exception {
         List<String> cases = new ArrayList<>(TestSuiteCases.forRanks(ranks));
         if (only != null) {
             Pattern p = Pattern.compile(only);
             cases.removeIf(c -> !p.matcher(c).find());
         }
         List<List<SuiteRun.Verdict>> results = new ArrayList<>();
+        List<String> placed = new ArrayList<>();
         for (SuiteRun.Device d : where) {
+            SuiteRun run = suiteRun(d, mpjHome).onVerdict(v -> System.out.println(line(d, v)));
             System.out.println("== " + cases.size() + " cases of MPJ Express's TestSuite on " + ranks + " ranks "
-                    + d.words());
+                    + d.words() + run.whereInWords() + (netns != null && d == SuiteRun.Device.MULTICORE
+                    ? " (one JVM on this host: --netns does not apply)" : ""));
             long start = System.nanoTime();
-            SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome)
-                    .onVerdict(v -> System.out.println(line(d, v)));
-            if (verbose) {
-                run.echo(l -> System.out.println("   | " + l));
-            }
             List<SuiteRun.Verdict> v = run.run(cases);
             results.add(v);
-            System.out.printf("== %s cases pass %s (%d s)%n", SuiteRun.passCount(v), d.words(),
+            placed.add(d.words() + run.whereInWords());
+            System.out.printf("== %s cases pass %s (%d s)%n", SuiteRun.passCount(v), placed.getLast(),
                     (System.nanoTime() - start) / 1_000_000_000L);
         }
         System.out.println();
@@ -136,7 +174,7 @@ public final class MpjSuite {
         }
         List<String> parts = new ArrayList<>();
         for (int i = 0; i < where.size(); i++) {
-            parts.add(SuiteRun.passCount(results.get(i)) + (i == 0 ? " cases pass " : " ") + where.get(i).words());
+            parts.add(SuiteRun.passCount(results.get(i)) + (i == 0 ? " cases pass " : " ") + placed.get(i));
         }
         System.out.println(String.join("; ", parts) + " (" + ranks + " ranks)");
         return 0;
@@ -145,14 +183,11 @@ public final class MpjSuite {
     /** TestSuite itself, one job per device: did it finish, in how long, and which error lines it printed. */
     private int runWhole(List<SuiteRun.Device> where, String mpjHome) throws Exception {
         for (SuiteRun.Device d : where) {
-            SuiteRun run = new SuiteRun(d, ranks, Duration.ofSeconds(timeoutSeconds), classes, mpjHome);
-            if (verbose) {
-                run.echo(l -> System.out.println("   | " + l));
-            }
+            SuiteRun run = suiteRun(d, mpjHome);
             SuiteRun.Whole w = run.runTestSuite(Duration.ofSeconds(timeoutSeconds));
-            System.out.printf("TestSuite on %d ranks %s: %s in %d s; %d error lines%s%n", ranks, d.words(),
-                    w.finished() ? "finished" : "did not finish (" + w.ending() + ")", w.seconds(), w.errors().size(),
-                    w.errors().isEmpty() ? "" : ": " + String.join(" | ", w.errors()));
+            System.out.printf("TestSuite on %d ranks %s%s: %s in %d s; %d error lines%s%n", ranks, d.words(),
+                    run.whereInWords(), w.finished() ? "finished" : "did not finish (" + w.ending() + ")", w.seconds(),
+                    w.errors().size(), w.errors().isEmpty() ? "" : ": " + String.join(" | ", w.errors()));
         }
         return 0;
     }

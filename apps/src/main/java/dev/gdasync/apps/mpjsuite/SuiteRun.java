@@ -26,8 +26,9 @@ import java.util.regex.Pattern;
 /**
  * Runs cases of MPJ Express's own test suite on one device, as jobs of {@link MpjSuiteCases}: one job runs the cases
  * in order until one fails or runs out of time (that job then ends), and the next job starts with the case after it,
- * so a failed or hung case never stops the run. Over gdasync a job is {@code mprun -np N --mpj} (one JVM per rank);
- * on MPJ's multicore device it is MPJ's starter ({@code starter.jar -np N -dev multicore}, one thread per rank).
+ * so a failed or hung case never stops the run. Over gdasync a job is {@code mprun -np N [--netns K] --mpj} (one JVM
+ * per rank; over K network-namespace hosts with {@link #netns}); on MPJ's multicore device it is MPJ's starter
+ * ({@code starter.jar -np N -dev multicore}, one thread per rank).
  *
  * <p>A case passes when every rank's constructor returned and no rank printed an error line meanwhile (the suite's
  * cases report most failures by printing, as MPI's IBM test cases they come from: {@code ERROR in MPI_...}, or
@@ -92,6 +93,8 @@ public final class SuiteRun {
     private final Duration timeout;
     private final Path classes;
     private final String mpjHome;
+    private int hosts;
+    private Map<String, String> environment = Map.of();
     private Consumer<Verdict> onVerdict = v -> {
     };
     private Consumer<String> echo = line -> {
@@ -121,6 +124,45 @@ public final class SuiteRun {
      */
     public SuiteRun onVerdict(Consumer<Verdict> listener) {
         this.onVerdict = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * Spreads the ranks of the gdasync jobs over network namespaces, one "host" each ({@code mprun --netns K}: rank r
+     * on host r % K, so ranks on different hosts talk over UCX). Needs root; without it the first job ends before its
+     * first case with the launcher's reason, and {@link #run} throws. MPJ's multicore device runs its ranks as threads
+     * of one JVM, so it has no hosts to spread over: a multicore run refuses this.
+     *
+     * @param hosts K, from 1 to the ranks (docs/netns.md)
+     * @return this run
+     * @throws IllegalArgumentException if K is out of range or the device is MPJ's multicore device
+     */
+    public SuiteRun netns(int hosts) {
+        if (device != Device.GDASYNC) {
+            throw new IllegalArgumentException("--netns " + hosts + ": MPJ's multicore device runs every rank as a"
+                    + " thread of one JVM, which cannot be spread over hosts");
+        }
+        if (hosts < 1 || hosts > ranks) {
+            throw new IllegalArgumentException("--netns " + hosts + ": K must be from 1 to the ranks (" + ranks + ")"
+                    + (hosts > ranks ? ", or hosts would have no rank" : ""));
+        }
+        this.hosts = hosts;
+        return this;
+    }
+
+    /** @return where the ranks run, in words: "" on this host, else " on K hosts (network namespaces)" */
+    public String whereInWords() {
+        return hosts == 0 ? "" : " on " + hosts + " host" + (hosts == 1 ? "" : "s") + " (network namespaces)";
+    }
+
+    /**
+     * @param variables set in every job's environment, over this JVM's (e.g. {@code UCX_TLS=tcp}: UCX between the
+     *                  hosts of {@link #netns} over their veth link, as between machines, instead of the shared memory
+     *                  it finds between namespaces of one machine)
+     * @return this run
+     */
+    public SuiteRun environment(Map<String, String> variables) {
+        this.environment = Map.copyOf(variables);
         return this;
     }
 
@@ -202,6 +244,7 @@ public final class SuiteRun {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().remove("CLASSPATH");
         pb.environment().put("MPJ_HOME", mpjHome);
+        pb.environment().putAll(environment);
         if (device == Device.MULTICORE) {
             pb.environment().putAll(MpjStarter.environment(java(), System.getenv("PATH")));
         }
@@ -269,8 +312,11 @@ public final class SuiteRun {
             // The launcher and the ranks as the project's tests start them: a serial GC and C1, light on 2 CPUs.
             cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", own,
                     "dev.gdasync.libmp.launch.MpRun", "--jvm-opt", "-XX:+UseSerialGC", "--jvm-opt",
-                    "-XX:TieredStopAtLevel=1", "-np", Integer.toString(ranks), "--grace", "2", "--mpj", "--classpath",
-                    classes.toString(), main));
+                    "-XX:TieredStopAtLevel=1", "-np", Integer.toString(ranks), "--grace", "2"));
+            if (hosts > 0) {
+                cmd.addAll(List.of("--netns", Integer.toString(hosts)));
+            }
+            cmd.addAll(List.of("--mpj", "--classpath", classes.toString(), main));
         } else {
             cmd.addAll(List.of("-jar", Path.of(mpjHome, "lib", "starter.jar").toString(), "-np", Integer.toString(ranks),
                     "-dev", "multicore", "-cp", classes + File.pathSeparator + own, main));

@@ -1,25 +1,30 @@
 package dev.gdasync.apps.mpjsuite;
 
 import dev.gdasync.apps.testutil.Launcher;
+import dev.gdasync.gdsync.ucx.UcxLibrary;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * MPJ Express's own test suite (its TestSuite's cases, compiled unmodified by {@code ensure_mpj_tests}) over gdasync on
- * 2 ranks: every case that passes on MPJ's own multicore device passes over gdasync. Skipped, saying why, when MPJ
- * Express or the suite is not there (no network when scripts/test ran). {@code scripts/mpj-suite} runs the whole
- * suite on both devices.
+ * 2 ranks: every case that passes on MPJ's own multicore device passes over gdasync, on one host and with the ranks on
+ * two "hosts" (network namespaces, UCX between them). Skipped, saying why, when MPJ Express or the suite is not there
+ * (no network when scripts/test ran), and the run between hosts where network namespaces or UCX cannot be used.
+ * {@code scripts/mpj-suite} runs the whole suite on both devices.
  */
 @Timeout(240)
 public class MpjOwnSuiteTest {
@@ -33,25 +38,80 @@ public class MpjOwnSuiteTest {
 
     @Test
     void everyCaseThatPassesOnMpjsOwnDevicePassesOverGdasyncOnTwoRanks() throws Exception {
-        String mpjHome = Launcher.mpjHome();
+        runAllButMpjsOwnFailures(new SuiteRun(SuiteRun.Device.GDASYNC, 2, Duration.ofSeconds(30), suiteClasses(),
+                Launcher.mpjHome()), "on 2 ranks");
+    }
+
+    /**
+     * The same cases with the 2 ranks on 2 "hosts" ({@code mprun --netns 2}), so every message goes over UCX, and over
+     * TCP on the hosts' veth link ({@code UCX_TLS=tcp}; left to itself UCX finds shared memory between namespaces of
+     * one machine, which {@code MpjCrossHostTest} runs). About 20 s. Skipped, saying why, where network namespaces
+     * (root, {@code ip}, {@code scripts/netns up 2}) or UCX are missing.
+     */
+    @Test
+    void everyCaseThatPassesOnMpjsOwnDevicePassesBetweenTwoHostsOverUcxTcp() throws Exception {
         Path classes = suiteClasses();
+        String noHosts = noTwoHosts();
+        if (noHosts != null) {
+            skip(noHosts);
+        }
+        SuiteRun twoHosts = new SuiteRun(SuiteRun.Device.GDASYNC, 2, Duration.ofSeconds(30), classes,
+                Launcher.mpjHome()).netns(2).environment(Map.of("UCX_TLS", "tcp"));
+        runAllButMpjsOwnFailures(twoHosts, "on 2 ranks on 2 hosts over UCX/TCP");
+    }
+
+    /** Runs every case but those that fail on MPJ's own device too, and fails naming each case that did not pass. */
+    private static void runAllButMpjsOwnFailures(SuiteRun run, String where) throws Exception {
         List<String> cases = new ArrayList<>(TestSuiteCases.forRanks(2));
         cases.removeAll(FAIL_ON_MPJS_OWN_DEVICE.keySet());
         long start = System.nanoTime();
-        List<SuiteRun.Verdict> verdicts = new SuiteRun(SuiteRun.Device.GDASYNC, 2, Duration.ofSeconds(30), classes,
-                mpjHome).onVerdict(v -> {
-                    if (v.outcome() != SuiteRun.Outcome.PASS) {
-                        System.out.println("MpjOwnSuiteTest: " + v);
-                    }
-                }).run(cases);
-        System.out.printf("MpjOwnSuiteTest: %s cases pass over gdasync on 2 ranks (%d s; %d left out: they fail on MPJ's"
-                + " multicore device too)%n", SuiteRun.passCount(verdicts), (System.nanoTime() - start) / 1_000_000_000L,
-                FAIL_ON_MPJS_OWN_DEVICE.size());
+        List<SuiteRun.Verdict> verdicts = run.onVerdict(v -> {
+            if (v.outcome() != SuiteRun.Outcome.PASS) {
+                System.out.println("MpjOwnSuiteTest: " + v);
+            }
+        }).run(cases);
+        System.out.printf("MpjOwnSuiteTest: %s cases pass over gdasync %s (%d s; %d left out: they fail on MPJ's"
+                + " multicore device too)%n", SuiteRun.passCount(verdicts), where,
+                (System.nanoTime() - start) / 1_000_000_000L, FAIL_ON_MPJS_OWN_DEVICE.size());
         List<String> failed = verdicts.stream().filter(v -> v.outcome() != SuiteRun.Outcome.PASS)
                 .map(v -> v.name() + " " + v.outcome() + ": " + v.why()).toList();
-        assertTrue(failed.isEmpty(), "cases that pass on MPJ's multicore device but not over gdasync:\n"
+        assertTrue(failed.isEmpty(), "cases that pass on MPJ's multicore device but not over gdasync " + where + ":\n"
                 + String.join("\n", failed));
         assertEquals(cases.size(), verdicts.size());
+    }
+
+    /**
+     * @return why 2 network namespaces cannot carry a job here (not root, no ip command, no scripts/netns, its
+     *         {@code up 2} failed, no UCX), or null when they can
+     */
+    private static String noTwoHosts() throws Exception {
+        Optional<String> noUcx = UcxLibrary.unavailableReason();
+        if (noUcx.isPresent()) {
+            return "no UCX for the ranks on different hosts: " + noUcx.get();
+        }
+        String uid = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("Uid:"))
+                .map(l -> l.substring(4).strip().split("\\s+")[1]).findFirst().orElse("unknown");
+        if (!uid.equals("0")) {
+            return "network namespaces need root, and the test runs as uid " + uid;
+        }
+        Path script = null;
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("scripts/netns"))) {
+                script = dir.resolve("scripts/netns");
+            }
+        }
+        if (script == null) {
+            return "no scripts/netns above " + Path.of("").toAbsolutePath();
+        }
+        // What mprun --netns 2 runs first: it needs the ip command and makes (or keeps) the namespaces.
+        Process up = new ProcessBuilder("bash", script.toString(), "up", "2").redirectErrorStream(true).start();
+        up.getOutputStream().close();
+        String said = new String(up.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (!up.waitFor(60, TimeUnit.SECONDS)) {
+            up.destroyForcibly();
+            return "'scripts/netns up 2' did not finish in 60 s";
+        }
+        return up.exitValue() == 0 ? null : "'scripts/netns up 2' failed (exit status " + up.exitValue() + "): " + said;
     }
 
     /** @return the suite's classes; skips the test, saying why, when MPJ Express or the suite is missing */

@@ -51,7 +51,21 @@ class CrossHostTest {
 
     @Test
     void aRankKilledOnAnotherHostFailsTheOthersRequestsClearly() throws Exception {
-        try (ChildProcess mprun = MpRunProcess.start("--netns", "2", "-np", "3", "--grace", "20", "mpexercise",
+        killedRankFailsTheOthersClearly(java.util.Map.of());
+    }
+
+    /**
+     * The same over TCP: UCX then sees the killed rank's connections reset and calls the endpoints' error handler
+     * within the survivors' worker progress. That handler was JUCX's, whose JNI {@code FindClass} finds nothing
+     * from an FFM downcall, so the survivors died of a SIGSEGV (hs_err_pid files) instead of failing clearly.
+     */
+    @Test
+    void aRankKilledOnAnotherHostOverTcpFailsTheOthersRequestsClearly() throws Exception {
+        killedRankFailsTheOthersClearly(java.util.Map.of("UCX_TLS", "tcp"));
+    }
+
+    private static void killedRankFailsTheOthersClearly(java.util.Map<String, String> env) throws Exception {
+        try (ChildProcess mprun = MpRunProcess.start(env, "--netns", "2", "-np", "3", "--grace", "20", "mpexercise",
                 "victim", "1")) {
             List<Long> pids = MpRunTest.readyPids(mprun, 0, 1, 2);
             long t0 = System.nanoTime();

@@ -19,8 +19,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * that JUCX created ({@code getNativeId()}): active-message sends, worker progress with an FFM upcall as the
  * active-message handler, rendezvous receives, request status. JUCX makes each of these a JNI call that also
  * creates Java objects (a request per send, a data object per message) and calls back into Java; on the
- * transport's critical path that cost about as much as the message itself (docs/ucx.md). Everything else
- * (context, worker, endpoints, their error handlers, flushes and closes) stays JUCX's.
+ * transport's critical path that cost about as much as the message itself (docs/ucx.md). The endpoints' error
+ * handler is an FFM upcall too ({@link #setErrorHandler}): JUCX's runs inside the worker's progress, which is an FFM
+ * downcall here, and its JNI {@code FindClass} then looks in the boot class loader (the caller is a
+ * {@code java.lang.invoke} frame), finds nothing and crashes the JVM. Everything else (context, worker, endpoints,
+ * flushes and closes) stays JUCX's.
  *
  * <p>Struct layouts and constants are those of UCX 1.13's {@code ucp.h} (x86-64 and aarch64, LP64); the fields
  * used were laid out the same from UCX 1.10 on. Every handle is a native address as a {@code long}.
@@ -66,7 +69,21 @@ public final class UcpCalls {
     public static final FunctionDescriptor AM_RECV_CALLBACK = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
             JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
 
+    /** {@code ucp_ep_params_t}: 96 bytes in UCX 1.13; room is left for fields a newer UCX appends. */
+    private static final long EP_PARAMS_SIZE = 128;
+    /** {@code UCP_EP_PARAM_FIELD_ERR_HANDLER}. */
+    private static final long EP_PARAM_FIELD_ERR_HANDLER = 1L << 2;
+    /** Offsets of {@code err_handler.cb} and {@code err_handler.arg} (after field_mask, address, err_mode). */
+    private static final long OFF_ERR_HANDLER_CB = 24;
+    private static final long OFF_ERR_HANDLER_ARG = 32;
+
+    /** The signature of {@code ucp_err_handler_cb_t}: {@code (arg, ep, status)}. */
+    public static final FunctionDescriptor ERROR_CALLBACK = FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_INT);
+
     private static final MethodHandle WORKER_PROGRESS;
+    private static final MethodHandle EP_MODIFY_NB;
+    /** {@code ucs_status_string}, from libucs (which libucp depends on); null if the lookup does not reach it. */
+    private static final MethodHandle STATUS_STRING;
     private static final MethodHandle AM_SEND_NBX;
     private static final MethodHandle AM_SEND_NBX_CRITICAL;
     private static final MethodHandle SET_AM_RECV_HANDLER;
@@ -94,6 +111,10 @@ public final class UcpCalls {
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG), Linker.Option.critical(false));
         REQUEST_FREE = linker.downcallHandle(find(ucp, "ucp_request_free"),
                 FunctionDescriptor.ofVoid(JAVA_LONG), Linker.Option.critical(false));
+        EP_MODIFY_NB = linker.downcallHandle(find(ucp, "ucp_ep_modify_nb"),
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+        STATUS_STRING = ucp.find("ucs_status_string").map(f -> linker.downcallHandle(f,
+                FunctionDescriptor.of(ADDRESS, JAVA_INT), Linker.Option.critical(false))).orElse(null);
     }
 
     private UcpCalls() {
@@ -193,6 +214,44 @@ public final class UcpCalls {
         } catch (Throwable t) {
             throw Downcalls.rethrow(t);
         }
+    }
+
+    /**
+     * {@code ucp_ep_modify_nb} with the error handler alone: replaces the endpoint's (JUCX's) error handler. UCX
+     * calls it from the worker's progress when the endpoint fails (its peer's connection reset, a timeout).
+     *
+     * @param ep      the endpoint
+     * @param handler an upcall stub of {@link #ERROR_CALLBACK}
+     * @param arg     the handler's first argument
+     * @return {@link #UCS_OK}, or the error status UCX refused it with
+     */
+    public static int setErrorHandler(long ep, MemorySegment handler, long arg) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment p = local.allocate(EP_PARAMS_SIZE, 8);
+            p.set(JAVA_LONG, 0, EP_PARAM_FIELD_ERR_HANDLER);
+            p.set(ADDRESS, OFF_ERR_HANDLER_CB, handler);
+            p.set(JAVA_LONG, OFF_ERR_HANDLER_ARG, arg);
+            // UCX 1.13 modifies the handler at once: NULL (UCS_OK) or an error status pointer, never a request.
+            long status = (long) EP_MODIFY_NB.invokeExact(ep, p.address());
+            return isError(status) ? errorStatus(status) : UCS_OK;
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+    }
+
+    /** @return UCX's words for a status ({@code ucs_status_string}: "Connection reset by remote peer"), and its number */
+    public static String describe(int status) {
+        if (STATUS_STRING != null) {
+            try {
+                MemorySegment words = (MemorySegment) STATUS_STRING.invokeExact(status);
+                if (!words.equals(MemorySegment.NULL)) {
+                    return words.reinterpret(256).getString(0) + " (status " + status + ")";
+                }
+            } catch (Throwable t) {
+                // below
+            }
+        }
+        return "status " + status;
     }
 
     /** {@code ucp_request_check_status}: {@link #UCS_INPROGRESS} until the request finished. */

@@ -83,6 +83,10 @@ public final class UcxTransport implements SwTransport {
     private final byte[] address;
     private final UcxTarget target;
     private final Map<String, UcxPeer> peers = new HashMap<>();
+    /** Every peer made, by its endpoint's native handle: whom {@link #onEndpointError} blames. */
+    private final Map<Long, UcxPeer> peersByEndpoint = new ConcurrentHashMap<>();
+    /** The endpoints' error handler, an upcall stub of {@link #onEndpointError} (not JUCX's, see {@link UcpCalls}). */
+    private final MemorySegment errorHandler;
     /** The progress agent's thread, started with the first peer. */
     private volatile AgentThread progress;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -178,6 +182,8 @@ public final class UcxTransport implements SwTransport {
         this.messageParams = UcpCalls.sendParams(arena, 0);
         this.receiveParams = UcpCalls.sendParams(arena, 0);
         MemorySegment handler = Linker.nativeLinker().upcallStub(ON_MESSAGE.bindTo(this), UcpCalls.AM_RECV_CALLBACK, arena);
+        this.errorHandler = Linker.nativeLinker().upcallStub(ON_ENDPOINT_ERROR.bindTo(this), UcpCalls.ERROR_CALLBACK,
+                arena);
         int status = UcpCalls.setAmHandler(workerHandle, UcxWire.AM_ID, handler, arena);
         if (status != UcpCalls.UCS_OK) {
             worker.close();
@@ -280,21 +286,20 @@ public final class UcxTransport implements SwTransport {
     private UcxPeer newPeer(byte[] peerAddress, String name, boolean sameMachine) {
         ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
         a.put(peerAddress).flip();
-        UcxPeer[] holder = new UcxPeer[1];
         UcpEndpointParams params = new UcpEndpointParams().setUcpAddress(a);
         if (!sameMachine) {
             params.setPeerErrorHandlingMode();
         }
-        UcpEndpoint ep = worker.newEndpoint(params
-                .setName("gdasync " + nic.name()).setErrorHandler((endpoint, status, message) -> {
-                    UcxPeer failed = holder[0];
-                    if (failed != null && failed.failure == null) {
-                        failed.failure = "UCX reported " + message + " (status " + status + ")";
-                        nic.wakeAgent();
-                    }
-                }));
+        UcpEndpoint ep = worker.newEndpoint(params.setName("gdasync " + nic.name()));
         UcxPeer p = new UcxPeer(ep, name, !Arrays.equals(peerAddress, address));
-        holder[0] = p;
+        // Before the worker progresses again (this thread has the turn), so JUCX's handler never runs.
+        peersByEndpoint.put(p.handle, p);
+        int status = UcpCalls.setErrorHandler(p.handle, errorHandler, p.handle);
+        if (status != UcpCalls.UCS_OK) {
+            peersByEndpoint.remove(p.handle);
+            ep.closeNonBlockingForce();
+            throw new IllegalStateException("UCX refused the endpoint's error handler (status " + status + ")");
+        }
         return p;
     }
 
@@ -587,13 +592,37 @@ public final class UcxTransport implements SwTransport {
     }
 
     private static final MethodHandle ON_MESSAGE;
+    private static final MethodHandle ON_ENDPOINT_ERROR;
 
     static {
         try {
             ON_MESSAGE = MethodHandles.lookup().findVirtual(UcxTransport.class, "onMessage", MethodType.methodType(int.class,
                     MemorySegment.class, MemorySegment.class, long.class, MemorySegment.class, long.class, MemorySegment.class));
+            ON_ENDPOINT_ERROR = MethodHandles.lookup().findVirtual(UcxTransport.class, "onEndpointError",
+                    MethodType.methodType(void.class, long.class, long.class, int.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The endpoints' error handler (an upcall from {@code ucp_worker_progress}): UCX found the endpoint broken (its
+     * peer's connection reset, a timeout); the endpoint is no longer usable. Marks its peer failed, as the queue
+     * pairs over it then learn. It must not throw.
+     *
+     * @param arg    the endpoint's handle, as {@link #newPeer} set it
+     * @param ep     the endpoint
+     * @param status UCX's status (a negative {@code ucs_status_t})
+     */
+    private void onEndpointError(long arg, long ep, int status) {
+        try {
+            UcxPeer failed = peersByEndpoint.get(arg);
+            if (failed != null && failed.failure == null) {
+                failed.failure = "UCX reported " + UcpCalls.describe(status);
+                nic.wakeAgent();
+            }
+        } catch (Throwable t) {
+            // nothing may leave the upcall
         }
     }
 
