@@ -818,7 +818,9 @@ public final class GdasyncDevice implements Device {
             }
             for (PeerChannel c : channels) {
                 if (c != null) {
-                    c.reapRung(streams.rungNumber(c.peer), onStreamSendRung);
+                    if (c.hasStreamSends()) {
+                        c.reapRung(streams.rungNumber(c.peer), onStreamSendRung);
+                    }
                     c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }

@@ -43,6 +43,9 @@ final class PeerChannel {
     /** How long a link failure waits for the news of the job's failure that may explain it. */
     private static final long FAILURE_NEWS_WAIT_NANOS = 1_000_000_000L;
 
+    /** How many of the progress calls that took nothing look at the link (a power of two). */
+    private static final int LINK_LOOK_EVERY = 16;
+
     final int peer;
     private final Mp mp;
     private final int slotBytes;
@@ -64,6 +67,8 @@ final class PeerChannel {
     private final int slots;
     private final int tellEvery;
     private long nextSequence;
+    /** Progress calls that took nothing, counted to look at the link every {@link #LINK_LOOK_EVERY}. */
+    private int idleLooks;
     /**
      * Sends prepared for streams and not yet seen rung, oldest first. While one is there, no CPU send goes to this
      * peer: the queue pair rings in prepare order, and a CPU post would ring the stream's send early (the queue pair
@@ -163,8 +168,9 @@ final class PeerChannel {
             MemorySegment slot = rings.slot(peer, (int) (taken++ % slots));
             take(slot, started, arrived, ackArrived);
         }
-        if (taken == before) {
-            // No receive of the queue pair fails when the peer dies (the device posts none): its link says so.
+        if (taken == before && (++idleLooks & LINK_LOOK_EVERY - 1) == 0) {
+            // No receive of the queue pair fails when the peer dies (the device posts none): its link says so. A
+            // waiting thread looks every few rounds, which keeps its loop short and still finds it within microseconds.
             String why = mp.linkFailure(peer);
             if (why != null) {
                 throw new IllegalStateException(withFailureNews(why));
@@ -449,6 +455,11 @@ final class PeerChannel {
      * @throws IllegalStateException if the stream that is to ring the oldest send left failed or was closed first:
      *                               this rank's later messages to the peer could never leave
      */
+    /** @return whether sends prepared for streams wait to be seen rung ({@link #reapRung} has work) */
+    boolean hasStreamSends() {
+        return !streamSends.isEmpty();
+    }
+
     int reapRung(int rungNumber, Consumer<DeviceRequest> rung) {
         int work = 0;
         while (!streamSends.isEmpty() && rungNumber - streamSends.peek().number() >= 0) {
