@@ -1171,12 +1171,7 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException    if this Mp is closed
      */
     public boolean sendsAwaitStream(int rank) {
-        requireOpen();
-        if (rank < 0 || rank >= size() || rank == rank()) {
-            throw new IllegalArgumentException("rank " + rank + " is not another rank of this job: ranks are 0.."
-                    + (size() - 1) + ", this one " + rank());
-        }
-        PeerLink l = links[rank];
+        PeerLink l = otherRanksLink(rank);
         return l != null && l.qp.holdsUnrungSends();
     }
 
@@ -1191,15 +1186,20 @@ public final class Mp implements AutoCloseable {
      * @throws IllegalStateException    if this Mp is closed
      */
     public void wakePeer(int rank) {
+        PeerLink l = otherRanksLink(rank);
+        if (l != null) {
+            l.qp.wakePeer();
+        }
+    }
+
+    /** @return the link to another rank of the job, null where none was made; checks the Mp is open and the rank */
+    private PeerLink otherRanksLink(int rank) {
         requireOpen();
         if (rank < 0 || rank >= size() || rank == rank()) {
             throw new IllegalArgumentException("rank " + rank + " is not another rank of this job: ranks are 0.."
                     + (size() - 1) + ", this one " + rank());
         }
-        PeerLink l = links[rank];
-        if (l != null) {
-            l.qp.wakePeer();
-        }
+        return links[rank];
     }
 
     /** @return the link to a peer (for this package's tests, which look at its queue pair) */

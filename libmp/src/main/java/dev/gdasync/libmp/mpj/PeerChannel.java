@@ -138,7 +138,7 @@ final class PeerChannel {
     /** @return whether fragments wait for the peer's credits and some have come */
     boolean creditsCame() {
         return !backlog.isEmpty() && streamSends.isEmpty() && sent - window.creditsFrom(peer) < slots
-                && !mp.sendsAwaitStream(peer);
+                && !heldByStreamSends();
     }
 
     /**
@@ -201,6 +201,15 @@ final class PeerChannel {
         return failed != null ? "the job failed: " + failed + " (" + why + ")" : why;
     }
 
+    /**
+     * @return whether this rank's fragments to the peer wait for the program's stream sends to it: between hosts, while
+     *         the queue pair holds such sends not rung yet (a put would be refused); never on one host, where the
+     *         fragments are stores and take no queue pair
+     */
+    private boolean heldByStreamSends() {
+        return !rings.mapsPeer(peer) && mp.sendsAwaitStream(peer);
+    }
+
     /** @return whether the peer's next fragment is in this rank's ring, not yet taken */
     boolean fragmentWaiting() {
         return rings.arrived(peer, taken);
@@ -235,7 +244,7 @@ final class PeerChannel {
         if (!streamSends.isEmpty()) {
             return 0; // behind a stream's send: see streamSends
         }
-        if (!backlog.isEmpty() && mp.sendsAwaitStream(peer)) {
+        if (!backlog.isEmpty() && heldByStreamSends()) {
             return 0; // behind the program's own stream sends to the peer, which the queue pair rings first
         }
         // One host: the fragment goes straight into the peer's slot (mapped here, and free: the credits say so), then

@@ -26,8 +26,8 @@ import java.lang.foreign.ValueLayout;
  * <ul>
  *   <li>libmp's two-sided calls: an {@code irecv} and an {@code isend} in a ring with MPJ's {@code Sendrecv} going
  *       while they are in flight, then {@code isendOnStream}/{@code waitOnStream} on host streams, and a stream send
- *       held unrung by a gate while MPJ sends to the same rank (the device holds its message back until the stream
- *       rang);</li>
+ *       held unrung by a gate while MPJ sends to the same rank (between hosts the device holds its message back until
+ *       the stream rang);</li>
  *   <li>the collectives of {@code coll} ({@code Collectives.open}, allreduce) alternating with MPJ's
  *       {@code Allreduce};</li>
  *   <li>a global array's messages ({@code sendMsg}/{@code recvMsg}, a token around the ring) and its one-sided put,
@@ -85,7 +85,8 @@ public final class MpjBesideLibmpMain {
                 }
                 System.out.println(right ? "STREAM OK" : "FAIL stream: a stream's message or MPJ's Allreduce is wrong");
                 // A stream send held back by a gate: the queue pair to `next` holds it unrung while MPJ sends to
-                // `next` from the CPU, which must wait for the stream to ring it, not fail.
+                // `next` from the CPU. Between hosts the device's puts wait for the stream to ring it (they must not
+                // fail); on one host its stores need no queue pair and go at once.
                 MpRequest recv = mp.irecv(in.asSlice(24, 8), prev, inReg);
                 MPI.COMM_WORLD.Barrier();
                 MemoryWord gate = MemoryWord.word32(out, 32, "gate");
