@@ -28,8 +28,8 @@ import java.util.function.Consumer;
  * (shared memory on one host, UCX between hosts). {@link MpjMain} installs it before the program's
  * {@code MPI.Init}, which then calls {@link #init}.
  *
- * <p>Messages travel as fragments that the sender puts into its ring of receive slots at the receiver, one-sided
- * ({@link PeerChannel}, {@link SlotRings}): the device posts no receives, so libmp's own two-sided calls, and the layers
+ * <p>Messages travel as fragments that the sender writes into its ring of receive slots at the receiver, one-sided
+ * (stores on one host, puts between hosts; {@link PeerChannel}, {@link SlotRings}): the device posts no receives, so libmp's own two-sided calls, and the layers
  * built on them, run on the same Mp beside MPJ. A message
  * is matched against the posted receives, in their order, when its header arrives (its bytes then go straight into
  * the receive's buffer), else once it arrived completely; unmatched, it waits among the unexpected messages in arrival
@@ -439,7 +439,7 @@ public final class GdasyncDevice implements Device {
         DeviceRequest r = new DeviceRequest(this, sync ? DeviceRequest.Kind.SYNC_SEND : DeviceRequest.Kind.SEND, peer,
                 tag, context, null, null);
         synchronized (lock) {
-            if (failure != null || finished) {
+            if (failure != null || finished) { // the refusal's words are built only when it is refused
                 requireHealthy(call + " to rank " + peer);
             }
             pending.add(r);
@@ -523,7 +523,7 @@ public final class GdasyncDevice implements Device {
         DeviceRequest r = new DeviceRequest(this, DeviceRequest.Kind.RECEIVE, peer, tag, context, buf,
                 status != null ? status : new Status());
         synchronized (lock) {
-            if (failure != null || finished) {
+            if (failure != null || finished) { // the refusal's words are built only when it is refused
                 requireHealthy(call + " from " + (peer == ANY_SOURCE ? "any rank" : "rank " + peer));
             }
             pending.add(r);

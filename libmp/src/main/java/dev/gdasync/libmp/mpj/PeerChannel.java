@@ -148,7 +148,7 @@ final class PeerChannel {
      * @param started    takes every message when its header arrived, before its bytes: binds it to a receive or
      *                   makes it assemble itself
      * @param arrived    takes every message once its last fragment arrived
-     * @param sendDone   takes every request whose message is entirely copied into send slots
+     * @param sendDone   takes every request whose message is entirely copied out (into send slots or the peer's ring)
      * @param ackArrived takes every synchronous send the peer acknowledged
      * @return how much happened (0: nothing)
      * @throws dev.gdasync.libmp.MpException if a request of the queue pair failed (the peer is gone, say)
@@ -236,7 +236,7 @@ final class PeerChannel {
     /**
      * Sends what the backlog holds while send slots and the peer's credits allow.
      *
-     * @param sendDone takes every request whose message is entirely copied into send slots
+     * @param sendDone takes every request whose message is entirely copied out (into send slots or the peer's ring)
      * @return how many fragments were sent
      */
     int sendBacklog(Consumer<DeviceRequest> sendDone) {
