@@ -40,9 +40,10 @@ final class DeviceRequest extends Request {
     boolean cancelled;
     /**
      * The completion words of the streams waiting on this request ({@link MpjOnStream#waitOnStream}), raised once it
-     * completed and MPJ's handlers ran; null while none. Guarded by the device's lock.
+     * completed and MPJ's handlers ran; null while none. Written under the device's lock; volatile so that a request's
+     * completion with no stream waiting on it (nearly every one) looks without taking the lock again.
      */
-    java.util.List<dev.gdasync.gdsync.memop.MemoryWord> streamWords;
+    volatile java.util.List<dev.gdasync.gdsync.memop.MemoryWord> streamWords;
     // The links of the device's two request lists (RequestList), guarded by the device's lock.
     boolean inPending;
     DeviceRequest pendingPrev;

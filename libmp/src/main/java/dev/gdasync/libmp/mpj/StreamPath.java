@@ -219,6 +219,10 @@ final class StreamPath {
 
     /** A request completed and MPJ's handlers ran: the streams waiting on it move on. Any thread, outside the lock. */
     void raiseWords(DeviceRequest r) {
+        if (r.streamWords == null) {
+            // No stream waits on it now; one that comes later finds it done under the lock and raises its word itself.
+            return;
+        }
         List<MemoryWord> raise;
         synchronized (device.lock()) {
             raise = r.streamWords;
