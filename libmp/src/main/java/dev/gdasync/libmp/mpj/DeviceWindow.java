@@ -20,7 +20,7 @@ import java.lang.invoke.VarHandle;
  *   [credit words: size x 8][credit sources: size x 8][get bounce: bounceBytes][rendezvous area: poolBytes]
  * </pre>
  * A rank's credit word {@code p} is written by peer {@code p} only: how many of this rank's frames {@code p} has taken
- * out of its receive slots (and reposted them), a count that only grows; the sender reads it to know which of the
+ * out of its ring of receive slots (freeing them), a count that only grows; the sender reads it to know which of the
  * peer's slots are free. The rendezvous area holds large messages copied once by their sender, read by their receiver
  * straight into the receive's buffer: through the peer's area mapped here where the NIC maps peer memory (shared memory
  * on one host), else by one-sided gets through the bounce (UCX between hosts). Used under the device's lock.

@@ -16,16 +16,16 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
- * The fragments between this rank and one peer, over libmp's queue pair to it: the peer's ring of {@code slots}
- * receive slots of {@code slotBytes} each in this rank's {@link SlotRings}, which it fills with one-sided puts (a
- * fragment, then its stamp), and as many send slots here, filled from a FIFO backlog of outbound messages while slots
- * are free and put into the peer's ring for this rank the same way. The device posts no receives: the queue pair's
- * two-sided messages are the program's.
+ * The fragments between this rank and one peer: the peer's ring of {@code slots} receive slots of {@code slotBytes}
+ * each in this rank's {@link SlotRings}, which the peer fills one-sided (a fragment, then its stamp), and this rank's
+ * ring at the peer, which it fills the same way from a FIFO backlog of outbound messages: stores on one host, puts
+ * from as many send slots here between hosts. The device posts no receives: the queue pair's two-sided messages are
+ * the program's.
  *
- * <p>Credits: a fragment is sent only into a receive slot of the peer known to be posted, so no send ever waits in the
- * NIC for a receive (receiver-not-ready). This rank has sent {@code sent} fragments; the peer writes into this rank's
- * {@link DeviceWindow} how many it has taken and reposted; at most {@code slots} are outstanding. The peer tells its
- * count once half its slots were reposted since it last told (so a sender that used all its credits always hears).
+ * <p>Credits: a fragment is written only into a slot of the peer's ring that the peer has emptied, so nothing is
+ * overwritten before it was taken. This rank has sent {@code sent} fragments; the peer writes into this rank's
+ * {@link DeviceWindow} how many it has taken out of its ring; at most {@code slots} are outstanding. The peer tells its
+ * count once it took half its slots' worth since it last told (so a sender that used all its credits always hears).
  * Driven under the device's lock.
  */
 final class PeerChannel {
