@@ -123,6 +123,21 @@ final class DeviceWindow {
     }
 
     /**
+     * @param p      a peer whose memory the NIC maps here ({@link #mapsPeer})
+     * @param offset where a message is in the peer's area (as the peer said)
+     * @param n      its length
+     * @return the message in the peer's area, mapped here
+     * @throws IllegalStateException if the range lies outside the peer's area
+     */
+    MemorySegment peerMessage(int p, long offset, long n) {
+        if (offset < 0 || offset > poolBytes || n > poolBytes - offset) {
+            throw new IllegalStateException("rank " + p + " announced a message of " + n + " bytes at offset " + offset
+                    + " of its rendezvous area, which is " + poolBytes + " bytes long");
+        }
+        return mapped[p].asSlice(poolAt + offset, n);
+    }
+
+    /**
      * Reads a message from peer {@code p}'s rendezvous area into a receive's buffer.
      *
      * @param offset where it is in the peer's area (as the peer said)

@@ -364,6 +364,12 @@ public final class GdasyncDevice implements Device {
     @Override
     public void finish() throws XDevException {
         requireInitialized();
+        synchronized (lock) {
+            if (buffers != null && !finished) {
+                // The program is done with its messages: the senders of those still read in place may free them.
+                buffers.returnAllLent();
+            }
+        }
         BackoffIdler idler = idler();
         long sentAt = 0;
         while (true) {
@@ -465,17 +471,19 @@ public final class GdasyncDevice implements Device {
                 long at = large && own < 0 ? pool.allocate(n) : -1;
                 if (own >= 0) {
                     // MPJ packed the message in the area: the receiver reads it from there, and the send completes
-                    // once it did (MPJ frees the buffer then).
+                    // once it was matched (ACK, the receiver reads it in place until its program is done with it) or
+                    // read (FIN). MPJ frees the buffer then, but its block stays the reader's until the FIN.
                     r.awaitsRead = true;
                     if (!sync) {
                         c.awaitAck(sequence, r);
                     }
-                    c.awaitFin(sequence, -1, n);
+                    pool.holdForReader(own);
+                    c.awaitFin(sequence, own, n, true);
                     c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, r));
                 } else if (at >= 0) {
                     // The one copy of a rendezvous: the buffer is free again once it returns, as for an eager send.
                     MemorySegment.copy(bytes, 0, window.pool(), at, n);
-                    c.awaitFin(sequence, at, n);
+                    c.awaitFin(sequence, at, n, false);
                     c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, r));
                 } else {
                     c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, flags, sequence, bytes, dynamic, r));
@@ -547,7 +555,7 @@ public final class GdasyncDevice implements Device {
         if (m.isRendezvous()) {
             DeviceRequest r = matching.bind(m);
             if (r != null) {
-                readRendezvous(m, MpjBuffers.target(r.buffer, m.staticLength));
+                readRendezvous(m, r, MpjBuffers.target(r.buffer, m.staticLength));
             }
             return;
         }
@@ -559,19 +567,51 @@ public final class GdasyncDevice implements Device {
     }
 
     /**
-     * Reads a matched rendezvous message from its sender's area into the receive's buffer and tells the sender it may
-     * free its copy (which also acknowledges a synchronous send).
+     * Takes a matched rendezvous message from its sender's area. On one host, into a receive buffer of this rank's
+     * area, it is not copied: the buffer reads the message in place ({@link RegisteredBuffers#lend}), the sender hears
+     * it was matched (ACK: its send completes), and it may free the block once MPJ freed the buffer, after unpacking
+     * it (FIN). Otherwise it is read into the receive's buffer, and the FIN follows at once (which also acknowledges
+     * the send).
      *
+     * @param r      the receive
      * @param target the receive's buffer, or null when the message is not to be read (it does not fit)
      */
-    private void readRendezvous(Inbound m, MemorySegment target) {
-        if (target != null) {
-            window.read(m.source, m.rdvOffset, target);
+    private void readRendezvous(Inbound m, DeviceRequest r, MemorySegment target) {
+        PeerChannel c = channels[m.source];
+        if (target != null && readsInPlace(m, r)) {
+            c.enqueue(Outbound.control(Frames.ACK, m.sequence));
+        } else {
+            if (target != null) {
+                window.read(m.source, m.rdvOffset, target);
+            }
+            c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+        }
+        // At once: the sender may be waiting for it (its send completes when the message was matched or read).
+        c.sendBacklog(onSendCopied);
+    }
+
+    /** @return whether the receive's buffer was lent the message in place (see {@link #readRendezvous}) */
+    private boolean readsInPlace(Inbound m, DeviceRequest r) {
+        if (buffers == null || !window.mapsPeer(m.source) || r.buffer.offset() != 0 || m.staticLength == 0) {
+            return false;
         }
         PeerChannel c = channels[m.source];
-        c.enqueue(Outbound.control(Frames.FIN, m.sequence));
-        // At once: the sender may be waiting for it (its send completes when the message was read).
-        c.sendBacklog(onSendCopied);
+        long sequence = m.sequence;
+        MemorySegment message = window.peerMessage(m.source, m.rdvOffset, m.staticLength);
+        return buffers.lend(r.buffer.getStaticBuffer(), message, () -> readInPlace(c, sequence));
+    }
+
+    /** MPJ is done with a message it read in place: its sender may free it. Under the lock. */
+    private void readInPlace(PeerChannel c, long sequence) {
+        if (failure != null) {
+            return;
+        }
+        try {
+            c.enqueue(Outbound.control(Frames.FIN, sequence));
+            c.sendBacklog(onSendCopied);
+        } catch (MpException | IllegalStateException e) {
+            failFrom(e);
+        }
     }
 
     /** A message's last fragment arrived. */
@@ -602,7 +642,7 @@ public final class GdasyncDevice implements Device {
     private void fill(DeviceRequest r, Inbound m) {
         if (m.isRendezvous()) {
             MemorySegment target = MpjBuffers.target(r.buffer, m.staticLength);
-            readRendezvous(m, target);
+            readRendezvous(m, r, target);
             String error = null;
             if (target == null) {
                 error = MpjBuffers.notReceivable(r.toString(), r.buffer, m);
@@ -623,11 +663,8 @@ public final class GdasyncDevice implements Device {
     private void fillGuarded(DeviceRequest r, Inbound m) {
         try {
             fill(r, m);
-        } catch (MpException e) {
-            String jf = mp.failure();
-            fail(jf != null ? "the job failed: " + jf + " (" + e.getMessage() + ")" : e.getMessage());
-        } catch (IllegalStateException e) {
-            fail(e.getMessage());
+        } catch (MpException | IllegalStateException e) {
+            failFrom(e);
         }
     }
 
@@ -824,12 +861,18 @@ public final class GdasyncDevice implements Device {
                     c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }
-        } catch (MpException e) {
-            String jf = mp.failure();
-            fail(jf != null ? "the job failed: " + jf + " (" + e.getMessage() + ")" : e.getMessage());
-        } catch (IllegalStateException e) {
-            fail(e.getMessage());
+        } catch (MpException | IllegalStateException e) {
+            failFrom(e);
         }
+    }
+
+    /**
+     * Fails the device on an error of its queue pairs (an {@link MpException}, said with the job's failure when there
+     * is one) or of a peer's frames or link (an {@link IllegalStateException}). Under the lock.
+     */
+    private void failFrom(RuntimeException e) {
+        String jf = e instanceof MpException ? mp.failure() : null;
+        fail(jf != null ? "the job failed: " + jf + " (" + e.getMessage() + ")" : e.getMessage());
     }
 
     /** Fails the device, as a failed request of its queue pairs does (the stream path's refusals). Under the lock. */

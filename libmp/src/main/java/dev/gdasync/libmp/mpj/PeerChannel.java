@@ -120,9 +120,16 @@ final class PeerChannel {
         awaitingAck.put(sequence, r);
     }
 
-    /** A rendezvous message waits in this rank's area until the peer has read it. */
-    void awaitFin(long sequence, long offset, long length) {
-        awaitingFin.put(sequence, new long[] {offset, length});
+    /**
+     * A rendezvous message waits in this rank's area until the peer has read it.
+     *
+     * @param offset   its block in the area
+     * @param length   its length
+     * @param mpjOwned whether the block is MPJ's buffer (freed when both MPJ and the reader are done) rather than the
+     *                 device's copy (freed when the reader is done)
+     */
+    void awaitFin(long sequence, long offset, long length, boolean mpjOwned) {
+        awaitingFin.put(sequence, new long[] {offset, length, mpjOwned ? 1 : 0});
     }
 
     /** @return whether nothing is waiting to be sent, in flight, or waiting in this rank's area for the peer to read */
@@ -285,7 +292,9 @@ final class PeerChannel {
                     throw new IllegalStateException("rank " + peer + " finished reading rendezvous message #" + sequence
                             + ", which this rank did not send");
                 }
-                if (block[0] >= 0) {
+                if (block[2] == 1) {
+                    pool.readerDone(block[0]);
+                } else {
                     pool.release(block[0], block[1]);
                 }
                 DeviceRequest r = awaitingAck.remove(sequence);
@@ -310,11 +319,15 @@ final class PeerChannel {
             }
             if (kind == Frames.ACK) {
                 DeviceRequest r = awaitingAck.remove(sequence);
-                if (r == null) {
+                if (r == null && !awaitingFin.containsKey(sequence)) {
+                    // (A rendezvous message's ACK tells it was matched, read in place; for a send complete already
+                    // (its bytes were copied into the area) it says nothing new.)
                     throw new IllegalStateException("rank " + peer + " acknowledged synchronous send #" + sequence
                             + ", which this rank is not waiting for");
                 }
-                ackArrived.accept(r);
+                if (r != null) {
+                    ackArrived.accept(r);
+                }
                 return;
             }
             if (kind != Frames.DATA) {

@@ -5,6 +5,8 @@ import mpjbuf.NIOBuffer;
 import mpjbuf.RawBuffer;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -33,6 +35,12 @@ final class RegisteredBuffers extends BufferFactory {
     private final BufferFactory previous;
     /** Buffers of the area, with their offsets there. */
     private final Map<RawBuffer, Long> mine = new IdentityHashMap<>();
+    /** Receive buffers of the area whose memory is, for now, a peer's message in place ({@link #lend}). */
+    private final Map<RawBuffer, Lent> lent = new IdentityHashMap<>();
+
+    /** A lent buffer's own memory, and what to do when MPJ is done with the message. */
+    private record Lent(NIOBuffer buffer, ByteBuffer own, Runnable onReturn) {
+    }
     private static final int CACHED = 64;
     private static final int SMALLEST_CLASS = 6;
     /** Small buffers free for reuse, by size class (capacity 2^(class + 6)); guarded by this. */
@@ -101,6 +109,51 @@ final class RegisteredBuffers extends BufferFactory {
         return f;
     }
 
+    /**
+     * Makes a receive buffer of the area read a peer's message in place, until MPJ frees the buffer (after unpacking
+     * it): then the buffer gets its own memory back and {@code onReturn} runs, under the device's lock. Under the lock.
+     *
+     * @param raw     the receive buffer's memory
+     * @param message the message, mapped here: at least as long as MPJ reads
+     * @return whether the buffer was lent (false: it is not one of the area's, or lent already)
+     */
+    boolean lend(RawBuffer raw, MemorySegment message, Runnable onReturn) {
+        if (NIO_MEMORY == null || !(raw instanceof NIOBuffer nio) || nio.getClass() != NIOBuffer.class
+                || !mine.containsKey(raw) || lent.containsKey(raw)) {
+            return false;
+        }
+        ByteBuffer own = nio.getBuffer();
+        // Read-only: the sender's block may be read by other ranks too (MPJ sends one buffer to several).
+        NIO_MEMORY.setRelease(nio, message.asByteBuffer().asReadOnlyBuffer().order(own.order()));
+        lent.put(raw, new Lent(nio, own, onReturn));
+        return true;
+    }
+
+    /** Gives every lent buffer its memory back and runs its return ({@code MPI.Finalize}). Under the lock. */
+    void returnAllLent() {
+        for (Lent l : lent.values()) {
+            NIO_MEMORY.setRelease(l.buffer(), l.own());
+            l.onReturn().run();
+        }
+        lent.clear();
+    }
+
+    /**
+     * The memory field of MPJ's {@link NIOBuffer} (private, and its public {@code setBuffer} copies into the memory
+     * rather than replacing it), or null where it cannot be reached: the device then copies every large message into
+     * the receive's buffer, as before.
+     */
+    private static final VarHandle NIO_MEMORY = nioMemory();
+
+    private static VarHandle nioMemory() {
+        try {
+            return MethodHandles.privateLookupIn(NIOBuffer.class, MethodHandles.lookup())
+                    .findVarHandle(NIOBuffer.class, "buffer", ByteBuffer.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** @return the offset in the area of a buffer's memory, or -1 if it is not one of the area's */
     long offsetOf(MemorySegment bytes) {
         long at = bytes.address() - area.address();
@@ -143,9 +196,14 @@ final class RegisteredBuffers extends BufferFactory {
         if (b.getCapacity() >= smallest) {
             // Only buffers of the smallest area size or more can be the area's: the small ones skip the lock.
             synchronized (lock) {
+                Lent l = lent.remove(b);
+                if (l != null) {
+                    NIO_MEMORY.setRelease(l.buffer(), l.own());
+                    l.onReturn().run();
+                }
                 Long at = mine.remove(b);
                 if (at != null) {
-                    pool.release(at, b.getCapacity());
+                    pool.ownerFreed(at, b.getCapacity());
                     return;
                 }
             }

@@ -13,6 +13,12 @@ final class RendezvousPool {
     private final long capacity;
     /** Free blocks: offset to length, no two adjacent. */
     private final TreeMap<Long, Long> free = new TreeMap<>();
+    /**
+     * Blocks of MPJ's own send buffers that receivers may still be reading (they read them in place, until their
+     * programs are done with the message): by offset, {readers, the length to free once MPJ freed the block and the
+     * last reader is done, or -1 while MPJ holds it}. MPJ may send one buffer to several ranks (a broadcast).
+     */
+    private final Map<Long, long[]> awaitingReader = new java.util.HashMap<>();
     private long used;
 
     /** @param capacity the area's length in bytes (0: no rendezvous) */
@@ -65,6 +71,36 @@ final class RendezvousPool {
             length += free.remove(next);
         }
         free.put(start, length);
+    }
+
+    /**
+     * A block (MPJ's buffer, from {@link #allocate}) carries a message a receiver reads: it is not freed, whatever its
+     * owner does, before {@link #readerDone}.
+     */
+    void holdForReader(long at) {
+        awaitingReader.computeIfAbsent(at, k -> new long[] {0, -1})[0]++;
+    }
+
+    /** The block's owner (MPJ) freed it: freed now, or once its last reader is done. */
+    void ownerFreed(long at, long bytes) {
+        long[] held = awaitingReader.get(at);
+        if (held != null) {
+            held[1] = bytes;
+        } else {
+            release(at, bytes);
+        }
+    }
+
+    /** A receiver is done with a block {@link #holdForReader} held: freed if it was the last and MPJ freed it. */
+    void readerDone(long at) {
+        long[] held = awaitingReader.get(at);
+        if (held == null || --held[0] > 0) {
+            return;
+        }
+        awaitingReader.remove(at);
+        if (held[1] >= 0) {
+            release(at, held[1]);
+        }
     }
 
     /** @return the area's length */

@@ -29,7 +29,7 @@ class MpjCrossHostTest {
     void conformanceCasesOnFourRanksOverTwoHosts() {
         Map<String, String> env = twoHostsOrSkip();
         List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
-                "communicators", "objects", "rendezvous", "manylarge");
+                "communicators", "objects", "rendezvous", "manylarge", "heldlarge");
         List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
         args.addAll(cases);
         try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {

@@ -129,6 +129,80 @@ final class MpjConformanceLarge {
     }
 
     /**
+     * Ranks 0 and 1, large messages a receiver holds a while after they matched (on one host the device lets the
+     * receive read such a message in place, from the sender's packed copy, until MPJ is done unpacking it):
+     * <ul>
+     *   <li>rank 0 sends 8 messages with blocking sends, overwriting its array after each, while rank 1's receives,
+     *       posted before, are waited for in reverse order: each must hold its own bytes, though the sends completed
+     *       and MPJ freed each packed copy long before rank 1 unpacked it;</li>
+     *   <li>both ranks, 20 times: a receive posted, a blocking send to the other, then the wait for the receive (the
+     *       halo exchange): neither send may wait for the other rank's unpacking, or both would wait forever;</li>
+     *   <li>every rank: large broadcasts from each root in turn (MPJ may send one packed buffer to several ranks,
+     *       each of which reads it in place).</li>
+     * </ul>
+     */
+    static void rendezvousHeld(int rank, int size) {
+        if (rank <= 1) {
+            heldPair(rank);
+        } else {
+            MPI.COMM_WORLD.Barrier();
+        }
+        for (int root = 0; root < size; root++) {
+            for (int k = 0; k < 3; k++) {
+                int n = 300_000 + 1000 * k + root;
+                byte[] b = rank == root ? pattern(n, 60 + root + k) : new byte[n];
+                MPI.COMM_WORLD.Bcast(b, 0, n, MPI.BYTE, root);
+                checkExact(b, n, 60 + root + k, "bcast " + k + " from rank " + root);
+            }
+        }
+    }
+
+    private static void heldPair(int rank) {
+        int peer = 1 - rank;
+        int count = 8;
+        AssertionError held = null; // thrown after the halo rounds, so that a failure leaves no rank waiting
+        if (rank == 1) {
+            byte[][] in = new byte[count][];
+            Request[] r = new Request[count];
+            for (int k = 0; k < count; k++) {
+                in[k] = new byte[200_000 + k];
+                r[k] = MPI.COMM_WORLD.Irecv(in[k], 0, in[k].length, MPI.BYTE, peer, 3000 + k);
+            }
+            MPI.COMM_WORLD.Barrier();
+            MPI.COMM_WORLD.Recv(new byte[0], 0, 0, MPI.BYTE, peer, 3100); // every send completed
+            for (int k = count - 1; k >= 0; k--) {
+                try {
+                    Status s = r[k].Wait(); // MPJ's unpacking fails here if the bytes changed under it
+                    check(s.Get_count(MPI.BYTE) == in[k].length, "held " + k + ": count " + s.Get_count(MPI.BYTE));
+                    checkExact(in[k], in[k].length, 50 + k, "held " + k);
+                } catch (AssertionError | RuntimeException e) {
+                    held = held != null ? held : new AssertionError("held " + k + ": " + e, e);
+                }
+            }
+        } else {
+            MPI.COMM_WORLD.Barrier();
+            byte[] out = new byte[200_000 + count];
+            for (int k = 0; k < count; k++) {
+                System.arraycopy(pattern(200_000 + k, 50 + k), 0, out, 0, 200_000 + k);
+                MPI.COMM_WORLD.Send(out, 0, 200_000 + k, MPI.BYTE, peer, 3000 + k);
+                java.util.Arrays.fill(out, (byte) 0x5A);
+            }
+            MPI.COMM_WORLD.Send(new byte[0], 0, 0, MPI.BYTE, peer, 3100);
+        }
+        for (int round = 0; round < 20; round++) {
+            int n = 100_000 + round * 4_000;
+            byte[] in = new byte[n];
+            Request r = MPI.COMM_WORLD.Irecv(in, 0, n, MPI.BYTE, peer, 3200 + round);
+            MPI.COMM_WORLD.Send(pattern(n, rank + round), 0, n, MPI.BYTE, peer, 3200 + round);
+            r.Wait();
+            checkExact(in, n, peer + round, "halo round " + round);
+        }
+        if (held != null) {
+            throw held;
+        }
+    }
+
+    /**
      * Ranks 0 and 1: a message of 100 000 bytes (rendezvous-sized) into a receive of 50 000 fails the receive
      * (truncation, printed), the sender's request completes, and the ranks still talk afterwards.
      */

@@ -89,6 +89,7 @@ public final class MpjConformanceMain {
         m.put("iprobeall", MpjConformanceMore::iprobeAll);
         m.put("rendezvous", MpjConformanceLarge::rendezvousSizes);
         m.put("manylarge", MpjConformanceLarge::rendezvousMany);
+        m.put("heldlarge", MpjConformanceLarge::rendezvousHeld);
         m.put("largetrunc", MpjConformanceLarge::largeTruncation);
         m.put("cancel", MpjConformanceCancel::cancel);
         m.put("badargs", MpjConformanceMain::badArguments);
