@@ -468,6 +468,11 @@ final class PeerChannel {
         return head != null && rungNumber - head.number() >= 0;
     }
 
+    /** @return whether sends prepared for streams wait to be seen rung ({@link #reapRung} has work) */
+    boolean hasStreamSends() {
+        return !streamSends.isEmpty();
+    }
+
     /**
      * Completes the stream sends the streams rang (their number is in the rung word).
      *
@@ -477,11 +482,6 @@ final class PeerChannel {
      * @throws IllegalStateException if the stream that is to ring the oldest send left failed or was closed first:
      *                               this rank's later messages to the peer could never leave
      */
-    /** @return whether sends prepared for streams wait to be seen rung ({@link #reapRung} has work) */
-    boolean hasStreamSends() {
-        return !streamSends.isEmpty();
-    }
-
     int reapRung(int rungNumber, Consumer<DeviceRequest> rung) {
         int work = 0;
         while (!streamSends.isEmpty() && rungNumber - streamSends.peek().number() >= 0) {
