@@ -159,7 +159,11 @@ final class DeviceWindow {
             MemorySegment.copy(there, poolAt + offset, target, 0, n);
             return;
         }
-        awaitCpuPosts(p);
+        if (mp.sendsAwaitStream(p)) {
+            // The device holds such a read back (readWaitsForStream) rather than wait here, under its lock.
+            throw new IllegalStateException("a read of rank " + p + "'s message would ring the program's stream sends"
+                    + " to that rank early");
+        }
         long into = target.address() - memory.address();
         if (target.isNative() && into >= 0 && n <= memory.byteSize() - into) {
             // The receive's buffer is registered memory (an MPJ buffer of the area): one get straight into it.
@@ -176,27 +180,12 @@ final class DeviceWindow {
     }
 
     /**
-     * Waits while the queue pair to peer {@code p} holds the program's stream sends not rung yet (a get would be
-     * refused): the stream rings them as it gets there. A stream that waits for this device meanwhile never does, so
-     * the wait ends, failing, after the Mp's wait timeout.
+     * @return whether a read of peer {@code p}'s message must wait: between hosts, while the queue pair to the peer
+     *         holds the program's stream sends not rung yet (a get would be refused; the stream rings them as it gets
+     *         there); never on one host, where a read is a copy
      */
-    private void awaitCpuPosts(int p) {
-        if (!mp.sendsAwaitStream(p)) {
-            return;
-        }
-        long deadline = System.nanoTime() + mp.config().waitTimeout().toNanos();
-        BackoffIdler idler = new BackoffIdler(BackoffPolicy.PEER_WAIT);
-        while (mp.sendsAwaitStream(p)) {
-            String failed = mp.failure();
-            if (failed != null) {
-                throw new IllegalStateException("the job failed while reading a message of rank " + p + ": " + failed);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("reading a message of rank " + p + " waited " + mp.config().waitTimeout()
-                        + " for a stream to ring the program's sends to that rank (a CPU get would ring them early)");
-            }
-            idler.idle();
-        }
+    boolean readWaitsForStream(int p) {
+        return mapped[p] == null && mp.sendsAwaitStream(p);
     }
 
     private void awaitGet(int p, MpRequest g) {

@@ -83,6 +83,12 @@ public final class GdasyncDevice implements Device {
     /** The rendezvous area's size: 0 when there is none. */
     private int areaBytes;
     private final Matching matching = new Matching();
+    /** Rendezvous reads that wait for the program's stream sends to their sender to be rung (between hosts). */
+    private final java.util.ArrayDeque<HeldRead> heldReads = new java.util.ArrayDeque<>();
+
+    /** A matched rendezvous message not read yet, since {@code since} ({@link System#nanoTime}). */
+    private record HeldRead(Inbound m, DeviceRequest r, MemorySegment target, long since) {
+    }
     /** Completed requests not yet seen by a wait or a test, in completion order: what {@link #peek} hands out. */
     private final RequestList completed = new RequestList(RequestList.Kind.COMPLETED);
     private final RequestList pending = new RequestList(RequestList.Kind.PENDING);
@@ -573,11 +579,21 @@ public final class GdasyncDevice implements Device {
      * it (FIN). Otherwise it is read into the receive's buffer, and the FIN follows at once (which also acknowledges
      * the send).
      *
+     * Between hosts, while the queue pair to the sender holds the program's stream sends not rung yet (a get would
+     * ring them early), the read is held back ({@link #readHeldReads}) and the receive completes later: the device
+     * never waits for a stream under its lock, where a stream waiting for an MPJ request would need it.
+     *
      * @param r      the receive
      * @param target the receive's buffer, or null when the message is not to be read (it does not fit)
+     * @return whether the message was taken now (false: its read is held back, and the receive completes then)
      */
-    private void readRendezvous(Inbound m, DeviceRequest r, MemorySegment target) {
+    private boolean readRendezvous(Inbound m, DeviceRequest r, MemorySegment target) {
         PeerChannel c = channels[m.source];
+        if (target != null && window.readWaitsForStream(m.source)) {
+            m.readHeld = true;
+            heldReads.add(new HeldRead(m, r, target, System.nanoTime()));
+            return false;
+        }
         if (target != null && readsInPlace(m, r)) {
             c.enqueue(Outbound.control(Frames.ACK, m.sequence));
         } else {
@@ -588,6 +604,35 @@ public final class GdasyncDevice implements Device {
         }
         // At once: the sender may be waiting for it (its send completes when the message was matched or read).
         c.sendBacklog(onSendCopied);
+        return true;
+    }
+
+    /**
+     * Reads the held rendezvous messages whose senders' queue pairs no longer hold unrung stream sends, and completes
+     * their receives. Under the lock.
+     *
+     * @throws IllegalStateException if a read waited longer than the Mp's wait timeout (a stream that never rings)
+     */
+    private void readHeldReads() {
+        for (java.util.Iterator<HeldRead> it = heldReads.iterator(); it.hasNext(); ) {
+            HeldRead h = it.next();
+            Inbound m = h.m();
+            if (window.readWaitsForStream(m.source)) {
+                if (System.nanoTime() - h.since() > mp.config().waitTimeout().toNanos()) {
+                    throw new IllegalStateException("reading a message of rank " + m.source + " waited "
+                            + mp.config().waitTimeout() + " for a stream to ring the program's sends to that rank (a CPU"
+                            + " get would ring them early)");
+                }
+                continue;
+            }
+            it.remove();
+            window.read(m.source, m.rdvOffset, h.target());
+            PeerChannel c = channels[m.source];
+            c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+            c.sendBacklog(onSendCopied);
+            MpjBuffers.received(h.r().buffer, m);
+            finish(h.r(), ids.envelope(m, h.r().status), null);
+        }
     }
 
     /** @return whether the receive's buffer was lent the message in place (see {@link #readRendezvous}) */
@@ -621,6 +666,9 @@ public final class GdasyncDevice implements Device {
             deliver(m);
             return;
         }
+        if (m.readHeld) {
+            return; // readHeldReads completes the receive
+        }
         MpjBuffers.received(r.buffer, m);
         finish(r, ids.envelope(m, r.status), null);
     }
@@ -642,7 +690,9 @@ public final class GdasyncDevice implements Device {
     private void fill(DeviceRequest r, Inbound m) {
         if (m.isRendezvous()) {
             MemorySegment target = MpjBuffers.target(r.buffer, m.staticLength);
-            readRendezvous(m, r, target);
+            if (!readRendezvous(m, r, target)) {
+                return; // readHeldReads completes the receive
+            }
             String error = null;
             if (target == null) {
                 error = MpjBuffers.notReceivable(r.toString(), r.buffer, m);
@@ -861,6 +911,9 @@ public final class GdasyncDevice implements Device {
                     c.progress(onStarted, onArrived, onSendCopied, onAcknowledged);
                 }
             }
+            if (!heldReads.isEmpty()) {
+                readHeldReads();
+            }
         } catch (MpException | IllegalStateException e) {
             failFrom(e);
         }
@@ -886,6 +939,7 @@ public final class GdasyncDevice implements Device {
             finish(r, r.status, failure + " (pending: " + r + ")");
         }
         matching.clearPosted();
+        heldReads.clear();
     }
 
     private void requireHealthy(String call) {

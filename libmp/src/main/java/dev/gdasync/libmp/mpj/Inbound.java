@@ -26,6 +26,11 @@ final class Inbound {
     byte[] dynamicBytes;
     /** For a rendezvous message: its offset in the sender's rendezvous area; -1 for a message that carries its bytes. */
     long rdvOffset = -1;
+    /**
+     * For a rendezvous message: its read waits for the program's stream sends to its sender (between hosts), and the
+     * device completes the receive once it read it.
+     */
+    boolean readHeld;
     /** The receive that took the message when its header arrived, or null. */
     DeviceRequest boundTo;
     private MemorySegment staticTarget;

@@ -72,7 +72,7 @@ class MpjCrossHostTest {
                 String p = "[" + rank + "] ";
                 List<String> lines = mprun.stdout().stream().filter(l -> l.startsWith(p))
                         .map(l -> l.substring(p.length())).toList();
-                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"),
+                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "GATED-READ OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"),
                         lines, mprun.describe());
             }
         }

@@ -27,13 +27,13 @@ import java.lang.foreign.ValueLayout;
  *   <li>libmp's two-sided calls: an {@code irecv} and an {@code isend} in a ring with MPJ's {@code Sendrecv} going
  *       while they are in flight, then {@code isendOnStream}/{@code waitOnStream} on host streams, and a stream send
  *       held unrung by a gate while MPJ sends to the same rank (between hosts the device holds its message back until
- *       the stream rang);</li>
+ *       the stream rang), and while a large MPJ message from that rank arrives (between hosts its read waits);</li>
  *   <li>the collectives of {@code coll} ({@code Collectives.open}, allreduce) alternating with MPJ's
  *       {@code Allreduce};</li>
  *   <li>a global array's messages ({@code sendMsg}/{@code recvMsg}, a token around the ring) and its one-sided put,
  *       get and sync.</li>
  * </ul>
- * Prints {@code LIBMP OK}, {@code STREAM OK}, {@code GATED OK}, {@code COLL OK}, {@code GA-MSG OK}, {@code GA OK}, {@code MPJ OK}, or
+ * Prints {@code LIBMP OK}, {@code STREAM OK}, {@code GATED OK}, {@code GATED-READ OK}, {@code COLL OK}, {@code GA-MSG OK}, {@code GA OK}, {@code MPJ OK}, or
  * {@code FAIL WHAT: WHY}.
  */
 public final class MpjBesideLibmpMain {
@@ -104,8 +104,38 @@ public final class MpjBesideLibmpMain {
                 System.out.println(heldBack && got[0] == prev && in.get(ValueLayout.JAVA_LONG, 24) == 9000L + prev
                         ? "GATED OK" : "FAIL gated: held back " + heldBack + ", MPJ got " + got[0] + ", libmp got "
                         + in.get(ValueLayout.JAVA_LONG, 24));
+                // A large MPJ message from `prev` arrives while a stream send to `prev` is held by a gate: between
+                // hosts its read (a get on that queue pair) must wait for the stream, without holding up the CPU's
+                // MPJ calls meanwhile (the tests below), and complete once the gate opened.
+                MpRequest back = mp.irecv(in.asSlice(40, 8), next, inReg);
+                MPI.COMM_WORLD.Barrier();
+                MemoryWord gate2 = MemoryWord.word32(out, 48, "gate2");
+                out.set(ValueLayout.JAVA_LONG, 40, 11000L + rank);
+                mp.wait32OnStream(gate2, 1, WaitCondition.EQ, stream);
+                MpRequest toPrev = mp.isendOnStream(out.asSlice(40, 8), prev, outReg, stream);
+                byte[] large = new byte[100_000];
+                java.util.Arrays.fill(large, (byte) rank);
+                byte[] fromPrev = new byte[large.length];
+                mpi.Request bigRecv = MPI.COMM_WORLD.Irecv(fromPrev, 0, fromPrev.length, MPI.BYTE, prev, 9);
+                mpi.Request bigSend = MPI.COMM_WORLD.Isend(large, 0, large.length, MPI.BYTE, next, 9);
+                for (int look = 0; look < 200; look++) {
+                    bigRecv.Test(); // moves the device on: takes the announcement, holds its read back between hosts
+                    Thread.sleep(1);
+                }
+                gate2.set32(1, true);
+                bigRecv.Wait();
+                bigSend.Wait();
+                stream.synchronize();
+                mp.waitAll(back, toPrev);
+                boolean bytesRight = true;
+                for (byte b : fromPrev) {
+                    bytesRight &= b == (byte) prev;
+                }
+                System.out.println(bytesRight && in.get(ValueLayout.JAVA_LONG, 40) == 11000L + next ? "GATED-READ OK"
+                        : "FAIL gated read: MPJ's bytes right " + bytesRight + ", libmp got "
+                        + in.get(ValueLayout.JAVA_LONG, 40));
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InterruptedException e) {
             System.out.println("FAIL libmp: " + e);
             e.printStackTrace(System.out);
         }

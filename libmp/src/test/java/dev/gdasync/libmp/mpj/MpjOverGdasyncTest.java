@@ -136,7 +136,7 @@ public class MpjOverGdasyncTest {
                 List<String> lines = mprun.stdout().stream().filter(l -> l.startsWith(p)).map(l -> l.substring(p.length()))
                         .toList();
                 assertTrue(lines.stream().noneMatch(l -> l.startsWith("FAIL")), mprun.describe());
-                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"), lines,
+                assertEquals(List.of("LIBMP OK", "STREAM OK", "GATED OK", "GATED-READ OK", "COLL OK", "GA-MSG OK", "GA OK", "MPJ OK"), lines,
                         mprun.describe());
             }
         }
