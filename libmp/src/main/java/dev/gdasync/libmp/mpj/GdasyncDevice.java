@@ -579,7 +579,7 @@ public final class GdasyncDevice implements Device {
      * it (FIN). Otherwise it is read into the receive's buffer, and the FIN follows at once (which also acknowledges
      * the send).
      *
-     * Between hosts, while the queue pair to the sender holds the program's stream sends not rung yet (a get would
+     * <p>Between hosts, while the queue pair to the sender holds the program's stream sends not rung yet (a get would
      * ring them early), the read is held back ({@link #readHeldReads}) and the receive completes later: the device
      * never waits for a stream under its lock, where a stream waiting for an MPJ request would need it.
      *
@@ -588,23 +588,31 @@ public final class GdasyncDevice implements Device {
      * @return whether the message was taken now (false: its read is held back, and the receive completes then)
      */
     private boolean readRendezvous(Inbound m, DeviceRequest r, MemorySegment target) {
-        PeerChannel c = channels[m.source];
         if (target != null && window.readWaitsForStream(m.source)) {
             m.readHeld = true;
             heldReads.add(new HeldRead(m, r, target, System.nanoTime()));
             return false;
         }
         if (target != null && readsInPlace(m, r)) {
+            PeerChannel c = channels[m.source];
             c.enqueue(Outbound.control(Frames.ACK, m.sequence));
+            // At once: the sender may be waiting for it (its send completes when the message was matched).
+            c.sendBacklog(onSendCopied);
         } else {
-            if (target != null) {
-                window.read(m.source, m.rdvOffset, target);
-            }
-            c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+            readThenFin(m, target);
         }
-        // At once: the sender may be waiting for it (its send completes when the message was matched or read).
-        c.sendBacklog(onSendCopied);
         return true;
+    }
+
+    /** Reads a rendezvous message into the receive's buffer (unless null: it does not fit) and sends the FIN. */
+    private void readThenFin(Inbound m, MemorySegment target) {
+        if (target != null) {
+            window.read(m.source, m.rdvOffset, target);
+        }
+        PeerChannel c = channels[m.source];
+        c.enqueue(Outbound.control(Frames.FIN, m.sequence));
+        // At once: the sender may be waiting for it (its send completes when the message was read).
+        c.sendBacklog(onSendCopied);
     }
 
     /**
@@ -626,10 +634,7 @@ public final class GdasyncDevice implements Device {
                 continue;
             }
             it.remove();
-            window.read(m.source, m.rdvOffset, h.target());
-            PeerChannel c = channels[m.source];
-            c.enqueue(Outbound.control(Frames.FIN, m.sequence));
-            c.sendBacklog(onSendCopied);
+            readThenFin(m, h.target());
             MpjBuffers.received(h.r().buffer, m);
             finish(h.r(), ids.envelope(m, h.r().status), null);
         }

@@ -127,7 +127,8 @@ public final class SwQueuePair implements QueuePair {
     private long sendCqProduced;
     /** Requests handed to the connection by the drain in progress (not stalled). */
     private int handed;
-    private ErrorDetail pendingHeadError;
+    /** The reason the next flushed send fails with, set by {@link #peerGone}; volatile: an executor may flush it. */
+    private volatile ErrorDetail pendingHeadError;
     private volatile boolean stalled;
     private volatile long storeRingExpected;
 
@@ -1005,18 +1006,20 @@ public final class SwQueuePair implements QueuePair {
             }
             errorDetail = why;
             INT.setRelease(seg, Layouts.Qp.OFF_ERROR_DETAIL, why.code());
+            // The head send gets the reason, the rest a flush. Set before the state: an executor draining now flushes
+            // as soon as it sees the error state, and the first request it flushes must carry the reason.
+            if (dbrecWord.getAcquire32() != (int) (long) EXECUTED.getOpaque(this)) {
+                pendingHeadError = why;
+            }
             setState(QpState.ERROR);
         }
         FailureEvent.record("queue pair " + qpn + " of " + nic.name(), "ERROR", why.text());
-        // The head send gets the reason, the rest a flush: drain under the lock so no executor races us.
+        // Drain under the lock so no executor races us.
         lockExecution();
         try {
             Connection c = connection;
             if (c != null) {
                 c.abandon();
-            }
-            if (dbrecWord.getAcquire32() != (int) (long) EXECUTED.getOpaque(this)) {
-                pendingHeadError = why;
             }
             drain();
             pendingHeadError = null;
