@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * MPJ Express's buffer factory while the device runs: buffers of at least the rendezvous size are carved from the
  * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
- * the packed buffer (no copy by the sender), and a large receive lands in registered memory; large ones when the area
+ * the packed buffer (no copy by the sender), and a large receive lands in registered memory (on one host it is lent the
+ * sender's packed message in place instead, {@link #lend}); large ones when the area
  * is full come from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
  * class (up to {@value #CACHED} per class): MPJ makes and frees a buffer per call, and its buddy allocator's search
  * costs a noticeable part of a small message's time.

@@ -4,8 +4,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * First-fit allocation of blocks in a rank's rendezvous area: where a large message waits, copied once, until the
- * receiver has read it. Blocks are rounded up to 64 bytes; freed neighbours merge. Guarded by the device's lock.
+ * First-fit allocation of blocks in a rank's rendezvous area: where a large message waits (MPJ's packed buffer, or the
+ * device's copy of it) until its receivers have read it. Blocks are rounded up to 64 bytes; freed neighbours merge.
+ * Guarded by the device's lock.
  */
 final class RendezvousPool {
     private static final long ALIGN = 64;
