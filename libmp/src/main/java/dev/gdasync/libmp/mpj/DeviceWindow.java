@@ -130,10 +130,7 @@ final class DeviceWindow {
      * @throws IllegalStateException if the range lies outside the peer's area
      */
     MemorySegment peerMessage(int p, long offset, long n) {
-        if (offset < 0 || offset > poolBytes || n > poolBytes - offset) {
-            throw new IllegalStateException("rank " + p + " announced a message of " + n + " bytes at offset " + offset
-                    + " of its rendezvous area, which is " + poolBytes + " bytes long");
-        }
+        requireInArea(p, offset, n);
         return mapped[p].asSlice(poolAt + offset, n);
     }
 
@@ -147,10 +144,7 @@ final class DeviceWindow {
      */
     void read(int p, long offset, MemorySegment target) {
         long n = target.byteSize();
-        if (offset < 0 || offset > poolBytes || n > poolBytes - offset) {
-            throw new IllegalStateException("rank " + p + " announced a message of " + n + " bytes at offset " + offset
-                    + " of its rendezvous area, which is " + poolBytes + " bytes long");
-        }
+        requireInArea(p, offset, n);
         if (n == 0) {
             return;
         }
@@ -176,6 +170,14 @@ final class DeviceWindow {
             awaitGet(p, mp.iget(bounce.asSlice(0, k), reg, p, poolAt + offset + done, window));
             MemorySegment.copy(bounce, 0, target, done, k);
             done += k;
+        }
+    }
+
+    /** @throws IllegalStateException if a message peer {@code p} announced lies outside its rendezvous area */
+    private void requireInArea(int p, long offset, long n) {
+        if (offset < 0 || offset > poolBytes || n > poolBytes - offset) {
+            throw new IllegalStateException("rank " + p + " announced a message of " + n + " bytes at offset " + offset
+                    + " of its rendezvous area, which is " + poolBytes + " bytes long");
         }
     }
 
