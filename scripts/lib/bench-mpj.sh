@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench mpj [--sizes S,...] [--iters N] [--csv FILE] [--plot FILE.png] [--collectives FILE]
+# scripts/bench mpj [--sizes S,...] [--iters N] [--csv FILE] [--plot FILE.png] [--collectives FILE] [--bandwidth FILE]
 # The ping-pong of MPJ Express programs side by side in one run, on two ranks of this host: libmp's host mode and MPJ
 # Express's own devices, multicore (smpdev: both ranks threads of one JVM) and niodev (a JVM per rank, TCP over the
 # loopback, started by NiodevStarter without MPJ's daemons), through the pingpong app, then the same MpjPingPong program
@@ -7,7 +7,10 @@
 # and writes the pingpong's CSV (--plot: its one-way latencies drawn). With --collectives, then the same MPJ collectives
 # program (the collectives app's MpjCollBench: Allreduce, Alltoall, Bcast of ints, after 10 s of warm-up) on 2 and 4
 # ranks under MPJ's multicore device, on niodev and over gdasync, into FILE (collective,method,ranks,bytes,iters,
-# median_us,min_us,max_us: per call, the slowest rank's, the median of 3 runs).
+# median_us,min_us,max_us: per call, the slowest rank's, the median of 3 runs). With --bandwidth, the streaming
+# bandwidth in the style of OSU's osu_bw (the msgrate app: per window rank 0 posts W non-blocking sends of 64 KiB, 1 MiB
+# and 4 MiB, rank 1 as many receives, then one acknowledgement), windows of 8 and 64, libmp host and MPJ's multicore
+# device (msgrate --mode host,mpj) then MpjMessageRate over gdasync, into FILE (msgrate's CSV columns, the mode first).
 # docs/bench/mpj.md has the figures and what they say.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -16,6 +19,7 @@ iters=2000
 csv=""
 coll=""
 plot=""
+bandwidth=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --sizes) sizes="$2"; shift 2 ;;
@@ -23,8 +27,9 @@ while [ $# -gt 0 ]; do
         --csv) csv="$2"; shift 2 ;;
         --collectives) coll="$2"; shift 2 ;;
         --plot) plot="$2"; shift 2 ;;
-        --help|-h) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "scripts/bench mpj: unknown option '$1' (--sizes, --iters, --csv, --plot, --collectives)" ;;
+        --bandwidth) bandwidth="$2"; shift 2 ;;
+        --help|-h) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "scripts/bench mpj: unknown option '$1' (--sizes, --iters, --csv, --plot, --collectives, --bandwidth)" ;;
     esac
 done
 [[ "$sizes" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "scripts/bench mpj: --sizes takes sizes in bytes separated by commas, got '$sizes'"
@@ -34,6 +39,38 @@ build_apps
 mprun="$GDASYNC_ROOT/scripts/mprun"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# --bandwidth FILE: libmp host and MPJ's multicore device (msgrate) then MPJ over gdasync (MpjMessageRate), windows of
+# 8 and 64, the same 1280 messages per timed run; prints MB/s and the ratios, writes msgrate's CSV columns.
+streaming_bandwidth() {
+    local out="$1" w iters
+    echo "mode,bytes,window,iters,msgs_per_s,mbps,run_min_msgs_per_s,run_max_msgs_per_s,spread_pct,window_p50_us,window_p99_us" >"$work/bw.csv"
+    for w in 8 64; do
+        iters=$((1280 / w))
+        echo "gdasync: streaming bandwidth, window $w: libmp host and MPJ's multicore device (msgrate --mode host,mpj)..." >&2
+        "$mprun" -np 2 msgrate --mode host,mpj --sizes 65536,1048576,4194304 --window "$w" --iters "$iters" \
+            --csv "$work/r$w.csv" >"$work/r$w.log" 2>&1 || { cat "$work/r$w.log" >&2; die "the msgrate app failed"; }
+        tail -n +2 "$work/r$w.csv" | sed 's/^mpj,/mpj-smpdev,/' >>"$work/bw.csv"
+        echo "gdasync: streaming bandwidth, window $w: MPJ over gdasync (mprun --mpj MpjMessageRate)..." >&2
+        "$mprun" -np 2 --mpj dev.gdasync.apps.pingpong.MpjMessageRate --sizes 65536,1048576,4194304 --window "$w" \
+            --iters "$iters" >"$work/g$w.log" 2>&1 || { cat "$work/g$w.log" >&2; die "MpjMessageRate over gdasync failed"; }
+        # MPJ-MSGRATE-RESULT BYTES WINDOW ITERS MSGS_PER_S RUN_MIN RUN_MAX WINDOW_P50_US WINDOW_P99_US
+        grep -o 'MPJ-MSGRATE-RESULT .*' "$work/g$w.log" | awk '{
+            printf "mpj-gdasync,%d,%d,%d,%.0f,%.2f,%.0f,%.0f,%.1f,%.3f,%.3f\n", $2, $3, $4, $5, $5 * $2 / 1e6, $6, $7,
+                ($7 - $6) * 100 / $5, $8, $9 }' >>"$work/bw.csv"
+    done
+    cp "$work/bw.csv" "$out"
+    awk -F, 'NR > 1 { mb[$1 "," $3 "," $2] = $6; if (!(($3 "," $2) in seen)) { seen[$3 "," $2] = 1; order[n++] = $3 "," $2 } }
+        END {
+            printf "\nstreaming bandwidth (osu_bw style), MB/s of the median run; ratios of MPJ over gdasync\n"
+            printf "%7s %9s %12s %12s %12s %10s %10s\n", "window", "bytes", "libmp host", "MPJ gdasync", "MPJ smpdev",
+                "gd/host", "gd/smpdev"
+            for (i = 0; i < n; i++) {
+                split(order[i], k, ","); h = mb["host," order[i]]; g = mb["mpj-gdasync," order[i]]; s = mb["mpj-smpdev," order[i]]
+                printf "%7d %9d %12.0f %12.0f %12.0f %10.2f %10.2f\n", k[1], k[2], h, g, s, (h > 0 ? g / h : 0), (s > 0 ? g / s : 0)
+            }
+        }' "$work/bw.csv"
+}
 echo "gdasync: libmp host and MPJ Express's multicore device and niodev (pingpong --mode host,mpj,mpj-niodev)..." >&2
 "$mprun" -np 2 pingpong --mode host,mpj,mpj-niodev --sizes "$sizes" --iters "$iters" --csv "$work/pp.csv" >"$work/pp.log" 2>&1 \
     || { cat "$work/pp.log" >&2; die "the pingpong app failed"; }
@@ -67,6 +104,7 @@ awk -F, 'NR > 1 { us[$1 "," $2] = $4; p50[$1 "," $2] = $7; if (!($2 in seen)) { 
                 b, h, hp, g, gp, s, sp, d, dp, g / h, gp / hp, s / h, sp / hp, d / h, dp / hp, b / g, b / h
         }
     }' "$work/all.csv"
+[ -n "$bandwidth" ] && streaming_bandwidth "$bandwidth"
 [ -n "$coll" ] || exit 0
 cases="allreduce:8:1000:200 allreduce:65536:200:50 allreduce:1048576:20:5 alltoall:8:1000:200 alltoall:65536:200:50"
 cases="$cases alltoall:1048576:20:5 bcast:8:1000:200 bcast:65536:200:50 bcast:1048576:20:5"

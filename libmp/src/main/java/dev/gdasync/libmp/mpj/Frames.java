@@ -40,8 +40,14 @@ final class Frames {
     static final long ELEMENTS = 24;
     static final long FLAGS = 28;
     static final long SEQUENCE = 32;
-    /** In a {@link #RTS}: the message's offset in the sender's rendezvous area, right after the header. */
+    /** In a {@link #RTS}: the message's offset in the sender's rendezvous area (or extent), right after the header. */
     static final long RTS_OFFSET = HEADER;
+    /** In a {@link #RTS}: the address of the extent of the sender's area the message is in; 0 for the area itself. */
+    static final long RTS_EXTENT_ADDRESS = HEADER + 8;
+    /** In a {@link #RTS}: the key the receiver's NIC maps that extent with. */
+    static final long RTS_EXTENT_KEY = HEADER + 16;
+    /** A {@link #RTS}'s length. */
+    static final int RTS_LENGTH = HEADER + 24;
 
     private Frames() {
     }

@@ -53,10 +53,16 @@ public final class GdasyncDevice implements Device {
     public static final String RENDEZVOUS_BYTES_PROPERTY = "gdasync.mpj.rendezvous.bytes";
     /**
      * Each rank's rendezvous area, where its large messages wait to be read: {@code -Dgdasync.mpj.rendezvous.pool.bytes},
-     * default 16 MiB; 0 sends every message through the slots. A large message that finds no room there goes through
-     * the slots.
+     * default 16 MiB; 0 sends every message through the slots. A large message that finds no room there goes into an
+     * extent of the area ({@link #RENDEZVOUS_GROW_PROPERTY}), else through the slots.
      */
     public static final String RENDEZVOUS_POOL_PROPERTY = "gdasync.mpj.rendezvous.pool.bytes";
+    /**
+     * How far each rank's rendezvous area may grow, on demand, for large messages to ranks of its host once it is full:
+     * {@code -Dgdasync.mpj.rendezvous.grow.bytes}, default 256 MiB, in extents as large as the area (or the message);
+     * 0: it never grows. Extents are kept until the process leaves the job.
+     */
+    public static final String RENDEZVOUS_GROW_PROPERTY = "gdasync.mpj.rendezvous.grow.bytes";
 
     /** How long {@link #finish} waits for peers to read this rank's rendezvous messages once all else was sent. */
     private static final long FIN_WAIT_NANOS = 5_000_000_000L;
@@ -77,6 +83,8 @@ public final class GdasyncDevice implements Device {
     /** The NIC's progress for memory that peers put into, or null where their puts land without help. */
     private WaitProgress putProgress;
     private RendezvousPool pool;
+    /** Where the rendezvous area grows (on one host). */
+    private AreaExtents extents;
     /** MPJ's buffer factory while the device runs (large buffers in the rendezvous area), or null. */
     private RegisteredBuffers buffers;
     private int rendezvousBytes;
@@ -158,6 +166,10 @@ public final class GdasyncDevice implements Device {
             throw new XDevException(RENDEZVOUS_POOL_PROPERTY + " must be a multiple of 64 from 0 to " + (1 << 30)
                     + ", got " + poolBytes);
         }
+        long growBytes = longProperty(RENDEZVOUS_GROW_PROPERTY, 256L << 20);
+        if (growBytes < 0 || growBytes > (1L << 40)) {
+            throw new XDevException(RENDEZVOUS_GROW_PROPERTY + " must be from 0 to " + (1L << 40) + ", got " + growBytes);
+        }
         if (mp == null) {
             try {
                 bootstrap = EnvBootstrap.fromEnvironment();
@@ -187,18 +199,19 @@ public final class GdasyncDevice implements Device {
         }
         putProgress = mp.nic().waitProgress();
         pool = new RendezvousPool(poolBytes);
+        extents = new AreaExtents(mp, poolBytes, growBytes);
         streams = new StreamPath(this, new StreamWords(mp));
         rendezvousBytes = rdvBytes;
         areaBytes = poolBytes;
         if (poolBytes > 0) {
-            buffers = RegisteredBuffers.install(lock, pool, window.pool(), rdvBytes);
+            buffers = RegisteredBuffers.install(lock, pool, window.pool(), extents, rdvBytes);
         }
         ids = new ProcessIds(size);
         channels = new PeerChannel[size];
         synchronized (lock) {
             for (int p = 0; p < size; p++) {
                 if (p != rank) {
-                    channels[p] = new PeerChannel(mp, p, rings, slots, slotBytes, window, pool);
+                    channels[p] = new PeerChannel(mp, p, rings, slots, slotBytes, window);
                 }
             }
         }
@@ -244,7 +257,7 @@ public final class GdasyncDevice implements Device {
             progressLocked();
         }
         if (areaBytes > 0) {
-            buffers = RegisteredBuffers.install(lock, pool, window.pool(), rendezvousBytes);
+            buffers = RegisteredBuffers.install(lock, pool, window.pool(), extents, rendezvousBytes);
         }
         MpjGdasync.installed(this);
         return ids.all();
@@ -280,6 +293,18 @@ public final class GdasyncDevice implements Device {
         }
         try {
             return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new XDevException(name + " must be a whole number, got '" + v + "'");
+        }
+    }
+
+    private static long longProperty(String name, long otherwise) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return Long.parseLong(v.strip());
         } catch (NumberFormatException e) {
             throw new XDevException(name + " must be a whole number, got '" + v + "'");
         }
@@ -474,23 +499,32 @@ public final class GdasyncDevice implements Device {
                 long n = bytes.byteSize();
                 boolean large = n >= rendezvousBytes && (dynamic == null || dynamic.length == 0);
                 long own = large && buffers != null ? buffers.offsetOf(bytes) : -1;
-                long at = large && own < 0 ? pool.allocate(n) : -1;
-                if (own >= 0) {
-                    // MPJ packed the message in the area: the receiver reads it from there, and the send completes
-                    // once it was matched (ACK, the receiver reads it in place until its program is done with it) or
-                    // read (FIN). MPJ frees the buffer then, but its block stays the reader's until the FIN.
+                // An extent's block only to a peer of this host: one on another host could not read it (no window).
+                AreaExtents.Place x = large && own < 0 && buffers != null && window.mapsPeer(peer)
+                        ? buffers.extentPlaceOf(bytes) : null;
+                long at = large && own < 0 && x == null ? pool.allocate(n) : -1;
+                if (own >= 0 || x != null) {
+                    // MPJ packed the message in the area (or an extent of it): the receiver reads it from there, and
+                    // the send completes once it was matched (ACK, the receiver reads it in place until its program is
+                    // done with it) or read (FIN). MPJ frees the buffer then, but its block stays the reader's until
+                    // the FIN.
                     r.awaitsRead = true;
                     if (!sync) {
                         c.awaitAck(sequence, r);
                     }
-                    pool.holdForReader(own);
-                    c.awaitFin(sequence, own, n, true);
-                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, r));
+                    RendezvousPool blocks = x != null ? x.pool() : pool;
+                    long offset = x != null ? x.offset() : own;
+                    blocks.holdForReader(offset);
+                    c.awaitFin(sequence, blocks, offset, n, true);
+                    c.enqueue(x != null
+                            ? new Outbound(context, tag, type, elements, flags, sequence, x.offset(), (int) n,
+                                    x.extent().memory().address(), x.rkey(), r)
+                            : new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, 0, 0, r));
                 } else if (at >= 0) {
                     // The one copy of a rendezvous: the buffer is free again once it returns, as for an eager send.
                     MemorySegment.copy(bytes, 0, window.pool(), at, n);
-                    c.awaitFin(sequence, at, n, false);
-                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, r));
+                    c.awaitFin(sequence, pool, at, n, false);
+                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, 0, 0, r));
                 } else {
                     c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, flags, sequence, bytes, dynamic, r));
                 }
@@ -606,7 +640,9 @@ public final class GdasyncDevice implements Device {
 
     /** Reads a rendezvous message into the receive's buffer (unless null: it does not fit) and sends the FIN. */
     private void readThenFin(Inbound m, MemorySegment target) {
-        if (target != null) {
+        if (target != null && m.inExtent()) {
+            MemorySegment.copy(extentMessage(m), 0, target, 0, target.byteSize());
+        } else if (target != null) {
             window.read(m.source, m.rdvOffset, target);
         }
         PeerChannel c = channels[m.source];
@@ -647,8 +683,22 @@ public final class GdasyncDevice implements Device {
         }
         PeerChannel c = channels[m.source];
         long sequence = m.sequence;
-        MemorySegment message = window.peerMessage(m.source, m.rdvOffset, m.staticLength);
+        MemorySegment message = m.inExtent() ? extentMessage(m) : window.peerMessage(m.source, m.rdvOffset, m.staticLength);
         return buffers.lend(r.buffer.getStaticBuffer(), message, () -> readInPlace(c, sequence));
+    }
+
+    /**
+     * @return a rendezvous message in an extent of its sender's area, mapped here
+     * @throws IllegalStateException if the NIC cannot map it (the sender's key does not grant the range)
+     */
+    private MemorySegment extentMessage(Inbound m) {
+        MemorySegment message = m.staticLength < 1 ? null
+                : mp.peerMemory(m.source, m.extentAddress + m.rdvOffset, m.extentKey, m.staticLength);
+        if (message == null) {
+            throw new IllegalStateException("rank " + m.source + " announced a message of " + m.staticLength
+                    + " bytes at offset " + m.rdvOffset + " of an extent of its rendezvous area that this rank cannot map");
+        }
+        return message;
     }
 
     /** MPJ is done with a message it read in place: its sender may free it. Under the lock. */

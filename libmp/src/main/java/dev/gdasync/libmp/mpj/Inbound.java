@@ -26,6 +26,9 @@ final class Inbound {
     byte[] dynamicBytes;
     /** For a rendezvous message: its offset in the sender's rendezvous area; -1 for a message that carries its bytes. */
     long rdvOffset = -1;
+    /** For a rendezvous message in an extent of its sender's area: the extent's address and key; else 0, 0. */
+    long extentAddress;
+    long extentKey;
     /**
      * For a rendezvous message: its read waits for the program's stream sends to its sender (between hosts), and the
      * device completes the receive once it read it.
@@ -83,6 +86,11 @@ final class Inbound {
     /** @return whether the message's bytes wait in its sender's rendezvous area, to be read once it is matched */
     boolean isRendezvous() {
         return rdvOffset >= 0;
+    }
+
+    /** @return whether this rendezvous message lies in an extent of its sender's area (not the area itself) */
+    boolean inExtent() {
+        return extentAddress != 0;
     }
 
     boolean isComplete() {

@@ -24,24 +24,31 @@ final class Outbound {
     /** For a {@link Frames#RTS}: the message's offset in this rank's rendezvous area, and its length; else -1, 0. */
     final long rdvOffset;
     final int rdvLength;
+    /** For a {@link Frames#RTS} of a message in an extent of the area: the extent's address and key; else 0, 0. */
+    final long extentAddress;
+    final long extentKey;
     private long copied;
     private boolean headerSent;
 
     Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence, MemorySegment staticBytes,
              byte[] dynamicBytes, DeviceRequest request) {
-        this(kind, context, tag, type, elements, flags, sequence, staticBytes, dynamicBytes, request, -1, 0);
+        this(kind, context, tag, type, elements, flags, sequence, staticBytes, dynamicBytes, request, -1, 0, 0, 0);
     }
 
-    /** A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}. */
+    /**
+     * A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}, or
+     * in an extent of it ({@code extentAddress} non-zero: then at {@code offset} of the extent, which peers map with
+     * {@code extentKey}).
+     */
     Outbound(int context, int tag, int type, int elements, int flags, long sequence, long offset, int length,
-             DeviceRequest request) {
+             long extentAddress, long extentKey, DeviceRequest request) {
         this(Frames.RTS, context, tag, type, elements, flags, sequence, MemorySegment.ofArray(new byte[8]), NONE, request,
-                offset, length);
+                offset, length, extentAddress, extentKey);
     }
 
     private Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence,
                      MemorySegment staticBytes, byte[] dynamicBytes, DeviceRequest request, long rdvOffset,
-                     int rdvLength) {
+                     int rdvLength, long extentAddress, long extentKey) {
         this.kind = kind;
         this.context = context;
         this.tag = tag;
@@ -54,6 +61,8 @@ final class Outbound {
         this.request = request;
         this.rdvOffset = rdvOffset;
         this.rdvLength = rdvLength;
+        this.extentAddress = extentAddress;
+        this.extentKey = extentKey;
     }
 
     /** A header alone (an acknowledgement, a rendezvous message's FIN) echoing a message's sequence number. */
@@ -85,9 +94,11 @@ final class Outbound {
             if (kind == Frames.RTS) {
                 Frames.header(slot, kind, context, tag, rdvLength, 0, type, elements, flags, sequence);
                 slot.set(ValueLayout.JAVA_LONG, Frames.RTS_OFFSET, rdvOffset);
+                slot.set(ValueLayout.JAVA_LONG, Frames.RTS_EXTENT_ADDRESS, extentAddress);
+                slot.set(ValueLayout.JAVA_LONG, Frames.RTS_EXTENT_KEY, extentKey);
                 headerSent = true;
                 copied = total();
-                return Frames.HEADER + 8;
+                return Frames.RTS_LENGTH;
             }
             Frames.header(slot, kind, context, tag, (int) staticBytes.byteSize(), dynamicBytes.length, type, elements,
                     flags, sequence);

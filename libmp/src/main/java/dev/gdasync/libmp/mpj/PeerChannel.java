@@ -61,9 +61,18 @@ final class PeerChannel {
     /** Synchronous sends to this peer waiting for its acknowledgement, by sequence number. */
     private final Map<Long, DeviceRequest> awaitingAck = new HashMap<>();
     /** Rendezvous messages to this peer not yet read by it, by sequence number: their blocks of this rank's area. */
-    private final Map<Long, long[]> awaitingFin = new HashMap<>();
+    private final Map<Long, FinWait> awaitingFin = new HashMap<>();
     private final DeviceWindow window;
-    private final RendezvousPool pool;
+
+    /**
+     * A rendezvous message's block, freed when the peer read it.
+     *
+     * @param blocks   the area's (or an extent's) blocks
+     * @param mpjOwned whether the block is MPJ's buffer (freed when both MPJ and the reader are done) rather than the
+     *                 device's copy (freed when the reader is done)
+     */
+    private record FinWait(RendezvousPool blocks, long offset, long length, boolean mpjOwned) {
+    }
     private final int slots;
     private final int tellEvery;
     private long nextSequence;
@@ -82,7 +91,7 @@ final class PeerChannel {
     private long taken;
     private long told;
 
-    PeerChannel(Mp mp, int peer, SlotRings rings, int slots, int slotBytes, DeviceWindow window, RendezvousPool pool) {
+    PeerChannel(Mp mp, int peer, SlotRings rings, int slots, int slotBytes, DeviceWindow window) {
         this.mp = mp;
         this.peer = peer;
         this.rings = rings;
@@ -90,7 +99,6 @@ final class PeerChannel {
         this.slots = slots;
         this.tellEvery = Math.max(1, slots / 2);
         this.window = window;
-        this.pool = pool;
         this.sendMemory = mp.allocate((long) slots * (slotBytes + 8));
         this.sendReg = mp.register(sendMemory);
         this.sendSlots = new MemorySegment[slots];
@@ -121,15 +129,16 @@ final class PeerChannel {
     }
 
     /**
-     * A rendezvous message waits in this rank's area until the peer has read it.
+     * A rendezvous message waits in this rank's area (or an extent of it) until the peer has read it.
      *
-     * @param offset   its block in the area
+     * @param blocks   the area's or the extent's blocks
+     * @param offset   its block there
      * @param length   its length
      * @param mpjOwned whether the block is MPJ's buffer (freed when both MPJ and the reader are done) rather than the
      *                 device's copy (freed when the reader is done)
      */
-    void awaitFin(long sequence, long offset, long length, boolean mpjOwned) {
-        awaitingFin.put(sequence, new long[] {offset, length, mpjOwned ? 1 : 0});
+    void awaitFin(long sequence, RendezvousPool blocks, long offset, long length, boolean mpjOwned) {
+        awaitingFin.put(sequence, new FinWait(blocks, offset, length, mpjOwned));
     }
 
     /** @return whether nothing is waiting to be sent, in flight, or waiting in this rank's area for the peer to read */
@@ -287,15 +296,15 @@ final class PeerChannel {
             int kind = Frames.getInt(slot, Frames.KIND);
             long sequence = Frames.getLong(slot, Frames.SEQUENCE);
             if (kind == Frames.FIN) {
-                long[] block = awaitingFin.remove(sequence);
+                FinWait block = awaitingFin.remove(sequence);
                 if (block == null) {
                     throw new IllegalStateException("rank " + peer + " finished reading rendezvous message #" + sequence
                             + ", which this rank did not send");
                 }
-                if (block[2] == 1) {
-                    pool.readerDone(block[0]);
+                if (block.mpjOwned()) {
+                    block.blocks().readerDone(block.offset());
                 } else {
-                    pool.release(block[0], block[1]);
+                    block.blocks().release(block.offset(), block.length());
                 }
                 DeviceRequest r = awaitingAck.remove(sequence);
                 if (r != null) {
@@ -309,6 +318,8 @@ final class PeerChannel {
                         (Frames.getInt(slot, Frames.FLAGS) & Frames.FLAG_SYNC) != 0, sequence,
                         Frames.getInt(slot, Frames.STATIC_LENGTH), 0, null);
                 m.rdvOffset = Frames.getLong(slot, Frames.RTS_OFFSET);
+                m.extentAddress = Frames.getLong(slot, Frames.RTS_EXTENT_ADDRESS);
+                m.extentKey = Frames.getLong(slot, Frames.RTS_EXTENT_KEY);
                 if (m.rdvOffset < 0 || m.staticLength < 0) {
                     throw new IllegalStateException("rank " + peer + " announced a rendezvous message of "
                             + m.staticLength + " bytes at offset " + m.rdvOffset);

@@ -18,8 +18,8 @@ import java.util.Map;
  * MPJ Express's buffer factory while the device runs: buffers of at least the rendezvous size are carved from the
  * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
  * the packed buffer (no copy by the sender), and a large receive lands in registered memory (on one host it is lent the
- * sender's packed message in place instead, {@link #lend}); large ones when the area
- * is full come from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
+ * sender's packed message in place instead, {@link #lend}); when the area is full, from its extents
+ * ({@link AreaExtents}, made on demand up to a limit), and beyond those from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
  * class (up to {@value #CACHED} per class): MPJ makes and frees a buffer per call, and its buddy allocator's search
  * costs a noticeable part of a small message's time.
  *
@@ -34,8 +34,11 @@ final class RegisteredBuffers extends BufferFactory {
     private final MemorySegment area;
     private final int smallest;
     private final BufferFactory previous;
+    private final AreaExtents extents;
     /** Buffers of the area, with their offsets there. */
     private final Map<RawBuffer, Long> mine = new IdentityHashMap<>();
+    /** Buffers of the area's extents, with their blocks there. */
+    private final Map<RawBuffer, AreaExtents.Place> inExtents = new IdentityHashMap<>();
     /** Receive buffers of the area whose memory is, for now, a peer's message in place ({@link #lend}). */
     private final Map<RawBuffer, Lent> lent = new IdentityHashMap<>();
 
@@ -47,8 +50,10 @@ final class RegisteredBuffers extends BufferFactory {
     /** Small buffers free for reuse, by size class (capacity 2^(class + 6)); guarded by this. */
     private final ArrayDeque<NIOBuffer>[] free;
 
-    private RegisteredBuffers(Object lock, RendezvousPool pool, MemorySegment area, int smallest, BufferFactory previous) {
+    private RegisteredBuffers(Object lock, RendezvousPool pool, MemorySegment area, AreaExtents extents, int smallest,
+                              BufferFactory previous) {
         this.lock = lock;
+        this.extents = extents;
         this.pool = pool;
         this.area = area;
         this.smallest = smallest;
@@ -73,7 +78,8 @@ final class RegisteredBuffers extends BufferFactory {
      * @return the factory installed, or null when MPJ's factory cannot be replaced (the device then copies large
      *         messages into the area instead)
      */
-    static RegisteredBuffers install(Object lock, RendezvousPool pool, MemorySegment area, int smallest) {
+    static RegisteredBuffers install(Object lock, RendezvousPool pool, MemorySegment area, AreaExtents extents,
+                                     int smallest) {
         try {
             Field f = factoryField();
             synchronized (BufferFactory.class) {
@@ -81,7 +87,7 @@ final class RegisteredBuffers extends BufferFactory {
                 if (previous == null || previous instanceof RegisteredBuffers) {
                     return null;
                 }
-                RegisteredBuffers r = new RegisteredBuffers(lock, pool, area, smallest, previous);
+                RegisteredBuffers r = new RegisteredBuffers(lock, pool, area, extents, smallest, previous);
                 f.set(null, r);
                 return r;
             }
@@ -120,7 +126,7 @@ final class RegisteredBuffers extends BufferFactory {
      */
     boolean lend(RawBuffer raw, MemorySegment message, Runnable onReturn) {
         if (NIO_MEMORY == null || !(raw instanceof NIOBuffer nio) || nio.getClass() != NIOBuffer.class
-                || !mine.containsKey(raw) || lent.containsKey(raw)) {
+                || !mine.containsKey(raw) && !inExtents.containsKey(raw) || lent.containsKey(raw)) {
             return false;
         }
         ByteBuffer own = nio.getBuffer();
@@ -164,6 +170,11 @@ final class RegisteredBuffers extends BufferFactory {
         return at;
     }
 
+    /** @return where a buffer's memory lies in one of the area's extents, or null if it is not an extent's */
+    AreaExtents.Place extentPlaceOf(MemorySegment bytes) {
+        return extents.placeOf(bytes);
+    }
+
     @Override
     public RawBuffer createBuffer(int size) {
         if (size < smallest) {
@@ -187,6 +198,12 @@ final class RegisteredBuffers extends BufferFactory {
                     mine.put(b, at);
                     return b;
                 }
+                AreaExtents.Place x = extents.allocate(size);
+                if (x != null) {
+                    RawBuffer b = new NIOBuffer(size, x.extent().memory().asSlice(x.offset(), size).asByteBuffer());
+                    inExtents.put(b, x);
+                    return b;
+                }
             }
         }
         return previous.createBuffer(size);
@@ -205,6 +222,11 @@ final class RegisteredBuffers extends BufferFactory {
                 Long at = mine.remove(b);
                 if (at != null) {
                     pool.ownerFreed(at, b.getCapacity());
+                    return;
+                }
+                AreaExtents.Place x = inExtents.remove(b);
+                if (x != null) {
+                    x.pool().ownerFreed(x.offset(), b.getCapacity());
                     return;
                 }
             }

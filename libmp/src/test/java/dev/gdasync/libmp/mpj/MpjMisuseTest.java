@@ -60,7 +60,11 @@ class MpjMisuseTest {
                 GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=100", "gdasync.mpj.rendezvous.pool.bytes must be a multiple "
                         + "of 64 from 0 to 1073741824, got 100",
                 GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=-64", "gdasync.mpj.rendezvous.pool.bytes must be a multiple "
-                        + "of 64 from 0 to 1073741824, got -64");
+                        + "of 64 from 0 to 1073741824, got -64",
+                GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=-1", "gdasync.mpj.rendezvous.grow.bytes must be from 0 to "
+                        + "1099511627776, got -1",
+                GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=lots", "gdasync.mpj.rendezvous.grow.bytes must be a whole "
+                        + "number, got 'lots'");
         cases.forEach((setting, message) -> {
             String name = setting.substring(0, setting.indexOf('='));
             System.setProperty(name, setting.substring(setting.indexOf('=') + 1));

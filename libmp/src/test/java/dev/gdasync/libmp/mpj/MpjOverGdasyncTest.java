@@ -65,8 +65,10 @@ public class MpjOverGdasyncTest {
 
     /**
      * The point-to-point cases under other settings, on 2 ranks: 2 slots and no rendezvous (every message through the
-     * slots, the senders held back by credits all the time); and a switch at 1 KiB with a rendezvous area of 256 KiB
-     * (most large messages find it full and go through the slots, or are copied into it).
+     * slots, the senders held back by credits all the time); a switch at 1 KiB with a rendezvous area of 256 KiB that
+     * never grows (most large messages find it full and go through the slots, or are copied into it); and the same area
+     * allowed to grow by 1 MiB (large messages spread over its extents of 256 KiB, read in place, until they too are
+     * full).
      */
     @Test
     void thePointToPointCasesPassWithFewCreditsAndWithASmallRendezvousArea() {
@@ -76,7 +78,11 @@ public class MpjOverGdasyncTest {
         for (List<String> settings : List.of(
                 List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=0"),
                 List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
-                        "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144"))) {
+                        "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144",
+                        "-D" + GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=0"),
+                List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
+                        "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144",
+                        "-D" + GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=1048576"))) {
             List<String> a = new ArrayList<>();
             for (String d : settings) {
                 a.addAll(List.of("--jvm-opt", d));
