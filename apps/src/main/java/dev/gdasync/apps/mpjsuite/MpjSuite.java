@@ -56,6 +56,10 @@ public final class MpjSuite {
             + " (it stops at the first case that throws), instead of a case at a time")
     boolean whole;
 
+    @Option(names = "--beyond", description = "run the cases of the suite's folders TestSuite does not run (threads,"
+            + " signals, perf, the Java Grande benchmarks of size A, the mpiJava micro-benchmarks) instead of TestSuite's")
+    boolean beyond;
+
     @Option(names = "--verbose", description = "echo the jobs' own lines")
     boolean verbose;
 
@@ -110,6 +114,11 @@ public final class MpjSuite {
                     + " (docs/netns.md)");
             return CommandLines.USAGE_ERROR;
         }
+        if (whole && beyond) {
+            System.err.println("mpj-suite: --testsuite runs TestSuite itself, --beyond the cases TestSuite does not run:"
+                    + " one or the other");
+            return CommandLines.USAGE_ERROR;
+        }
         try {
             return whole ? runWhole(where, mpjHome) : runCases(where, mpjHome);
         } catch (IllegalArgumentException e) {
@@ -136,7 +145,8 @@ public final class MpjSuite {
 
     /** The cases a job at a time on each device, then the summary and the cases whose outcome differs. */
     private int runCases(List<SuiteRun.Device> where, String mpjHome) throws Exception {
-        List<String> cases = new ArrayList<>(TestSuiteCases.forRanks(ranks));
+        List<String> cases = new ArrayList<>(beyond ? TestSuiteCases.beyond(ranks) : TestSuiteCases.forRanks(ranks));
+        String which = beyond ? "the folders MPJ Express's TestSuite does not run" : "MPJ Express's TestSuite";
         if (only != null) {
             Pattern p = Pattern.compile(only);
             cases.removeIf(c -> !p.matcher(c).find());
@@ -145,7 +155,7 @@ public final class MpjSuite {
         List<String> placed = new ArrayList<>();
         for (SuiteRun.Device d : where) {
             SuiteRun run = suiteRun(d, mpjHome).onVerdict(v -> System.out.println(line(d, v)));
-            System.out.println("== " + cases.size() + " cases of MPJ Express's TestSuite on " + ranks + " ranks "
+            System.out.println("== " + cases.size() + " cases of " + which + " on " + ranks + " ranks "
                     + d.words() + run.whereInWords() + (netns != null && d == SuiteRun.Device.MULTICORE
                     ? " (one JVM on this host: --netns does not apply)" : ""));
             long start = System.nanoTime();

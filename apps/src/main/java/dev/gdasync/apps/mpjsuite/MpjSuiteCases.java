@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The rank side of {@code scripts/mpj-suite}: runs cases of MPJ Express's own test suite (the classes of its
  * {@code test/} folder, compiled unmodified) one after the other in this rank, as the suite's {@code TestSuite} does:
  * each case's constructor takes {@code MPI.Init}'s arguments and calls {@code MPI.Init} and {@code MPI.Finalize}
- * itself. It runs under either device: over gdasync ({@code mprun --mpj}, one JVM per rank) and under MPJ's starter
+ * itself (a case with no such constructor, in the folders TestSuite does not run, has its {@code main} run instead;
+ * the mpiJava micro-benchmarks get their {@code ITERATIONS} and {@code SIZE} properties, 10 and 65536, unless set). It runs under either device: over gdasync ({@code mprun --mpj}, one JVM per rank) and under MPJ's starter
  * with its multicore device (one thread per rank). Every rank prints, per case,
  * <pre>
  * SUITE-BEGIN RANK CASE
@@ -63,6 +64,13 @@ public final class MpjSuiteCases {
                 cases.add(args[i]);
             }
         }
+        // The mpiJava micro-benchmarks read their iterations and message size from system properties.
+        if (System.getProperty("ITERATIONS") == null) {
+            System.setProperty("ITERATIONS", "10");
+        }
+        if (System.getProperty("SIZE") == null) {
+            System.setProperty("SIZE", "65536");
+        }
         new MpjSuiteCases(Arrays.copyOf(args, 3), timeout).runAll(cases);
     }
 
@@ -112,7 +120,18 @@ public final class MpjSuiteCases {
         }
         Class<?> c = Class.forName(name, true, MpjSuiteCases.class.getClassLoader());
         try {
-            c.getConstructor(String[].class).newInstance((Object) mpjArgs.clone());
+            java.lang.reflect.Constructor<?> k;
+            try {
+                k = c.getConstructor(String[].class);
+            } catch (NoSuchMethodException e) {
+                // A case of the folders TestSuite does not run that has only a main (in a class that may not be
+                // public): run as java would run it.
+                java.lang.reflect.Method main = c.getDeclaredMethod("main", String[].class);
+                main.setAccessible(true);
+                main.invoke(null, (Object) mpjArgs.clone());
+                return;
+            }
+            k.newInstance((Object) mpjArgs.clone());
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }

@@ -12,10 +12,13 @@ import java.util.List;
 /**
  * The cases of MPJ Express 0.44's {@code TestSuite}, in its order ({@code testsuite-cases.txt} beside this class):
  * the classes its main constructs, with their packages, and {@link MpjSuiteCases#INIT_LOOP} for its ten
- * {@code MPI.Init}/{@code MPI.Finalize} rounds.
+ * {@code MPI.Init}/{@code MPI.Finalize} rounds; and the cases of the suite's folders {@code TestSuite} does not run
+ * ({@code beyond-testsuite-cases.txt}: threads, signals, perf, the Java Grande benchmarks, the mpiJava
+ * micro-benchmarks).
  */
 public final class TestSuiteCases {
     private static final String FILE = "testsuite-cases.txt";
+    private static final String BEYOND_FILE = "beyond-testsuite-cases.txt";
     private static final String SMALL_JOBS_ONLY = "np<=2 ";
 
     private TestSuiteCases() {
@@ -26,10 +29,22 @@ public final class TestSuiteCases {
      * @return the cases TestSuite runs on that many ranks (the buffer tests only on at most two, as TestSuite)
      */
     public static List<String> forRanks(int ranks) {
+        return read(FILE, ranks);
+    }
+
+    /**
+     * @param ranks the job's ranks
+     * @return the cases of the suite's folders TestSuite does not run, for that many ranks
+     */
+    public static List<String> beyond(int ranks) {
+        return read(BEYOND_FILE, ranks);
+    }
+
+    private static List<String> read(String file, int ranks) {
         List<String> cases = new ArrayList<>();
-        try (InputStream in = TestSuiteCases.class.getResourceAsStream(FILE)) {
+        try (InputStream in = TestSuiteCases.class.getResourceAsStream(file)) {
             if (in == null) {
-                throw new IllegalStateException(FILE + " is missing beside " + TestSuiteCases.class.getName());
+                throw new IllegalStateException(file + " is missing beside " + TestSuiteCases.class.getName());
             }
             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             for (String line = r.readLine(); line != null; line = r.readLine()) {

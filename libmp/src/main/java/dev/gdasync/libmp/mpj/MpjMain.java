@@ -2,16 +2,13 @@ package dev.gdasync.libmp.mpj;
 
 import dev.gdasync.libmp.bootstrap.JobEnvironment;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-
 /**
  * The main class of every rank of {@code scripts/mprun --mpj}: installs {@link GdasyncDevice} as MPJ Express's device,
  * then runs the program's main with the arguments MPJ's {@code MPI.Init} expects first ({@code RANK CONF DEVICE}: the
  * rank as the bootstrap finds it ({@code scripts/mprun}'s {@code GDASYNC_RANK}, Open MPI's {@code mpirun}, Slurm's
  * {@code srun}), and {@code gdasync} twice, which MPJ ignores since a device is installed), followed
- * by the program's own arguments, which {@code MPI.Init} returns.
+ * by the program's own arguments, which {@code MPI.Init} returns. The program's main is the one {@code java} would run
+ * ({@link ProgramMain}: a class that is not public, an instance main, a {@code main()} without arguments).
  *
  * <pre>java -cp ... dev.gdasync.libmp.mpj.MpjMain MAIN_CLASS [ARGS...]</pre>
  */
@@ -46,11 +43,11 @@ public final class MpjMain {
             System.exit(2);
             return;
         }
-        MethodHandle main;
+        ProgramMain main;
         try {
-            main = MethodHandles.publicLookup().findStatic(program, "main", MethodType.methodType(void.class, String[].class));
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            System.err.println("MpjMain: " + args[0] + " has no public static void main(String[]): " + e.getMessage());
+            main = ProgramMain.of(program);
+        } catch (IllegalArgumentException | SecurityException e) {
+            System.err.println("MpjMain: " + e.getMessage());
             System.exit(2);
             return;
         }
@@ -60,6 +57,6 @@ public final class MpjMain {
         mpjArgs[1] = "gdasync";
         mpjArgs[2] = "gdasync";
         System.arraycopy(args, 1, mpjArgs, 3, args.length - 1);
-        main.invoke((Object) mpjArgs);
+        main.run(mpjArgs);
     }
 }
