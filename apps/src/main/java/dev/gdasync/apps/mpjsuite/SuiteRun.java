@@ -7,6 +7,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -240,7 +241,26 @@ public final class SuiteRun {
 
     private JobOutput runJob(String main, List<String> args, Duration silenceLimit)
             throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command(main, args)).redirectErrorStream(true)
+        // In a folder of its own: some cases write files where they run (mpi.perf.Latency its delays).
+        Path scratch = Files.createTempDirectory("mpj-suite-job-");
+        try {
+            return runJobIn(scratch, main, args, silenceLimit);
+        } finally {
+            deleteTree(scratch);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            for (Path f : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    private JobOutput runJobIn(Path scratch, String main, List<String> args, Duration silenceLimit)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command(main, args)).redirectErrorStream(true).directory(scratch.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().remove("CLASSPATH");
         pb.environment().put("MPJ_HOME", mpjHome);
@@ -316,10 +336,10 @@ public final class SuiteRun {
             if (hosts > 0) {
                 cmd.addAll(List.of("--netns", Integer.toString(hosts)));
             }
-            cmd.addAll(List.of("--mpj", "--classpath", classes.toString(), main));
+            cmd.addAll(List.of("--mpj", "--classpath", classes.toAbsolutePath().toString(), main));
         } else {
             cmd.addAll(List.of("-jar", Path.of(mpjHome, "lib", "starter.jar").toString(), "-np", Integer.toString(ranks),
-                    "-dev", "multicore", "-cp", classes + File.pathSeparator + own, main));
+                    "-dev", "multicore", "-cp", classes.toAbsolutePath() + File.pathSeparator + own, main));
         }
         cmd.addAll(args);
         return cmd;
