@@ -30,6 +30,7 @@ import java.util.concurrent.locks.LockSupport;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.WAIT;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.await;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.awaitFailure;
+import static dev.gdasync.gdsync.swnic.DeviceTestSupport.awaitNoPeerMappings;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.awaitState;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.awaitSuccess;
 import static dev.gdasync.gdsync.swnic.DeviceTestSupport.check;
@@ -314,7 +315,7 @@ public final class DevicePeerMain {
                 awaitState(q[MAIN], QpState.ERROR);
                 check(q[MAIN].errorDetail() == ErrorDetail.PEER_CLOSED || q[MAIN].errorDetail() == ErrorDetail.PEER_DEAD,
                         q[MAIN].toString());
-                check(ShmTransport.peerMappings(peer) == 0, "mappings left: " + ShmTransport.peerMappings(peer));
+                awaitNoPeerMappings(peer);
                 System.out.println("peer-left " + q[MAIN].errorDetail());
             });
             nic.close();

@@ -126,6 +126,21 @@ final class DeviceTestSupport {
     }
 
     /** Waits until a queue pair reaches a state; fails after {@link #WAIT}. */
+    /**
+     * Waits until this process maps none of the peer's device regions: a queue pair can show the error state (its
+     * peer closed it) before the NIC's agent, in its next sweep, sees the owner go and unmaps its memory.
+     */
+    static void awaitNoPeerMappings(QueuePair qp) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (dev.gdasync.gdsync.swnic.shm.ShmTransport.peerMappings(qp) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("mappings left: " + dev.gdasync.gdsync.swnic.shm.ShmTransport.peerMappings(qp)
+                        + " of " + qp + " " + WAIT.toSeconds() + " s after its owner went away");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
     static void awaitState(QueuePair qp, QpState state) {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (qp.state() != state) {
