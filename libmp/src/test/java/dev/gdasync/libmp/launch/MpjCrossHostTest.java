@@ -1,5 +1,6 @@
 package dev.gdasync.libmp.launch;
 
+import dev.gdasync.libmp.mpj.GdasyncDevice;
 import dev.gdasync.libmp.mpj.MpjConformanceMain;
 import dev.gdasync.libmp.mpj.MpjOverGdasyncTest;
 import dev.gdasync.gdsync.testutil.ChildProcess;
@@ -31,6 +32,28 @@ class MpjCrossHostTest {
         List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
                 "communicators", "objects", "rendezvous", "manylarge", "heldlarge");
         List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
+        args.addAll(cases);
+        try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {
+            int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
+            List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
+            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertEquals(0, status, mprun.describe());
+        }
+    }
+
+    /**
+     * The large-message cases over two hosts with a rendezvous area of 256 KiB that may grow by 1 MiB: a rank's large
+     * buffers spill into extents of its area, which a peer of its host reads in place and a peer of the other host
+     * cannot (no window covers them): those messages are copied into the area or go through the slots.
+     */
+    @Test
+    void largeMessagesFromTheAreasExtentsReachRanksOnBothHosts() {
+        Map<String, String> env = twoHostsOrSkip();
+        List<String> cases = List.of("large", "order", "rendezvous", "manylarge", "heldlarge", "largetrunc");
+        List<String> args = new ArrayList<>(List.of("--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
+                "--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144",
+                "--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=1048576",
+                "-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
         args.addAll(cases);
         try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {
             int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
