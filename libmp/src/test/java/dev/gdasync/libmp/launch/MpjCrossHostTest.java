@@ -29,14 +29,22 @@ class MpjCrossHostTest {
     @Test
     void conformanceCasesOnFourRanksOverTwoHosts() {
         Map<String, String> env = twoHostsOrSkip();
-        List<String> cases = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany", "collectives",
-                "communicators", "objects", "rendezvous", "manylarge", "heldlarge");
-        List<String> args = new ArrayList<>(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
+        runOnFourRanksOverTwoHosts(env, List.of(), List.of("ring", "large", "wildcards", "order", "probe", "ssend",
+                "waitany", "collectives", "communicators", "objects", "rendezvous", "manylarge", "heldlarge"));
+    }
+
+    /** Runs conformance cases on 4 ranks over 2 hosts with these settings, and fails naming every case that failed. */
+    private static void runOnFourRanksOverTwoHosts(Map<String, String> env, List<String> settings, List<String> cases) {
+        List<String> args = new ArrayList<>();
+        for (String d : settings) {
+            args.addAll(List.of("--jvm-opt", d));
+        }
+        args.addAll(List.of("-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
         args.addAll(cases);
         try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {
             int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
             List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
-            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
+            assertTrue(problems.isEmpty(), settings + ":\n" + String.join("\n", problems) + "\n" + mprun.describe());
             assertEquals(0, status, mprun.describe());
         }
     }
@@ -49,18 +57,10 @@ class MpjCrossHostTest {
     @Test
     void largeMessagesFromTheAreasExtentsReachRanksOnBothHosts() {
         Map<String, String> env = twoHostsOrSkip();
-        List<String> cases = List.of("large", "order", "rendezvous", "manylarge", "heldlarge", "largetrunc");
-        List<String> args = new ArrayList<>(List.of("--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
-                "--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144",
-                "--jvm-opt", "-D" + GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=1048576",
-                "-np", "4", "--netns", "2", "--mpj", MpjConformanceMain.class.getName()));
-        args.addAll(cases);
-        try (ChildProcess mprun = MpRunProcess.start(env, args.toArray(String[]::new))) {
-            int status = mprun.awaitExit(MpjOverGdasyncTest.WAIT);
-            List<String> problems = MpjPrograms.conformanceProblems(mprun, 4, cases);
-            assertTrue(problems.isEmpty(), String.join("\n", problems) + "\n" + mprun.describe());
-            assertEquals(0, status, mprun.describe());
-        }
+        runOnFourRanksOverTwoHosts(env, List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
+                "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=262144",
+                "-D" + GdasyncDevice.RENDEZVOUS_GROW_PROPERTY + "=1048576"),
+                List.of("large", "order", "rendezvous", "manylarge", "heldlarge", "largetrunc"));
     }
 
     /**
