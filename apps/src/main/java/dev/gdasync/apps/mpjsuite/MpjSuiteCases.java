@@ -2,7 +2,9 @@ package dev.gdasync.apps.mpjsuite;
 
 import mpi.MPI;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,8 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code test/} folder, compiled unmodified) one after the other in this rank, as the suite's {@code TestSuite} does:
  * each case's constructor takes {@code MPI.Init}'s arguments and calls {@code MPI.Init} and {@code MPI.Finalize}
  * itself (a case with no such constructor, in the folders TestSuite does not run, has its {@code main} run instead;
- * the mpiJava micro-benchmarks get their {@code ITERATIONS} and {@code SIZE} properties, 10 and 65536, unless set). It runs under either device: over gdasync ({@code mprun --mpj}, one JVM per rank) and under MPJ's starter
- * with its multicore device (one thread per rank). Every rank prints, per case,
+ * the mpiJava micro-benchmarks get their {@code ITERATIONS} and {@code SIZE} properties, 10 and 65536, unless set).
+ * It runs under either device: over gdasync ({@code mprun --mpj}, one JVM per rank) and under MPJ's starter with its
+ * multicore device (one thread per rank). Every rank prints, per case,
  * <pre>
  * SUITE-BEGIN RANK CASE
  * SUITE-PASS RANK CASE MILLIS        the constructor returned
@@ -105,7 +108,8 @@ public final class MpjSuiteCases {
     /**
      * Runs one case: its constructor with {@code MPI.Init}'s arguments, as {@code TestSuite} does. The suite's cases
      * are not known at compile time (they are fetched and compiled by {@code ensure_mpj_tests}), so the class is
-     * found by name: this is the one reflective call, to run an external suite's cases unmodified.
+     * found by name and its constructor (or main) called reflectively: the one place, to run an external suite's cases
+     * unmodified.
      */
     private void runOne(String name) throws Throwable {
         if (name.equals(INIT_LOOP)) {
@@ -120,13 +124,13 @@ public final class MpjSuiteCases {
         }
         Class<?> c = Class.forName(name, true, MpjSuiteCases.class.getClassLoader());
         try {
-            java.lang.reflect.Constructor<?> k;
+            Constructor<?> k;
             try {
                 k = c.getConstructor(String[].class);
             } catch (NoSuchMethodException e) {
                 // A case of the folders TestSuite does not run that has only a main (in a class that may not be
                 // public): run as java would run it.
-                java.lang.reflect.Method main = c.getDeclaredMethod("main", String[].class);
+                Method main = c.getDeclaredMethod("main", String[].class);
                 main.setAccessible(true);
                 main.invoke(null, (Object) mpjArgs.clone());
                 return;

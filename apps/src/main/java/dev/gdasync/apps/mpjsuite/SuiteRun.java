@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Runs cases of MPJ Express's own test suite on one device, as jobs of {@link MpjSuiteCases}: one job runs the cases
@@ -251,8 +253,8 @@ public final class SuiteRun {
     }
 
     private static void deleteTree(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
-            for (Path f : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path f : all.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(f);
             }
         }

@@ -28,11 +28,7 @@ final class AreaExtents {
      * @param offset the block's offset in it
      */
     record Place(Extent extent, long offset) {
-        /** @return the block's first byte's address, as the peers' NIC resolves it with the extent's key */
-        long address() {
-            return extent.memory().address() + offset;
-        }
-
+        /** @return the key peers map the extent with (a request to send carries it, and the extent's address) */
         long rkey() {
             return extent.registration().rkey();
         }
