@@ -19,9 +19,10 @@ import java.util.Map;
  * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
  * the packed buffer (no copy by the sender), and a large receive lands in registered memory (on one host it is lent the
  * sender's packed message in place instead, {@link #lend}); when the area is full, from its extents
- * ({@link AreaExtents}, made on demand up to a limit), and beyond those from the factory MPJ had (its buddy allocator). Smaller buffers are kept for reuse by power-of-two size
- * class (up to {@value #CACHED} per class): MPJ makes and frees a buffer per call, and its buddy allocator's search
- * costs a noticeable part of a small message's time.
+ * ({@link AreaExtents}, made on demand up to a limit), and beyond those from the factory MPJ had (its buddy
+ * allocator). Smaller buffers are kept for reuse by power-of-two size class (up to {@value #CACHED} per class): MPJ
+ * makes and frees a buffer per call, and its buddy allocator's search costs a noticeable part of a small message's
+ * time.
  *
  * <p>MPJ 0.44 keeps its factory in a package-private static field, {@code mpjbuf.BufferFactory.factory}, that every
  * buffer of its layers comes from ({@code BufferFactory.create}/{@code destroy}); the device sets it by reflection at
@@ -35,10 +36,12 @@ final class RegisteredBuffers extends BufferFactory {
     private final int smallest;
     private final BufferFactory previous;
     private final AreaExtents extents;
-    /** Buffers of the area, with their offsets there. */
-    private final Map<RawBuffer, Long> mine = new IdentityHashMap<>();
-    /** Buffers of the area's extents, with their blocks there. */
-    private final Map<RawBuffer, AreaExtents.Place> inExtents = new IdentityHashMap<>();
+    /** Buffers of the area and of its extents, with their blocks there. */
+    private final Map<RawBuffer, Block> mine = new IdentityHashMap<>();
+
+    /** A buffer's block: its offset in the area's (or an extent's) blocks. */
+    private record Block(RendezvousPool blocks, long offset) {
+    }
     /** Receive buffers of the area whose memory is, for now, a peer's message in place ({@link #lend}). */
     private final Map<RawBuffer, Lent> lent = new IdentityHashMap<>();
 
@@ -126,7 +129,7 @@ final class RegisteredBuffers extends BufferFactory {
      */
     boolean lend(RawBuffer raw, MemorySegment message, Runnable onReturn) {
         if (NIO_MEMORY == null || !(raw instanceof NIOBuffer nio) || nio.getClass() != NIOBuffer.class
-                || !mine.containsKey(raw) && !inExtents.containsKey(raw) || lent.containsKey(raw)) {
+                || !mine.containsKey(raw) || lent.containsKey(raw)) {
             return false;
         }
         ByteBuffer own = nio.getBuffer();
@@ -195,13 +198,13 @@ final class RegisteredBuffers extends BufferFactory {
                 long at = pool.allocate(size);
                 if (at >= 0) {
                     RawBuffer b = new NIOBuffer(size, area.asSlice(at, size).asByteBuffer());
-                    mine.put(b, at);
+                    mine.put(b, new Block(pool, at));
                     return b;
                 }
                 AreaExtents.Place x = extents.allocate(size);
                 if (x != null) {
                     RawBuffer b = new NIOBuffer(size, x.extent().memory().asSlice(x.offset(), size).asByteBuffer());
-                    inExtents.put(b, x);
+                    mine.put(b, new Block(x.pool(), x.offset()));
                     return b;
                 }
             }
@@ -219,14 +222,9 @@ final class RegisteredBuffers extends BufferFactory {
                     NIO_MEMORY.setRelease(l.buffer(), l.own());
                     l.onReturn().run();
                 }
-                Long at = mine.remove(b);
-                if (at != null) {
-                    pool.ownerFreed(at, b.getCapacity());
-                    return;
-                }
-                AreaExtents.Place x = inExtents.remove(b);
-                if (x != null) {
-                    x.pool().ownerFreed(x.offset(), b.getCapacity());
+                Block block = mine.remove(b);
+                if (block != null) {
+                    block.blocks().ownerFreed(block.offset(), b.getCapacity());
                     return;
                 }
             }
