@@ -449,7 +449,33 @@ public final class GdasyncDevice implements Device {
 
     @Override
     public void send(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
-        post("send", buf, dst, tag, context, false).iwait();
+        requireInitialized();
+        if (buf == null) {
+            throw new XDevException("send: the buffer is null");
+        }
+        int peer = ids.rankOf("send", "destination", dst);
+        MpjBuffers.Content content = MpjBuffers.read("send", peer, tag, buf);
+        if (!sendWhole(peer, content, tag, context)) {
+            post("send", peer, content, tag, context, false).iwait();
+        }
+    }
+
+    /**
+     * The lean path of a blocking send ({@link PeerChannel#sendWhole}): a small message to a peer of this host, with
+     * nothing before it to that peer, is written into the peer's slot at once, with no request to wait for. A blocking
+     * send has no request MPJ sees, so nothing else is owed.
+     *
+     * @return whether it went (false: nothing changed, and it goes the usual way)
+     */
+    private boolean sendWhole(int peer, MpjBuffers.Content content, int tag, int context) {
+        if (peer == rank || content.hasObjects() || content.length() >= rendezvousBytes) {
+            return false;
+        }
+        synchronized (lock) {
+            // The job's failure as the usual way's progress would find it: a send after it fails.
+            return failure == null && !finished && mp.failure() == null && channels[peer].sendWhole(context, tag,
+                    content.type(), content.elements(), content.memory(), content.offset(), content.length());
+        }
     }
 
     @Override
@@ -468,7 +494,11 @@ public final class GdasyncDevice implements Device {
             throw new XDevException(call + ": the buffer is null");
         }
         int peer = ids.rankOf(call, "destination", dst);
-        MpjBuffers.Content content = MpjBuffers.read(call, peer, tag, buf);
+        return post(call, peer, MpjBuffers.read(call, peer, tag, buf), tag, context, sync);
+    }
+
+    /** Posts a send whose buffer was committed ({@link MpjBuffers#read}). */
+    private DeviceRequest post(String call, int peer, MpjBuffers.Content content, int tag, int context, boolean sync) {
         MemorySegment bytes = content.staticBytes();
         byte[] dynamic = content.dynamicBytes();
         int type = content.type();
@@ -554,7 +584,59 @@ public final class GdasyncDevice implements Device {
 
     @Override
     public Status recv(Buffer buf, ProcessID src, int tag, int context) throws XDevException {
-        return receive("recv", buf, src, tag, context, null).iwait();
+        Status s = recvWhole(buf, src, tag, context);
+        return s != null ? s : receive("recv", buf, src, tag, context, null).iwait();
+    }
+
+    /**
+     * The lean path of a blocking receive from one rank (a ping-pong's): while nothing else of this rank's is under
+     * way (no request pending, so no receive posted before it; no unexpected message; no read held back), it watches
+     * the peer's ring itself, as long as its idler spins, and takes a whole small message from there straight into the
+     * buffer ({@link PeerChannel#wholeMessageWaiting}): no request, no matching, no other peer's ring looked at. Anything
+     * else (another kind of fragment first, nothing in the spin, a failure, a message that does not fit) goes the usual
+     * way, which finds everything as it was, and keeps the usual promises (errors, a dead peer found, no busy wait).
+     *
+     * @return the message's status, or null (then receive it the usual way)
+     */
+    private Status recvWhole(Buffer buf, ProcessID src, int tag, int context) {
+        if (ids == null || buf == null) {
+            return null;
+        }
+        int peer = ids.sourceOf("recv", src);
+        if (peer == ANY_SOURCE || peer == rank) {
+            return null;
+        }
+        PeerChannel c = channels[peer];
+        BackoffIdler idler = null;
+        while (true) {
+            synchronized (lock) {
+                if (failure != null || finished || mp.failure() != null || !pending.isEmpty()
+                        || !matching.noneUnexpected() || !heldReads.isEmpty()) {
+                    return null;
+                }
+                MemorySegment slot = c.wholeMessageWaiting(tag, context);
+                if (slot != null) {
+                    int length = Frames.getInt(slot, Frames.STATIC_LENGTH);
+                    if (!MpjBuffers.receiveWhole(buf, c.waitingSlotBuffer(), Frames.HEADER, length)) {
+                        return null; // the usual way says why it does not fit
+                    }
+                    Status s = ids.envelope(peer, Frames.getInt(slot, Frames.TAG), Frames.getInt(slot, Frames.TYPE),
+                            Frames.getInt(slot, Frames.ELEMENTS), length, new Status());
+                    c.takenWhole();
+                    return s;
+                }
+                if (c.fragmentWaiting()) {
+                    return null; // another kind of fragment first
+                }
+            }
+            if (idler == null) {
+                idler = idler();
+            }
+            if (!idler.isSpinning()) {
+                return null;
+            }
+            idler.idle();
+        }
     }
 
     @Override

@@ -19,6 +19,11 @@ final class Matching {
         posted.add(r);
     }
 
+    /** @return whether no message waits among the unexpected ones */
+    boolean noneUnexpected() {
+        return unexpected.isEmpty();
+    }
+
     /** A complete message no receive took: it waits for one. */
     void park(Inbound m) {
         unexpected.add(m);

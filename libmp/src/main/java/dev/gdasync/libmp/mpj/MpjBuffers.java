@@ -20,10 +20,26 @@ final class MpjBuffers {
      *
      * @param type         the code of its first section's type, -1 for an empty buffer
      * @param elements     the element count of its first section
-     * @param staticBytes  the static section, a view of the buffer's memory
+     * @param memory       the buffer's memory (its {@link NIOBuffer}'s), or null for an empty buffer
+     * @param offset       where the static section starts in it
+     * @param length       the static section's length
      * @param dynamicBytes the dynamic section, or null
      */
-    record Content(int type, int elements, MemorySegment staticBytes, byte[] dynamicBytes) {
+    record Content(int type, int elements, ByteBuffer memory, int offset, int length, byte[] dynamicBytes) {
+        /** @return the static section, a view of the buffer's memory (made on each call) */
+        MemorySegment staticBytes() {
+            if (memory == null) {
+                return MemorySegment.ofArray(new byte[0]);
+            }
+            ByteBuffer bb = memory.duplicate();
+            bb.clear();
+            return MemorySegment.ofBuffer(bb).asSlice(offset, length);
+        }
+
+        /** @return whether it carries objects (a dynamic section) */
+        boolean hasObjects() {
+            return dynamicBytes != null && dynamicBytes.length > 0;
+        }
     }
 
     private MpjBuffers() {
@@ -49,20 +65,15 @@ final class MpjBuffers {
         } catch (BufferException e) {
             throw new XDevException(where(call, peer, tag) + ": the buffer cannot be read: " + e);
         }
-        MemorySegment bytes;
         if (buf.getSize() == 0) {
-            bytes = MemorySegment.ofArray(new byte[0]);
-        } else {
-            RawBuffer raw = buf.getStaticBuffer();
-            if (!(raw instanceof NIOBuffer nio)) {
-                throw new XDevException(where(call, peer, tag) + ": a buffer whose static section is a "
-                        + (raw == null ? "null" : raw.getClass().getName()) + "; this device handles MPJ's NIOBuffer");
-            }
-            ByteBuffer bb = nio.getBuffer().duplicate();
-            bb.clear();
-            bytes = MemorySegment.ofBuffer(bb).asSlice(buf.offset(), buf.getSize());
+            return new Content(type, elements, null, 0, 0, buf.getDynamicBuffer());
         }
-        return new Content(type, elements, bytes, buf.getDynamicBuffer());
+        RawBuffer raw = buf.getStaticBuffer();
+        if (!(raw instanceof NIOBuffer nio)) {
+            throw new XDevException(where(call, peer, tag) + ": a buffer whose static section is a "
+                    + (raw == null ? "null" : raw.getClass().getName()) + "; this device handles MPJ's NIOBuffer");
+        }
+        return new Content(type, elements, nio.getBuffer(), buf.offset(), buf.getSize(), buf.getDynamicBuffer());
     }
 
     // The call's description is built only for an error: a send builds no string.
@@ -87,6 +98,25 @@ final class MpjBuffers {
         ByteBuffer bb = nio.getBuffer().duplicate();
         bb.clear();
         return MemorySegment.ofBuffer(bb).asSlice(buf.offset(), length);
+    }
+
+    /**
+     * Copies a whole small message from a receive slot into a receive's buffer, which takes its size (the lean path of
+     * a blocking receive: no view of either memory is made).
+     *
+     * @param from   the slot's memory
+     * @param at     where the message's bytes start there
+     * @param length how many
+     * @return whether it was copied (false: it does not fit, or the buffer is not an NIOBuffer; nothing changed)
+     */
+    static boolean receiveWhole(Buffer buf, ByteBuffer from, int at, int length) {
+        RawBuffer raw = buf.getStaticBuffer();
+        if (!(raw instanceof NIOBuffer nio) || length > Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset()) {
+            return false;
+        }
+        nio.getBuffer().put(buf.offset(), from, at, length);
+        buf.setSize(length);
+        return true;
     }
 
     /** A message written straight into a receive's buffer is complete: the buffer takes its sizes. */

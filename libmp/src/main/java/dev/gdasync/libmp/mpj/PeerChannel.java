@@ -9,6 +9,7 @@ import dev.gdasync.gdsync.stream.Stream;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -288,6 +289,65 @@ final class PeerChannel {
             mp.wakePeer(peer); // a peer parked in its wait sees the stamps now, as a put's completion would tell it
         }
         return work;
+    }
+
+    /**
+     * The lean path of a blocking send: on one host, with nothing of this rank's waiting to go to the peer before it
+     * and a credit free, a message that fits one fragment goes straight into the peer's slot, as {@link #sendBacklog}
+     * would write it, with no request and no backlog.
+     *
+     * @param memory the message's static section is there (the buffer's memory; null when it is empty), from
+     *               {@code offset}, {@code n} bytes (it has no dynamic section)
+     * @return whether it went (false: nothing changed, and the caller sends it the usual way)
+     */
+    boolean sendWhole(int context, int tag, int type, int elements, ByteBuffer memory, int offset, int n) {
+        if (!backlog.isEmpty() || !streamSends.isEmpty() || !rings.mapsPeer(peer) || n > slotBytes - Frames.HEADER
+                || sent - window.creditsFrom(peer) >= slots) {
+            return false;
+        }
+        int s = (int) (sent % slots);
+        Frames.header(rings.peerSlot(peer, s), Frames.DATA, context, tag, n, 0, type, elements, 0, nextSequence++);
+        if (n > 0) {
+            rings.peerSlotBuffer(peer, s).put(Frames.HEADER, memory, offset, n);
+        }
+        rings.stampPeer(peer, sent);
+        sent++;
+        mp.wakePeer(peer);
+        return true;
+    }
+
+    /**
+     * For the lean path of a blocking receive: the peer's next fragment, if it has arrived and is a whole message that
+     * a receive of {@code tag} (or {@link xdev.Device#ANY_TAG}) and {@code context} takes, of one fragment, not
+     * synchronous, without objects. The caller reads it, then calls {@link #takenWhole}.
+     *
+     * @return its slot, or null (nothing arrived, or it is to be taken the usual way)
+     */
+    MemorySegment wholeMessageWaiting(int tag, int context) {
+        if (assembling != null || !rings.arrived(peer, taken)) {
+            return null;
+        }
+        MemorySegment slot = rings.slot(peer, (int) (taken % slots));
+        int length = Frames.getInt(slot, Frames.STATIC_LENGTH);
+        boolean whole = Frames.getInt(slot, Frames.KIND) == Frames.DATA
+                && Frames.getInt(slot, Frames.CONTEXT) == context
+                && (tag == xdev.Device.ANY_TAG || Frames.getInt(slot, Frames.TAG) == tag)
+                && Frames.getInt(slot, Frames.FLAGS) == 0 && Frames.getInt(slot, Frames.DYNAMIC_LENGTH) == 0
+                && length >= 0 && length <= slotBytes - Frames.HEADER;
+        return whole ? slot : null;
+    }
+
+    /** @return the slot {@link #wholeMessageWaiting} returned, as a buffer (absolute access only) */
+    ByteBuffer waitingSlotBuffer() {
+        return rings.slotBuffer(peer, (int) (taken % slots));
+    }
+
+    /** The fragment {@link #wholeMessageWaiting} returned was read: its slot goes back to the peer. */
+    void takenWhole() {
+        taken++;
+        if (taken - told >= tellEvery && window.publishTaken(peer, taken)) {
+            told = taken;
+        }
     }
 
     private void take(MemorySegment slot, Consumer<Inbound> started, Consumer<Inbound> arrived,

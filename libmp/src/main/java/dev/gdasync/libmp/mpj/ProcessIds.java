@@ -45,12 +45,17 @@ final class ProcessIds {
 
     /** @return a status filled with a message's envelope: its source (rank and id), tag, first section and length */
     mpjdev.Status envelope(Inbound m, mpjdev.Status s) {
-        s.source = m.source;
-        s.srcID = ids[m.source].uuid();
-        s.tag = m.tag;
-        s.numEls = m.elements;
-        s.type = m.type < 0 ? null : mpjbuf.Type.getType(m.type);
-        s.countInBytes = m.staticLength;
+        return envelope(m.source, m.tag, m.type, m.elements, m.staticLength, s);
+    }
+
+    /** @return a status filled with an envelope: source rank, tag, first section's type and element count, length */
+    mpjdev.Status envelope(int source, int tag, int type, int elements, int length, mpjdev.Status s) {
+        s.source = source;
+        s.srcID = ids[source].uuid();
+        s.tag = tag;
+        s.numEls = elements;
+        s.type = type < 0 ? null : mpjbuf.Type.getType(type);
+        s.countInBytes = length;
         return s;
     }
 

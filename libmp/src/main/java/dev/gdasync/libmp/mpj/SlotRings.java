@@ -5,6 +5,7 @@ import dev.gdasync.libmp.MpWindow;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -31,11 +32,14 @@ final class SlotRings {
     private final long slotsAt;
     private final MemorySegment memory;
     private final MemorySegment[][] received;
+    /** The same slots as buffers, for the lean paths' copies from and into MPJ's buffers (no view made per copy). */
+    private final ByteBuffer[][] receivedBuffers;
     private final MpWindow window;
     /** Each peer's rings mapped here, or null where the NIC does not map them (another host). */
     private final MemorySegment[] mappedRings;
     /** This rank's slots in each peer's ring for it, mapped here, or null where the NIC does not map them. */
     private final MemorySegment[][] mapped;
+    private final ByteBuffer[][] mappedBuffers;
     private final int rank;
 
     /** Collective: every rank of the job makes its rings with the same settings. */
@@ -56,22 +60,28 @@ final class SlotRings {
         this.rank = mp.rank();
         this.mappedRings = new MemorySegment[size];
         this.mapped = new MemorySegment[size][];
+        this.mappedBuffers = new ByteBuffer[size][];
         for (int p = 0; p < size; p++) {
             MemorySegment there = p == mp.rank() ? null : window.peerMemory(p);
             mappedRings[p] = there;
             if (there != null) {
                 mapped[p] = new MemorySegment[slots];
+                mappedBuffers[p] = new ByteBuffer[slots];
                 for (int s = 0; s < slots; s++) {
                     mapped[p][s] = there.asSlice(slotAt(mp.rank(), s), slotBytes);
+                    mappedBuffers[p][s] = mapped[p][s].asByteBuffer();
                 }
             }
         }
         this.received = new MemorySegment[size][];
+        this.receivedBuffers = new ByteBuffer[size][];
         for (int p = 0; p < size; p++) {
             received[p] = new MemorySegment[slots];
+            receivedBuffers[p] = new ByteBuffer[slots];
             for (int s = 0; s < slots; s++) {
                 // The slices are made once: a fragment's path allocates no segment.
                 received[p][s] = memory.asSlice(slotAt(p, s), slotBytes);
+                receivedBuffers[p][s] = received[p][s].asByteBuffer();
             }
         }
     }
@@ -97,6 +107,16 @@ final class SlotRings {
      */
     void stampPeer(int p, long index) {
         LONG.setRelease(mappedRings[p], stampAt(rank, (int) (index % slots)), index + 1);
+    }
+
+    /** @return {@link #peerSlot} as a buffer (absolute access only: it is shared) */
+    ByteBuffer peerSlotBuffer(int p, int s) {
+        return mappedBuffers[p][s];
+    }
+
+    /** @return {@link #slot} as a buffer (absolute access only: it is shared) */
+    ByteBuffer slotBuffer(int p, int s) {
+        return receivedBuffers[p][s];
     }
 
     /** @return this rank's slot {@code s} of peer {@code p}'s ring */

@@ -30,7 +30,7 @@ class MpjCrossHostTest {
     void conformanceCasesOnFourRanksOverTwoHosts() {
         Map<String, String> env = twoHostsOrSkip();
         runOnFourRanksOverTwoHosts(env, List.of(), List.of("ring", "large", "wildcards", "order", "probe", "ssend",
-                "waitany", "collectives", "communicators", "objects", "rendezvous", "manylarge", "heldlarge"));
+                "waitany", "collectives", "communicators", "objects", "rendezvous", "manylarge", "heldlarge", "blocking"));
     }
 
     /** Runs conformance cases on 4 ranks over 2 hosts with these settings, and fails naming every case that failed. */

@@ -92,6 +92,7 @@ public final class MpjConformanceMain {
         m.put("heldlarge", MpjConformanceLarge::rendezvousHeld);
         m.put("largetrunc", MpjConformanceLarge::largeTruncation);
         m.put("cancel", MpjConformanceCancel::cancel);
+        m.put("blocking", MpjConformanceBlocking::blocking);
         m.put("badargs", MpjConformanceMain::badArguments);
         return m;
     }

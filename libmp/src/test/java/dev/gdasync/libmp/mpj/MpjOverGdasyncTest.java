@@ -32,7 +32,7 @@ public class MpjOverGdasyncTest {
     public static final List<String> CASES = List.of("ring", "large", "wildcards", "order", "probe", "ssend", "waitany",
             "persistent", "sendrecv", "collectives", "communicators", "intercomm", "topologies", "datatypes", "objects",
             "self", "vcollectives", "testany", "groups", "cartsub", "merge", "iprobeall", "rendezvous", "manylarge", "heldlarge",
-            "largetrunc", "cancel", "badargs");
+            "largetrunc", "cancel", "blocking", "badargs");
 
     static Map<String, String> mpjEnv() {
         return MpjPrograms.mpjEnvOrSkip("MpjOverGdasyncTest");
@@ -74,7 +74,7 @@ public class MpjOverGdasyncTest {
     void thePointToPointCasesPassWithFewCreditsAndWithASmallRendezvousArea() {
         Map<String, String> env = mpjEnv();
         List<String> cases = List.of("ring", "large", "order", "ssend", "rendezvous", "manylarge", "heldlarge",
-                "largetrunc", "cancel");
+                "largetrunc", "cancel", "blocking");
         for (List<String> settings : List.of(
                 List.of("-D" + GdasyncDevice.SLOTS_PROPERTY + "=2", "-D" + GdasyncDevice.RENDEZVOUS_POOL_PROPERTY + "=0"),
                 List.of("-D" + GdasyncDevice.RENDEZVOUS_BYTES_PROPERTY + "=1024",
