@@ -114,7 +114,11 @@ final class MpjBuffers {
         if (!(raw instanceof NIOBuffer nio) || length > Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset()) {
             return false;
         }
-        nio.getBuffer().put(buf.offset(), from, at, length);
+        ByteBuffer into = nio.getBuffer();
+        if (buf.offset() + length > into.limit()) {
+            return false; // a limit MPJ set: the usual way writes through a view of the buffer's capacity
+        }
+        into.put(buf.offset(), from, at, length);
         buf.setSize(length);
         return true;
     }

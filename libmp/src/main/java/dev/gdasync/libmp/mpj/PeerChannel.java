@@ -301,8 +301,9 @@ final class PeerChannel {
      * @return whether it went (false: nothing changed, and the caller sends it the usual way)
      */
     boolean sendWhole(int context, int tag, int type, int elements, ByteBuffer memory, int offset, int n) {
+        // (Past the buffer's limit, which MPJ may have set, the usual way reads it through a view of its capacity.)
         if (!backlog.isEmpty() || !streamSends.isEmpty() || !rings.mapsPeer(peer) || n > slotBytes - Frames.HEADER
-                || sent - window.creditsFrom(peer) >= slots) {
+                || n > 0 && offset + n > memory.limit() || sent - window.creditsFrom(peer) >= slots) {
             return false;
         }
         int s = (int) (sent % slots);

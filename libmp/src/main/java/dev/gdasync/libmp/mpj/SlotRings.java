@@ -5,8 +5,8 @@ import dev.gdasync.libmp.MpWindow;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 /**
  * The device's receive slots, one libmp window over every rank's rings of the same layout:
