@@ -449,11 +449,7 @@ public final class GdasyncDevice implements Device {
 
     @Override
     public void send(Buffer buf, ProcessID dst, int tag, int context) throws XDevException {
-        requireInitialized();
-        if (buf == null) {
-            throw new XDevException("send: the buffer is null");
-        }
-        int peer = ids.rankOf("send", "destination", dst);
+        int peer = destination("send", buf, dst);
         MpjBuffers.Content content = MpjBuffers.read("send", peer, tag, buf);
         if (!sendWhole(peer, content, tag, context)) {
             post("send", peer, content, tag, context, false).iwait();
@@ -489,12 +485,17 @@ public final class GdasyncDevice implements Device {
     }
 
     private DeviceRequest post(String call, Buffer buf, ProcessID dst, int tag, int context, boolean sync) {
+        int peer = destination(call, buf, dst);
+        return post(call, peer, MpjBuffers.read(call, peer, tag, buf), tag, context, sync);
+    }
+
+    /** @return the rank a send goes to, after refusing a call before {@code MPI.Init} or without a buffer */
+    private int destination(String call, Buffer buf, ProcessID dst) {
         requireInitialized();
         if (buf == null) {
             throw new XDevException(call + ": the buffer is null");
         }
-        int peer = ids.rankOf(call, "destination", dst);
-        return post(call, peer, MpjBuffers.read(call, peer, tag, buf), tag, context, sync);
+        return ids.rankOf(call, "destination", dst);
     }
 
     /** Posts a send whose buffer was committed ({@link MpjBuffers#read}). */
