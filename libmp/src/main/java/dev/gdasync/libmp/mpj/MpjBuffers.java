@@ -91,7 +91,7 @@ final class MpjBuffers {
         if (!(raw instanceof NIOBuffer nio)) {
             return null;
         }
-        int room = Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        int room = room(buf, raw);
         if (length > room) {
             return null;
         }
@@ -111,7 +111,7 @@ final class MpjBuffers {
      */
     static boolean receiveWhole(Buffer buf, ByteBuffer from, int at, int length) {
         RawBuffer raw = buf.getStaticBuffer();
-        if (!(raw instanceof NIOBuffer nio) || length > Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset()) {
+        if (!(raw instanceof NIOBuffer nio) || length > room(buf, raw)) {
             return false;
         }
         ByteBuffer into = nio.getBuffer();
@@ -121,6 +121,11 @@ final class MpjBuffers {
         into.put(buf.offset(), from, at, length);
         buf.setSize(length);
         return true;
+    }
+
+    /** @return how many bytes of a static section fit in a buffer (0 without memory) */
+    private static int room(Buffer buf, RawBuffer raw) {
+        return raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
     }
 
     /** A message written straight into a receive's buffer is complete: the buffer takes its sizes. */
@@ -141,7 +146,7 @@ final class MpjBuffers {
             return what + ": a receive buffer whose static section is a " + raw.getClass().getName()
                     + "; this device handles MPJ's NIOBuffer";
         }
-        int room = raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        int room = room(buf, raw);
         return truncated(what, m.staticLength, m, room);
     }
 
@@ -159,7 +164,7 @@ final class MpjBuffers {
      */
     static String fill(String what, Buffer buf, Inbound m) {
         RawBuffer raw = buf.getStaticBuffer();
-        int room = raw == null ? 0 : Math.min(buf.getCapacity(), raw.getCapacity()) - buf.offset();
+        int room = room(buf, raw);
         if (m.staticBytes.length > room) {
             return truncated(what, m.staticBytes.length, m, room);
         }
