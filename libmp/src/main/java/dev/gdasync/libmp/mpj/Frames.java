@@ -13,9 +13,9 @@ import java.lang.foreign.ValueLayout;
  * acknowledgement (for a synchronous send) is a header alone.
  *
  * <p>A large message travels by rendezvous instead: a request to send ({@link #RTS}, one fragment: the header, whose
- * lengths are the message's, then the 8-byte offset of the message in the sender's rendezvous area), and, once the
- * receiver has read it from there, a {@link #FIN} back (a header alone, with the request's sequence number), which
- * frees the sender's copy and acknowledges a synchronous send.
+ * lengths are the message's, then where the message is in the sender's rendezvous area, and where its written word is
+ * while the sender still writes it), and, once the receiver has read it from there, a {@link #FIN} back (a header
+ * alone, with the request's sequence number), which frees the sender's copy and acknowledges a synchronous send.
  */
 final class Frames {
     /** A message's first fragment. */
@@ -46,8 +46,13 @@ final class Frames {
     static final long RTS_EXTENT_ADDRESS = HEADER + 8;
     /** In a {@link #RTS}: the key the receiver's NIC maps that extent with. */
     static final long RTS_EXTENT_KEY = HEADER + 16;
+    /**
+     * In a {@link #RTS}: where the message's written word is (the sender still writes the message, telling there how
+     * many of its first bytes are final: {@link AreaBuffer}), in the same area or extent; -1 when it is whole.
+     */
+    static final long RTS_WRITTEN = HEADER + 24;
     /** A {@link #RTS}'s length. */
-    static final int RTS_LENGTH = HEADER + 24;
+    static final int RTS_LENGTH = HEADER + 32;
 
     private Frames() {
     }

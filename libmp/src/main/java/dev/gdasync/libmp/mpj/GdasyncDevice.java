@@ -467,6 +467,9 @@ public final class GdasyncDevice implements Device {
         if (peer == rank || content.hasObjects() || content.length() >= rendezvousBytes) {
             return false;
         }
+        if (content.unwritten() != null) {
+            content.unwritten().writeOut(); // a small message in one of the area's buffers: copied before it goes
+        }
         synchronized (lock) {
             // The job's failure as the usual way's progress would find it: a send after it fails.
             return failure == null && !finished && mp.failure() == null && channels[peer].sendWhole(context, tag,
@@ -500,6 +503,15 @@ public final class GdasyncDevice implements Device {
 
     /** Posts a send whose buffer was committed ({@link MpjBuffers#read}). */
     private DeviceRequest post(String call, int peer, MpjBuffers.Content content, int tag, int context, boolean sync) {
+        // A large message MPJ packed into one of the area's buffers may still have the program's arrays to copy. To a
+        // peer of this host that reads it in place, the request to send goes first and the copy follows in pieces the
+        // peer reads as they land; otherwise the copy is made now.
+        AreaBuffer telling = content.unwritten();
+        if (telling != null && (peer == rank || !window.mapsPeer(peer) || content.hasObjects()
+                || content.length() < rendezvousBytes)) {
+            telling.writeOut();
+            telling = null;
+        }
         MemorySegment bytes = content.staticBytes();
         byte[] dynamic = content.dynamicBytes();
         int type = content.type();
@@ -534,6 +546,10 @@ public final class GdasyncDevice implements Device {
                 AreaExtents.Place x = large && own < 0 && buffers != null && window.mapsPeer(peer)
                         ? buffers.extentPlaceOf(bytes) : null;
                 long at = large && own < 0 && x == null ? pool.allocate(n) : -1;
+                if (telling != null && own < 0 && x == null) {
+                    telling.writeOut(); // (an area's buffer is always found in it: this is a safeguard)
+                    telling = null;
+                }
                 if (own >= 0 || x != null) {
                     // MPJ packed the message in the area (or an extent of it): the receiver reads it from there, and
                     // the send completes once it was matched (ACK, the receiver reads it in place until its program is
@@ -547,20 +563,26 @@ public final class GdasyncDevice implements Device {
                     long offset = x != null ? x.offset() : own;
                     blocks.holdForReader(offset);
                     c.awaitFin(sequence, blocks, offset, n, true);
+                    long writtenAt = telling != null ? telling.startTelling() : -1;
                     c.enqueue(x != null
                             ? new Outbound(context, tag, type, elements, flags, sequence, x.offset(), (int) n,
-                                    x.extent().memory().address(), x.rkey(), r)
-                            : new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, 0, 0, r));
+                                    x.extent().memory().address(), x.rkey(), writtenAt, r)
+                            : new Outbound(context, tag, type, elements, flags, sequence, own, (int) n, 0, 0,
+                                    writtenAt, r));
                 } else if (at >= 0) {
                     // The one copy of a rendezvous: the buffer is free again once it returns, as for an eager send.
                     MemorySegment.copy(bytes, 0, window.pool(), at, n);
                     c.awaitFin(sequence, pool, at, n, false);
-                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, 0, 0, r));
+                    c.enqueue(new Outbound(context, tag, type, elements, flags, sequence, at, (int) n, 0, 0, -1, r));
                 } else {
                     c.enqueue(new Outbound(Frames.DATA, context, tag, type, elements, flags, sequence, bytes, dynamic, r));
                 }
                 progressLocked();
             }
+        }
+        if (telling != null) {
+            // Outside the lock: the copy is the program's thread's own work, in pieces the peer reads as they land.
+            telling.writeOutTelling();
         }
         return r;
     }
@@ -723,6 +745,9 @@ public final class GdasyncDevice implements Device {
 
     /** Reads a rendezvous message into the receive's buffer (unless null: it does not fit) and sends the FIN. */
     private void readThenFin(Inbound m, MemorySegment target) {
+        if (target != null && m.beingWritten()) {
+            AreaBuffer.awaitWritten(writtenWord(m), m.staticLength, m.source, writerWaits);
+        }
         if (target != null && m.inExtent()) {
             MemorySegment.copy(extentMessage(m), 0, target, 0, target.byteSize());
         } else if (target != null) {
@@ -767,8 +792,39 @@ public final class GdasyncDevice implements Device {
         PeerChannel c = channels[m.source];
         long sequence = m.sequence;
         MemorySegment message = m.inExtent() ? extentMessage(m) : window.peerMessage(m.source, m.rdvOffset, m.staticLength);
-        return buffers.lend(r.buffer.getStaticBuffer(), message, () -> readInPlace(c, sequence));
+        return buffers.lend(r.buffer.getStaticBuffer(), message, m.beingWritten() ? writtenWord(m) : null, m.source,
+                writerWaits, () -> readInPlace(c, sequence));
     }
+
+    /**
+     * @return the written word of a rendezvous message its sender still writes ({@link AreaBuffer}), mapped here
+     * @throws IllegalStateException if it lies outside what this rank can map of the sender's memory
+     */
+    private MemorySegment writtenWord(Inbound m) {
+        if (!m.inExtent()) {
+            return window.peerMessage(m.source, m.writtenAt, AreaBuffer.WORD_BYTES);
+        }
+        MemorySegment word = mp.peerMemory(m.source, m.extentAddress + m.writtenAt, m.extentKey, AreaBuffer.WORD_BYTES);
+        if (word == null) {
+            throw new IllegalStateException("rank " + m.source + " announced a message whose written word, at offset "
+                    + m.writtenAt + " of an extent of its rendezvous area, this rank cannot map");
+        }
+        return word;
+    }
+
+    /** What a read of a message its sender still writes watches: the job's failure, and the job's wait timeout. */
+    private final AreaBuffer.Waits writerWaits = new AreaBuffer.Waits() {
+        @Override
+        public String failure() {
+            String f = failure;
+            return f != null ? f : mp.failure();
+        }
+
+        @Override
+        public long timeoutNanos() {
+            return mp.config().waitTimeout().toNanos();
+        }
+    };
 
     /**
      * @return a rendezvous message in an extent of its sender's area, mapped here

@@ -29,6 +29,8 @@ final class Inbound {
     /** For a rendezvous message in an extent of its sender's area: the extent's address and key; else 0, 0. */
     long extentAddress;
     long extentKey;
+    /** For a rendezvous message its sender still writes: its written word's offset ({@link AreaBuffer}); else -1. */
+    long writtenAt = -1;
     /**
      * For a rendezvous message: its read waits for the program's stream sends to its sender (between hosts), and the
      * device completes the receive once it read it.
@@ -86,6 +88,11 @@ final class Inbound {
     /** @return whether the message's bytes wait in its sender's rendezvous area, to be read once it is matched */
     boolean isRendezvous() {
         return rdvOffset >= 0;
+    }
+
+    /** @return whether this rendezvous message's sender may still be writing it ({@link AreaBuffer}) */
+    boolean beingWritten() {
+        return writtenAt >= 0;
     }
 
     /** @return whether this rendezvous message lies in an extent of its sender's area (not the area itself) */

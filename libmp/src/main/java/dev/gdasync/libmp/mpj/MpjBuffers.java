@@ -24,8 +24,11 @@ final class MpjBuffers {
      * @param offset       where the static section starts in it
      * @param length       the static section's length
      * @param dynamicBytes the dynamic section, or null
+     * @param area         the buffer when it is one of the rendezvous area's, which may still have to copy the
+     *                     program's arrays into {@code memory} ({@link AreaBuffer#writeOut}); else null
      */
-    record Content(int type, int elements, ByteBuffer memory, int offset, int length, byte[] dynamicBytes) {
+    record Content(int type, int elements, ByteBuffer memory, int offset, int length, byte[] dynamicBytes,
+                   AreaBuffer area) {
         /** @return the static section, a view of the buffer's memory (made on each call) */
         MemorySegment staticBytes() {
             if (memory == null) {
@@ -34,6 +37,11 @@ final class MpjBuffers {
             ByteBuffer bb = memory.duplicate();
             bb.clear();
             return MemorySegment.ofBuffer(bb).asSlice(offset, length);
+        }
+
+        /** @return the area's buffer whose remembered writes are still to be copied, or null */
+        AreaBuffer unwritten() {
+            return area != null && area.hasRemembered() ? area : null;
         }
 
         /** @return whether it carries objects (a dynamic section) */
@@ -66,14 +74,15 @@ final class MpjBuffers {
             throw new XDevException(where(call, peer, tag) + ": the buffer cannot be read: " + e);
         }
         if (buf.getSize() == 0) {
-            return new Content(type, elements, null, 0, 0, buf.getDynamicBuffer());
+            return new Content(type, elements, null, 0, 0, buf.getDynamicBuffer(), null);
         }
         RawBuffer raw = buf.getStaticBuffer();
         if (!(raw instanceof NIOBuffer nio)) {
             throw new XDevException(where(call, peer, tag) + ": a buffer whose static section is a "
                     + (raw == null ? "null" : raw.getClass().getName()) + "; this device handles MPJ's NIOBuffer");
         }
-        return new Content(type, elements, nio.getBuffer(), buf.offset(), buf.getSize(), buf.getDynamicBuffer());
+        return new Content(type, elements, nio.getBuffer(), buf.offset(), buf.getSize(), buf.getDynamicBuffer(),
+                nio instanceof AreaBuffer a ? a : null);
     }
 
     // The call's description is built only for an error: a send builds no string.

@@ -27,28 +27,34 @@ final class Outbound {
     /** For a {@link Frames#RTS} of a message in an extent of the area: the extent's address and key; else 0, 0. */
     final long extentAddress;
     final long extentKey;
+    /**
+     * For a {@link Frames#RTS} of a message still being written ({@link AreaBuffer}): its written word's offset, in the
+     * same area or extent; else -1.
+     */
+    final long writtenAt;
     private long copied;
     private boolean headerSent;
 
     Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence, MemorySegment staticBytes,
              byte[] dynamicBytes, DeviceRequest request) {
-        this(kind, context, tag, type, elements, flags, sequence, staticBytes, dynamicBytes, request, -1, 0, 0, 0);
+        this(kind, context, tag, type, elements, flags, sequence, staticBytes, dynamicBytes, request, -1, 0, 0, 0, -1);
     }
 
     /**
      * A rendezvous message's request to send: the message waits in this rank's rendezvous area at {@code offset}, or
      * in an extent of it ({@code extentAddress} non-zero: then at {@code offset} of the extent, which peers map with
-     * {@code extentKey}).
+     * {@code extentKey}). {@code writtenAt}: where the message's written word is, when the sender still writes it
+     * (-1: it is whole).
      */
     Outbound(int context, int tag, int type, int elements, int flags, long sequence, long offset, int length,
-             long extentAddress, long extentKey, DeviceRequest request) {
+             long extentAddress, long extentKey, long writtenAt, DeviceRequest request) {
         this(Frames.RTS, context, tag, type, elements, flags, sequence, MemorySegment.ofArray(new byte[8]), NONE, request,
-                offset, length, extentAddress, extentKey);
+                offset, length, extentAddress, extentKey, writtenAt);
     }
 
     private Outbound(int kind, int context, int tag, int type, int elements, int flags, long sequence,
                      MemorySegment staticBytes, byte[] dynamicBytes, DeviceRequest request, long rdvOffset,
-                     int rdvLength, long extentAddress, long extentKey) {
+                     int rdvLength, long extentAddress, long extentKey, long writtenAt) {
         this.kind = kind;
         this.context = context;
         this.tag = tag;
@@ -63,6 +69,7 @@ final class Outbound {
         this.rdvLength = rdvLength;
         this.extentAddress = extentAddress;
         this.extentKey = extentKey;
+        this.writtenAt = writtenAt;
     }
 
     /** A header alone (an acknowledgement, a rendezvous message's FIN) echoing a message's sequence number. */
@@ -96,6 +103,7 @@ final class Outbound {
                 slot.set(ValueLayout.JAVA_LONG, Frames.RTS_OFFSET, rdvOffset);
                 slot.set(ValueLayout.JAVA_LONG, Frames.RTS_EXTENT_ADDRESS, extentAddress);
                 slot.set(ValueLayout.JAVA_LONG, Frames.RTS_EXTENT_KEY, extentKey);
+                slot.set(ValueLayout.JAVA_LONG, Frames.RTS_WRITTEN, writtenAt);
                 headerSent = true;
                 copied = total();
                 return Frames.RTS_LENGTH;

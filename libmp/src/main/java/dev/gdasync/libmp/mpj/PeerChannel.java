@@ -381,6 +381,7 @@ final class PeerChannel {
                 m.rdvOffset = Frames.getLong(slot, Frames.RTS_OFFSET);
                 m.extentAddress = Frames.getLong(slot, Frames.RTS_EXTENT_ADDRESS);
                 m.extentKey = Frames.getLong(slot, Frames.RTS_EXTENT_KEY);
+                m.writtenAt = Frames.getLong(slot, Frames.RTS_WRITTEN);
                 if (m.rdvOffset < 0 || m.staticLength < 0) {
                     throw new IllegalStateException("rank " + peer + " announced a rendezvous message of "
                             + m.staticLength + " bytes at offset " + m.rdvOffset);

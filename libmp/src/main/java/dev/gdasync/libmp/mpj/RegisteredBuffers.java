@@ -16,9 +16,10 @@ import java.util.Map;
 
 /**
  * MPJ Express's buffer factory while the device runs: buffers of at least the rendezvous size are carved from the
- * device's registered rendezvous area, so that a large message MPJ packed there is read by its receiver straight from
- * the packed buffer (no copy by the sender), and a large receive lands in registered memory (on one host it is lent the
- * sender's packed message in place instead, {@link #lend}); when the area is full, from its extents
+ * device's registered rendezvous area ({@link AreaBuffer}s, which copy the program's arrays while the message travels),
+ * so that a large message MPJ packed there is read by its receiver straight from the packed buffer (no copy by the
+ * sender), and a large receive lands in registered memory (on one host it is lent the sender's packed message in place
+ * instead, {@link #lend}); when the area is full, from its extents
  * ({@link AreaExtents}, made on demand up to a limit), and beyond those from the factory MPJ had (its buddy
  * allocator). Smaller buffers are kept for reuse by power-of-two size class (up to {@value #CACHED} per class): MPJ
  * makes and frees a buffer per call, and its buddy allocator's search costs a noticeable part of a small message's
@@ -39,14 +40,14 @@ final class RegisteredBuffers extends BufferFactory {
     /** Buffers of the area and of its extents, with their blocks there. */
     private final Map<RawBuffer, Block> mine = new IdentityHashMap<>();
 
-    /** A buffer's block: its offset in the area's (or an extent's) blocks. */
-    private record Block(RendezvousPool blocks, long offset) {
+    /** A buffer's block: its offset in the area's (or an extent's) blocks, and its length there. */
+    private record Block(RendezvousPool blocks, long offset, long length) {
     }
     /** Receive buffers of the area whose memory is, for now, a peer's message in place ({@link #lend}). */
     private final Map<RawBuffer, Lent> lent = new IdentityHashMap<>();
 
     /** A lent buffer's own memory, and what to do when MPJ is done with the message. */
-    private record Lent(NIOBuffer buffer, ByteBuffer own, Runnable onReturn) {
+    private record Lent(AreaBuffer buffer, ByteBuffer own, Runnable onReturn) {
     }
     private static final int CACHED = 64;
     private static final int SMALLEST_CLASS = 6;
@@ -125,27 +126,41 @@ final class RegisteredBuffers extends BufferFactory {
      *
      * @param raw     the receive buffer's memory
      * @param message the message, mapped here: at least as long as MPJ reads
+     * @param written the sender's written word when it still writes the message ({@link AreaBuffer}), mapped here;
+     *                null when the message is whole
+     * @param sender  the sender's rank
+     * @param waits   what a read waiting for the sender watches
      * @return whether the buffer was lent (false: it is not one of the area's, or lent already)
      */
-    boolean lend(RawBuffer raw, MemorySegment message, Runnable onReturn) {
-        if (NIO_MEMORY == null || !(raw instanceof NIOBuffer nio) || nio.getClass() != NIOBuffer.class
-                || !mine.containsKey(raw) || lent.containsKey(raw)) {
+    boolean lend(RawBuffer raw, MemorySegment message, MemorySegment written, int sender, AreaBuffer.Waits waits,
+                 Runnable onReturn) {
+        if (NIO_MEMORY == null || !(raw instanceof AreaBuffer buffer) || !mine.containsKey(raw)
+                || lent.containsKey(raw)) {
             return false;
         }
-        ByteBuffer own = nio.getBuffer();
+        ByteBuffer own = buffer.getBuffer();
         // Read-only: the sender's block may be read by other ranks too (MPJ sends one buffer to several).
-        NIO_MEMORY.setRelease(nio, message.asByteBuffer().asReadOnlyBuffer().order(own.order()));
-        lent.put(raw, new Lent(nio, own, onReturn));
+        NIO_MEMORY.setRelease(buffer, message.asByteBuffer().asReadOnlyBuffer().order(own.order()));
+        if (written != null) {
+            buffer.lendWriting(written, sender, waits);
+        }
+        lent.put(raw, new Lent(buffer, own, onReturn));
         return true;
     }
 
     /** Gives every lent buffer its memory back and runs its return ({@code MPI.Finalize}). Under the lock. */
     void returnAllLent() {
         for (Lent l : lent.values()) {
-            NIO_MEMORY.setRelease(l.buffer(), l.own());
-            l.onReturn().run();
+            giveBack(l);
         }
         lent.clear();
+    }
+
+    /** A lent buffer gets its own memory back; its message's sender hears MPJ is done with it. */
+    private static void giveBack(Lent l) {
+        NIO_MEMORY.setRelease(l.buffer(), l.own());
+        l.buffer().lendingEnded();
+        l.onReturn().run();
     }
 
     /**
@@ -195,16 +210,18 @@ final class RegisteredBuffers extends BufferFactory {
         }
         if (size >= smallest) {
             synchronized (lock) {
-                long at = pool.allocate(size);
+                long n = AreaBuffer.blockBytes(size);
+                long at = pool.allocate(n);
                 if (at >= 0) {
-                    RawBuffer b = new NIOBuffer(size, area.asSlice(at, size).asByteBuffer());
-                    mine.put(b, new Block(pool, at));
+                    RawBuffer b = new AreaBuffer(size, area.asSlice(at, n), at + AreaBuffer.wordAt(size));
+                    mine.put(b, new Block(pool, at, n));
                     return b;
                 }
-                AreaExtents.Place x = extents.allocate(size);
+                AreaExtents.Place x = extents.allocate(n);
                 if (x != null) {
-                    RawBuffer b = new NIOBuffer(size, x.extent().memory().asSlice(x.offset(), size).asByteBuffer());
-                    mine.put(b, new Block(x.pool(), x.offset()));
+                    RawBuffer b = new AreaBuffer(size, x.extent().memory().asSlice(x.offset(), n),
+                            x.offset() + AreaBuffer.wordAt(size));
+                    mine.put(b, new Block(x.pool(), x.offset(), n));
                     return b;
                 }
             }
@@ -219,12 +236,12 @@ final class RegisteredBuffers extends BufferFactory {
             synchronized (lock) {
                 Lent l = lent.remove(b);
                 if (l != null) {
-                    NIO_MEMORY.setRelease(l.buffer(), l.own());
-                    l.onReturn().run();
+                    giveBack(l);
                 }
                 Block block = mine.remove(b);
                 if (block != null) {
-                    block.blocks().ownerFreed(block.offset(), b.getCapacity());
+                    ((AreaBuffer) b).discard();
+                    block.blocks().ownerFreed(block.offset(), block.length());
                     return;
                 }
             }
