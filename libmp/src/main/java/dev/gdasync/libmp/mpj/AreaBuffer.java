@@ -1,5 +1,9 @@
 package dev.gdasync.libmp.mpj;
 
+// Why this file is long: MPJ's RawBuffer has a write, gather, read, scatter and strided variant for each of its 8
+// element types, and every one that writes or reads the buffer's memory must keep the remembered writes' order or wait
+// for the sender's pieces: 48 short overrides, which only MPJ's interface could make fewer.
+
 import dev.gdasync.gdsync.concurrent.BackoffIdler;
 import dev.gdasync.gdsync.concurrent.BackoffPolicy;
 import mpjbuf.NIOBuffer;
@@ -45,9 +49,6 @@ final class AreaBuffer extends NIOBuffer {
 
     /** A remembered write: {@code elements} of {@code array} from {@code from}, to byte {@code at} of the buffer. */
     private record Write(Object array, int from, int elements, int at, int elementBytes) {
-        int end() {
-            return at + elements * elementBytes;
-        }
     }
 
     /** Where this buffer's written word is: in its own memory, and as an offset there (area or extent). */
