@@ -27,7 +27,7 @@ import java.util.List;
  * request to send, then copies in pieces of {@value #PIECE} bytes, each time storing in the buffer's <em>written
  * word</em> (8 bytes after its capacity, in the same registered memory) how many of the message's first bytes are final
  * ({@link #writeOutTelling}). Every other write (headers, gathers of derived datatypes) is made at once, after the
- * remembered ones it overlaps; any read of the buffer copies them first.
+ * remembered ones it overlaps; a read of bytes they cover copies them first.
  *
  * <p><b>At the receiver</b>, a receive buffer lent a peer's message in place while the peer still writes it
  * ({@link #lendWriting}) waits, at each of MPJ's reads, until the peer's written word covers the bytes read: MPJ
