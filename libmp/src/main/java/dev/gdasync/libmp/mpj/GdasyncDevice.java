@@ -801,15 +801,8 @@ public final class GdasyncDevice implements Device {
      * @throws IllegalStateException if it lies outside what this rank can map of the sender's memory
      */
     private MemorySegment writtenWord(Inbound m) {
-        if (!m.inExtent()) {
-            return window.peerMessage(m.source, m.writtenAt, AreaBuffer.WORD_BYTES);
-        }
-        MemorySegment word = mp.peerMemory(m.source, m.extentAddress + m.writtenAt, m.extentKey, AreaBuffer.WORD_BYTES);
-        if (word == null) {
-            throw new IllegalStateException("rank " + m.source + " announced a message whose written word, at offset "
-                    + m.writtenAt + " of an extent of its rendezvous area, this rank cannot map");
-        }
-        return word;
+        return m.inExtent() ? extentRange(m, m.writtenAt, AreaBuffer.WORD_BYTES, "the written word of a message")
+                : window.peerMessage(m.source, m.writtenAt, AreaBuffer.WORD_BYTES);
     }
 
     /** What a read of a message its sender still writes watches: the job's failure, and the job's wait timeout. */
@@ -831,13 +824,22 @@ public final class GdasyncDevice implements Device {
      * @throws IllegalStateException if the NIC cannot map it (the sender's key does not grant the range)
      */
     private MemorySegment extentMessage(Inbound m) {
-        MemorySegment message = m.staticLength < 1 ? null
-                : mp.peerMemory(m.source, m.extentAddress + m.rdvOffset, m.extentKey, m.staticLength);
-        if (message == null) {
-            throw new IllegalStateException("rank " + m.source + " announced a message of " + m.staticLength
-                    + " bytes at offset " + m.rdvOffset + " of an extent of its rendezvous area that this rank cannot map");
+        return extentRange(m, m.rdvOffset, m.staticLength, "a message of " + m.staticLength + " bytes");
+    }
+
+    /**
+     * @param what what the range holds, for the message
+     * @return {@code length} bytes at {@code offset} of the extent a rendezvous message lies in, mapped here
+     * @throws IllegalStateException if the NIC cannot map them (the sender's key does not grant the range)
+     */
+    private MemorySegment extentRange(Inbound m, long offset, long length, String what) {
+        MemorySegment range = length < 1 ? null
+                : mp.peerMemory(m.source, m.extentAddress + offset, m.extentKey, length);
+        if (range == null) {
+            throw new IllegalStateException("rank " + m.source + " announced " + what + " at offset " + offset
+                    + " of an extent of its rendezvous area that this rank cannot map");
         }
-        return message;
+        return range;
     }
 
     /** MPJ is done with a message it read in place: its sender may free it. Under the lock. */

@@ -40,8 +40,8 @@ final class RegisteredBuffers extends BufferFactory {
     /** Buffers of the area and of its extents, with their blocks there. */
     private final Map<RawBuffer, Block> mine = new IdentityHashMap<>();
 
-    /** A buffer's block: its offset in the area's (or an extent's) blocks, and its length there. */
-    private record Block(RendezvousPool blocks, long offset, long length) {
+    /** A buffer's block: its offset in the area's (or an extent's) blocks ({@link AreaBuffer#blockBytes} long). */
+    private record Block(RendezvousPool blocks, long offset) {
     }
     /** Receive buffers of the area whose memory is, for now, a peer's message in place ({@link #lend}). */
     private final Map<RawBuffer, Lent> lent = new IdentityHashMap<>();
@@ -214,14 +214,14 @@ final class RegisteredBuffers extends BufferFactory {
                 long at = pool.allocate(n);
                 if (at >= 0) {
                     RawBuffer b = new AreaBuffer(size, area.asSlice(at, n), at + AreaBuffer.wordAt(size));
-                    mine.put(b, new Block(pool, at, n));
+                    mine.put(b, new Block(pool, at));
                     return b;
                 }
                 AreaExtents.Place x = extents.allocate(n);
                 if (x != null) {
                     RawBuffer b = new AreaBuffer(size, x.extent().memory().asSlice(x.offset(), n),
                             x.offset() + AreaBuffer.wordAt(size));
-                    mine.put(b, new Block(x.pool(), x.offset(), n));
+                    mine.put(b, new Block(x.pool(), x.offset()));
                     return b;
                 }
             }
@@ -241,7 +241,7 @@ final class RegisteredBuffers extends BufferFactory {
                 Block block = mine.remove(b);
                 if (block != null) {
                     ((AreaBuffer) b).discard();
-                    block.blocks().ownerFreed(block.offset(), block.length());
+                    block.blocks().ownerFreed(block.offset(), AreaBuffer.blockBytes(b.getCapacity()));
                     return;
                 }
             }
